@@ -1,0 +1,1 @@
+"""Feltline: an event-sourced poker table server."""
