@@ -1,0 +1,64 @@
+"""What players and the table ask of a hand. Every command names its seat."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from feltline.engine.cards import Card
+from feltline.engine.events import Action, Choice, SeatAtStart
+from feltline.engine.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class StartHand(Command):
+    """Deal a hand. The table decides who is in and who posts what; the
+    shell draws ``seed`` from the operating system's CSPRNG."""
+
+    rules: Rules
+    button: int
+    seats: tuple[SeatAtStart, ...]
+    seed: bytes
+    antes: bool = True
+    small_blind: int | None = None
+    big_blind: int | None = None
+    dead: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Act(Command):
+    """Check, call, fold, bring in; bet, raise or complete *to* ``amount``
+    (the seat's whole bet this round after the action)."""
+
+    seat: int
+    action: Action
+    amount: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Command):
+    seat: int
+    discards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(Command):
+    seat: int
+    choice: Choice
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut(Command):
+    """The action clock ran out for ``seat``: check or fold, stand pat, or
+    fold the declaration, as RULES.md says."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel(Command):
+    """The table closed mid-hand: every chip put in goes back."""

@@ -1,0 +1,47 @@
+"""Typed rule errors: the engine refuses a command and changes nothing.
+
+Each carries a message a player understands; ``kind`` lets the API choose a
+status code without parsing text.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    INVALID = "invalid"  # the command can never be right (bad amount, bad card)
+    PRECONDITION = "precondition"  # right in another phase or turn
+    DENIED = "denied"  # acting for another seat
+
+
+class RuleError(Exception):
+    kind = Kind.INVALID
+
+
+class ConfigError(RuleError):
+    """Table settings no hand could be played with."""
+
+
+class NotYourTurn(RuleError):
+    kind = Kind.PRECONDITION
+
+
+class WrongPhase(RuleError):
+    kind = Kind.PRECONDITION
+
+
+class IllegalAction(RuleError):
+    kind = Kind.PRECONDITION
+
+
+class IllegalAmount(RuleError):
+    pass
+
+
+class IllegalDraw(RuleError):
+    pass
+
+
+class NotInHand(RuleError):
+    kind = Kind.DENIED

@@ -1,0 +1,134 @@
+"""The state of a hand, rebuilt by folding ``evolve`` over its events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from feltline.engine.cards import Card
+from feltline.engine.events import Choice
+from feltline.engine.rules import Rules
+
+
+class Phase(StrEnum):
+    """What the hand waits for."""
+
+    NOT_STARTED = "not-started"
+    DEALING = "dealing"
+    BETTING = "betting"
+    DRAWING = "drawing"
+    DECLARING = "declaring"
+    ENDED = "ended"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat dealt in. ``bet`` is in front of the seat this round, ``paid``
+    everything it has put in this hand (carried jackpots antes included)."""
+
+    seat: int
+    player: str
+    stack: int
+    bet: int = 0
+    paid: int = 0
+    folded: bool = False
+    cards: tuple[Card, ...] = ()
+    up: tuple[Card, ...] = ()
+    acted_at: int | None = None
+    drawn: bool = False
+    choice: Choice | None = None
+
+    @property
+    def live(self) -> bool:
+        return not self.folded
+
+    @property
+    def active(self) -> bool:
+        """Live and able to bet: not all in."""
+        return not self.folded and self.stack > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One betting round. ``level`` is the bet to call, which a short blind
+    or bring-in does not shrink; ``full`` the level after the last bet or
+    raise that counted in full, and ``increment`` its size (the smallest raise
+    in pot and no limit)."""
+
+    bet_size: int
+    level: int = 0
+    full: int = 0
+    increment: int = 0
+    bets: int = 0
+    capped: bool = False
+    pending: tuple[int, ...] = ()
+    bring_in_due: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    rules: Rules
+    button: int
+    players: tuple[Player, ...]
+    phase: Phase = Phase.NOT_STARTED
+    step: int = -1
+    antes: bool = True
+    small_blind_seat: int | None = None
+    big_blind_seat: int | None = None
+    round: Round = field(default_factory=lambda: Round(bet_size=0))
+    rounds: int = 0
+    stub: tuple[Card, ...] = ()
+    next: int = 0
+    guarded: bool = True
+    board: tuple[Card, ...] = ()
+    muck: tuple[Card, ...] = ()
+    set_aside: tuple[Card, ...] = ()
+    reshuffles: int = 0
+    seed: bytes = b""
+    pot: int = 0
+    dead: int = 0
+    rake: int = 0
+    first_bettor: int | None = None
+    opener: int | None = None
+    openers: tuple[Card, ...] = ()
+    raked: bool = False
+
+    def player(self, seat: int) -> Player:
+        for p in self.players:
+            if p.seat == seat:
+                return p
+        raise KeyError(seat)
+
+    def with_player(self, updated: Player) -> Hand:
+        return replace(
+            self,
+            players=tuple(updated if p.seat == updated.seat else p for p in self.players),
+        )
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(p.seat for p in self.players)
+
+    @property
+    def live(self) -> tuple[Player, ...]:
+        return tuple(p for p in self.players if not p.folded)
+
+    @property
+    def active(self) -> tuple[Player, ...]:
+        return tuple(p for p in self.players if p.active)
+
+    def clockwise(self, after: int) -> tuple[Player, ...]:
+        """Every player, starting with the first seat clockwise after ``after``."""
+        players = self.players
+        start = next((i for i, p in enumerate(players) if p.seat > after), 0)
+        return players[start:] + players[:start]
+
+    @property
+    def to_act(self) -> int | None:
+        pending = self.round.pending
+        return pending[0] if pending and self.phase is Phase.BETTING else None
+
+    @property
+    def chips(self) -> int:
+        """Stacks, bets, pots and rake: constant through every hand."""
+        return sum(p.stack + p.bet for p in self.players) + self.pot + self.rake
