@@ -1,0 +1,121 @@
+"""What the seat to act may do, under fixed, pot or no limit.
+
+One function, :func:`options`, turns the round's state into the choices a
+player has; the decider validates against it and clients can show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from feltline.engine.events import Action
+from feltline.engine.rules import Structure
+from feltline.engine.state import Hand, Player, Round
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """``raise_action`` is BET, RAISE or COMPLETE, or None when the seat may
+    not put in more than a call; ``least``/``most`` bound its total."""
+
+    seat: int
+    to_call: int
+    call_total: int
+    raise_action: Action | None
+    least: int
+    most: int
+    bring_in: int = 0
+
+    @property
+    def can_check(self) -> bool:
+        return self.to_call == 0 and not self.bring_in
+
+
+def options(hand: Hand) -> Options:
+    r = hand.round
+    seat = r.pending[0]
+    p = hand.player(seat)
+    reach = p.bet + p.stack
+    to_call = max(0, min(r.level, reach) - p.bet)
+    if r.bring_in_due:
+        stakes = hand.rules.stakes
+        complete = min(stakes.small_bet, reach)
+        return Options(
+            seat, 0, p.bet, Action.COMPLETE, complete, complete, min(stakes.bring_in, reach)
+        )
+    action = _raise_action(r) if _may_raise(hand, p) else None
+    if action is None:
+        return Options(seat, to_call, p.bet + to_call, None, 0, 0)
+    target = raise_target(hand)
+    least = min(target, reach)
+    most = min(_pot_limit(hand, p), reach) if _is_pot_limit(hand) else reach
+    if hand.rules.stakes.structure is Structure.FIXED_LIMIT:
+        most = least
+    return Options(seat, to_call, p.bet + to_call, action, least, max(least, most))
+
+
+def raise_target(hand: Hand) -> int:
+    """The smallest total that counts as a full bet or raise."""
+    r = hand.round
+    if hand.rules.stakes.structure is Structure.FIXED_LIMIT or r.bets == 0:
+        return r.full + r.bet_size
+    return r.level + r.increment
+
+
+def counts_in_full(hand: Hand, total: int) -> bool:
+    """Whether a bet or raise to ``total`` reopens the betting: a full raise
+    in pot and no limit, at least half a bet in fixed limit."""
+    r = hand.round
+    if total <= r.level:
+        return False
+    if hand.rules.stakes.structure is Structure.FIXED_LIMIT:
+        return 2 * (total - r.full) >= r.bet_size
+    return total >= raise_target(hand)
+
+
+def _raise_action(r: Round) -> Action:
+    if r.level == 0:
+        return Action.BET
+    return Action.COMPLETE if r.bets == 0 else Action.RAISE
+
+
+def _may_raise(hand: Hand, p: Player) -> bool:
+    r = hand.round
+    if p.stack <= max(0, r.level - p.bet):
+        return False
+    if not any(o.active for o in hand.players if o.seat != p.seat):
+        return False
+    if p.acted_at is not None:
+        reopened = (
+            r.full > p.acted_at
+            if hand.rules.stakes.structure is Structure.FIXED_LIMIT
+            else r.level - p.acted_at >= r.increment
+        )
+        if not reopened:
+            return False
+    return not capped(hand)
+
+
+def capped(hand: Hand) -> bool:
+    """A bet and ``raise_cap`` raises, unless at most two players are active
+    and the cap had not been reached before."""
+    stakes = hand.rules.stakes
+    r = hand.round
+    if stakes.structure is not Structure.FIXED_LIMIT or stakes.raise_cap is None:
+        return False
+    if r.bets < 1 + stakes.raise_cap:
+        return False
+    heads_up = sum(1 for p in hand.players if p.active) <= 2
+    return r.capped or not (stakes.uncapped_heads_up and heads_up)
+
+
+def _is_pot_limit(hand: Hand) -> bool:
+    return hand.rules.stakes.structure is Structure.POT_LIMIT
+
+
+def _pot_limit(hand: Hand, p: Player) -> int:
+    """Raise to at most the bet to call, plus every chip in the middle and
+    in front of the players after the call."""
+    call = max(0, hand.round.level - p.bet)
+    in_middle = hand.pot + sum(o.bet for o in hand.players)
+    return hand.round.level + in_middle + call

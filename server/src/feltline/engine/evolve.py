@@ -1,0 +1,269 @@
+"""``evolve(hand, event) -> hand``: one event applied, no rule checked.
+
+``decide`` has already checked everything, so these functions only move
+chips and cards. They must never fail on an event ``decide`` produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import singledispatch
+
+from feltline.engine import betting, openers
+from feltline.engine.events import (
+    Acted,
+    Action,
+    BetsCollected,
+    BoardDealt,
+    CardDealt,
+    DeckShuffled,
+    DeclarationsRevealed,
+    Declared,
+    Drew,
+    Event,
+    Forced,
+    HandEnded,
+    HandStarted,
+    PassedOut,
+    Posted,
+    PotAwarded,
+    Shown,
+    StreetBegan,
+    StubReshuffled,
+)
+from feltline.engine.rules import Game, Structure
+from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.state import Hand, Phase, Player, Round
+
+_PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phase.DECLARING}
+
+
+def evolve(hand: Hand, event: Event) -> Hand:
+    """Hand first, event second, as ``functools.reduce`` calls it."""
+    return _mutate(event, hand)
+
+
+@singledispatch
+def _mutate(event: Event, hand: Hand) -> Hand:
+    raise TypeError(f"no rule applies {type(event).__name__}")
+
+
+@_mutate.register
+def _started(e: HandStarted, hand: Hand) -> Hand:
+    players = tuple(Player(s.seat, s.player, s.stack, paid=s.carried) for s in e.seats)
+    return Hand(
+        rules=e.rules,
+        button=e.button,
+        players=players,
+        phase=Phase.DEALING,
+        antes=e.antes,
+        small_blind_seat=e.small_blind,
+        big_blind_seat=e.big_blind,
+        pot=sum(s.carried for s in e.seats) + e.dead,
+        dead=e.dead,
+    )
+
+
+@_mutate.register
+def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
+    return replace(hand, seed=e.seed, stub=e.cards, next=0)
+
+
+@_mutate.register
+def _began(e: StreetBegan, hand: Hand) -> Hand:
+    step = SCRIPTS[hand.rules.game][e.step]
+    phase = _PHASES.get(step.kind, Phase.DEALING)
+    raked = hand.raked or (hand.rounds > 0 and step.kind in (Kind.DEAL, Kind.BOARD, Kind.DRAW))
+    hand = replace(hand, step=e.step, phase=phase, raked=raked)
+    stakes = hand.rules.stakes
+    if step.kind is Kind.BET:
+        fixed = stakes.structure is Structure.FIXED_LIMIT
+        size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
+        if hand.rounds == 0 and hand.big_blind_seat is not None:
+            bb = stakes.big_blind
+            r = Round(bet_size=size, level=bb, full=bb, increment=bb, bets=1, pending=e.order)
+        else:
+            r = Round(
+                bet_size=size,
+                increment=size,
+                pending=e.order,
+                bring_in_due=bool(e.order)
+                and hand.rules.game is Game.STUD_HI_LO
+                and not hand.rounds,
+            )
+        players = tuple(replace(p, acted_at=None) for p in hand.players)
+        return replace(hand, round=r, players=players)
+    return replace(hand, round=replace(hand.round, pending=e.order))
+
+
+@_mutate.register
+def _posted(e: Posted, hand: Hand) -> Hand:
+    p = hand.player(e.seat)
+    if e.forced is Forced.ANTE:
+        p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount)
+        return replace(hand.with_player(p), pot=hand.pot + e.amount)
+    p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount, bet=p.bet + e.amount)
+    return hand.with_player(p)
+
+
+@_mutate.register
+def _dealt(e: CardDealt, hand: Hand) -> Hand:
+    p = hand.player(e.seat)
+    card = hand.stub[e.position] if e.card is None else e.card
+    p = replace(p, cards=(*p.cards, card), up=(*p.up, card) if e.face_up else p.up)
+    return replace(hand.with_player(p), next=e.position + 1)
+
+
+@_mutate.register
+def _board(e: BoardDealt, hand: Hand) -> Hand:
+    return replace(hand, board=hand.board + e.cards, next=max(e.positions) + 1)
+
+
+@_mutate.register
+def _acted(e: Acted, hand: Hand) -> Hand:
+    p = hand.player(e.seat)
+    r = hand.round
+    pending = tuple(s for s in r.pending if s != e.seat)
+    if e.action is Action.FOLD:
+        p = replace(p, folded=True)
+        hand = replace(hand.with_player(p), muck=hand.muck + p.cards)
+        return replace(hand, round=replace(r, pending=pending))
+    was = hand
+    p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount)
+    hand = hand.with_player(p)
+    if e.action is Action.BRING_IN:
+        r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
+        pending = _others(hand, e.seat)
+    elif e.action in (Action.BET, Action.RAISE, Action.COMPLETE) and e.total > r.level:
+        r = _raised(was, e.total)
+        pending = _others(hand, e.seat)
+        if hand.rounds == 0 and hand.first_bettor is None:
+            hand = _opened(hand, p)
+    hand = hand.with_player(replace(p, acted_at=r.level))
+    return replace(hand, round=replace(r, pending=pending))
+
+
+def _raised(hand: Hand, total: int) -> Round:
+    r = hand.round
+    if not betting.counts_in_full(hand, total):
+        return replace(r, level=total, bring_in_due=False)
+    increment = total - (r.level if r.bets else r.full)
+    bets = r.bets + 1
+    cap = hand.rules.stakes.raise_cap
+    crowded = sum(1 for p in hand.players if p.active) > 2
+    capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
+    return replace(
+        r,
+        level=total,
+        full=total,
+        increment=increment,
+        bets=bets,
+        capped=capped,
+        bring_in_due=False,
+    )
+
+
+def _opened(hand: Hand, p: Player) -> Hand:
+    if hand.rules.game is Game.JACKPOTS:
+        return replace(
+            hand,
+            first_bettor=p.seat,
+            opener=p.seat,
+            openers=openers.combination(p.cards) or (),
+        )
+    return replace(hand, first_bettor=p.seat)
+
+
+def _others(hand: Hand, seat: int) -> tuple[int, ...]:
+    """Every other active seat, clockwise from the one after ``seat``."""
+    return tuple(p.seat for p in hand.clockwise(seat) if p.active and p.seat != seat)
+
+
+@_mutate.register
+def _collected(e: BetsCollected, hand: Hand) -> Hand:
+    players = tuple(
+        replace(
+            p,
+            bet=0,
+            stack=p.stack + (e.returned if p.seat == e.returned_to else 0),
+            paid=p.paid - (e.returned if p.seat == e.returned_to else 0),
+        )
+        for p in hand.players
+    )
+    return replace(
+        hand,
+        players=players,
+        pot=e.pot,
+        phase=Phase.DEALING,
+        rounds=hand.rounds + 1,
+        round=Round(bet_size=0),
+    )
+
+
+@_mutate.register
+def _drew(e: Drew, hand: Hand) -> Hand:
+    p = hand.player(e.seat)
+    thrown = e.discards or ()
+    p = replace(p, cards=tuple(c for c in p.cards if c not in thrown), drawn=True)
+    hand = hand.with_player(p)
+    hand = (
+        replace(hand, set_aside=hand.set_aside + thrown)
+        if e.set_aside
+        else replace(hand, muck=hand.muck + thrown)
+    )
+    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    return replace(hand, round=replace(hand.round, pending=pending))
+
+
+@_mutate.register
+def _reshuffled(e: StubReshuffled, hand: Hand) -> Hand:
+    cards = e.cards or ()
+    return replace(
+        hand,
+        stub=cards,
+        next=0,
+        guarded=False,
+        reshuffles=hand.reshuffles + 1,
+        muck=tuple(c for c in hand.muck if c not in cards),
+    )
+
+
+@_mutate.register
+def _declared(e: Declared, hand: Hand) -> Hand:
+    p = hand.player(e.seat)
+    p = replace(p, choice=e.choice, folded=e.choice is None)
+    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    return replace(hand.with_player(p), round=replace(hand.round, pending=pending))
+
+
+@_mutate.register
+def _revealed(e: DeclarationsRevealed, hand: Hand) -> Hand:
+    return replace(hand, phase=Phase.DEALING)
+
+
+@_mutate.register
+def _shown(e: Shown, hand: Hand) -> Hand:
+    return hand
+
+
+@_mutate.register
+def _awarded(e: PotAwarded, hand: Hand) -> Hand:
+    won = {s.seat: 0 for s in e.shares}
+    for share in e.shares:
+        won[share.seat] += share.amount
+    players = tuple(replace(p, stack=p.stack + won.get(p.seat, 0)) for p in hand.players)
+    return replace(hand, players=players, pot=hand.pot - e.amount, rake=hand.rake + e.rake)
+
+
+@_mutate.register
+def _passed(e: PassedOut, hand: Hand) -> Hand:
+    return replace(hand, phase=Phase.ENDED)
+
+
+@_mutate.register
+def _ended(e: HandEnded, hand: Hand) -> Hand:
+    if not e.cancelled:
+        return replace(hand, phase=Phase.ENDED)
+    stacks = dict(e.stacks)
+    players = tuple(replace(p, stack=stacks[p.seat], bet=0, paid=0) for p in hand.players)
+    return replace(hand, players=players, pot=hand.dead, phase=Phase.ENDED)

@@ -1,0 +1,400 @@
+"""The hand decider: ``decide(hand, command) -> events``, ``evolve(hand, event) -> hand``.
+
+``decide`` checks a command against the rules and returns the events it
+causes, followed by everything the dealer then does on its own (dealing,
+forced bets, collecting bets, awarding pots) until a player must act again.
+It raises a :class:`RuleError` and changes nothing when the command is
+illegal. ``evolve`` applies one event and never fails on an event that
+``decide`` produced, so replaying a hand is ``functools.reduce(evolve, events,
+NEW_HAND)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import reduce
+
+from feltline.engine import betting, dealing, showdown, turn
+from feltline.engine.commands import (
+    Act,
+    Cancel,
+    Command,
+    Declare,
+    Draw,
+    StartHand,
+    TimeOut,
+)
+from feltline.engine.deck import DECK_ALGORITHM, commitment, shuffle
+from feltline.engine.errors import (
+    IllegalAction,
+    IllegalAmount,
+    IllegalDraw,
+    NotInHand,
+    NotYourTurn,
+    WrongPhase,
+)
+from feltline.engine.events import (
+    Acted,
+    Action,
+    BetsCollected,
+    DeckShuffled,
+    DeclarationsRevealed,
+    Declared,
+    Event,
+    Forced,
+    HandEnded,
+    HandStarted,
+    PassedOut,
+    Posted,
+    StreetBegan,
+)
+from feltline.engine.evolve import evolve
+from feltline.engine.rules import MAX_SEATS, Game, Rules
+from feltline.engine.script import SCRIPTS, Kind, Step
+from feltline.engine.state import Hand, Phase, Player
+
+NEW_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
+
+
+def replay(events: Iterable[Event]) -> Hand:
+    return reduce(evolve, events, NEW_HAND)
+
+
+def decide(hand: Hand, command: Command) -> list[Event]:
+    events = _command(hand, command)
+    for event in events:
+        hand = evolve(hand, event)
+    return events + advance(hand)
+
+
+def advance(hand: Hand) -> list[Event]:
+    """What the dealer does until a player must act or the hand is over."""
+    events: list[Event] = []
+    while True:
+        more = _dealer(hand)
+        if not more:
+            return events
+        for event in more:
+            hand = evolve(hand, event)
+        events.extend(more)
+
+
+# -- commands ---------------------------------------------------------------
+
+
+def _command(hand: Hand, command: Command) -> list[Event]:
+    if isinstance(command, StartHand):
+        return _start(hand, command)
+    if hand.phase is Phase.NOT_STARTED:
+        raise WrongPhase("no hand has been dealt")
+    if hand.phase is Phase.ENDED:
+        raise WrongPhase("the hand is over")
+    if isinstance(command, Cancel):
+        return _cancel(hand)
+    if isinstance(command, Act):
+        return _act(hand, command)
+    if isinstance(command, Draw):
+        return _draw(hand, command)
+    if isinstance(command, Declare):
+        return _declare(hand, command)
+    if isinstance(command, TimeOut):
+        return _time_out(hand, command.seat)
+    raise IllegalAction(f"unknown command {type(command).__name__}")
+
+
+def _start(hand: Hand, c: StartHand) -> list[Event]:
+    if hand.phase is not Phase.NOT_STARTED:
+        raise WrongPhase("this hand has already been dealt")
+    rules = c.rules.validate()
+    seats = [s.seat for s in c.seats]
+    if seats != sorted(set(seats)) or (seats and seats[0] < 0):
+        raise IllegalAction("seats must be distinct, not negative, and in seat order")
+    if not 2 <= len(seats) <= MAX_SEATS[rules.game]:
+        raise IllegalAction(
+            f"{rules.game} is played by 2 to {MAX_SEATS[rules.game]} players, not {len(seats)}"
+        )
+    if any(s.stack < 0 or s.carried < 0 for s in c.seats) or c.dead < 0:
+        raise IllegalAmount("stacks and carried chips cannot be negative")
+    if c.button not in seats:
+        raise IllegalAction(f"the button must be at a seat dealt in, not seat {c.button}")
+    if rules.game is Game.HOLDEM:
+        if c.big_blind not in seats or (c.small_blind is not None and c.small_blind not in seats):
+            raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
+        if c.small_blind == c.big_blind:
+            raise IllegalAction("one seat cannot post both blinds")
+    if len(c.seed) != 32:
+        raise IllegalAction("the deck seed must be 32 bytes")
+    cards = dealing.fresh_deck(rules)
+    return [
+        HandStarted(
+            rules=rules,
+            button=c.button,
+            seats=c.seats,
+            commitment=commitment(c.seed),
+            algorithm=DECK_ALGORITHM,
+            antes=c.antes,
+            small_blind=c.small_blind,
+            big_blind=c.big_blind,
+            dead=c.dead,
+        ),
+        DeckShuffled(seed=c.seed, cards=shuffle(c.seed, cards)),
+    ]
+
+
+def _cancel(hand: Hand) -> list[Event]:
+    return [
+        HandEnded(
+            stacks=tuple((p.seat, p.stack + p.paid) for p in hand.players),
+            seed=hand.seed,
+            rake=0,
+            cancelled=True,
+        )
+    ]
+
+
+def _seat(hand: Hand, seat: int) -> Player:
+    try:
+        return hand.player(seat)
+    except KeyError:
+        raise NotInHand(f"seat {seat} is not in this hand") from None
+
+
+def _act(hand: Hand, c: Act) -> list[Event]:
+    p = _seat(hand, c.seat)
+    if hand.phase is not Phase.BETTING:
+        raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
+    if hand.to_act != c.seat:
+        raise NotYourTurn(f"seat {c.seat} cannot act: it is seat {hand.to_act}'s turn")
+    o = betting.options(hand)
+    action, amount = c.action, c.amount
+    if action in (Action.FOLD, Action.CHECK, Action.CALL, Action.BRING_IN):
+        total = {
+            Action.FOLD: p.bet,
+            Action.CHECK: p.bet,
+            Action.CALL: o.call_total,
+            Action.BRING_IN: p.bet + o.bring_in,
+        }[action]
+        if amount not in (0, total):
+            raise IllegalAmount(
+                f"seat {c.seat} cannot {action} for {amount}: leave the amount out"
+                + (f" or give {total}" if total else "")
+            )
+        if o.bring_in and action not in (Action.BRING_IN, Action.FOLD):
+            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
+        if o.bring_in and action is Action.FOLD and p.seat == turn.bring_in_seat(hand):
+            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
+        if action is Action.BRING_IN and not o.bring_in:
+            raise IllegalAction(f"seat {c.seat} cannot bring in: the bring-in is not due")
+        if action is Action.CHECK and not o.can_check:
+            raise IllegalAction(
+                f"seat {c.seat} cannot check: {o.to_call} to call"
+                if o.to_call
+                else f"seat {c.seat} cannot check: bring in or complete"
+            )
+        if action is Action.CALL and o.to_call == 0:
+            raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
+        return [_acted(hand, p, action, total)]
+    if o.raise_action is None:
+        raise IllegalAction(f"seat {c.seat} cannot {action}: {_why_no_raise(hand, p)}")
+    if action is not o.raise_action:
+        raise IllegalAction(f"seat {c.seat} cannot {action}: {o.raise_action} instead")
+    if not o.least <= amount <= o.most:
+        span = f"to {o.least}" if o.least == o.most else f"to {o.least} to {o.most}"
+        raise IllegalAmount(f"seat {c.seat} cannot {action} to {amount}: {action} {span}")
+    return [_acted(hand, p, action, amount)]
+
+
+def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
+    added = total - p.bet
+    return Acted(
+        seat=p.seat,
+        action=action,
+        amount=added,
+        total=total,
+        all_in=added == p.stack and added > 0,
+        timed_out=timed_out,
+    )
+
+
+def _why_no_raise(hand: Hand, p: Player) -> str:
+    if not any(o.active for o in hand.players if o.seat != p.seat):
+        return "no other player can call"
+    if p.stack <= max(0, hand.round.level - p.bet):
+        return "not enough chips behind to raise"
+    if betting.capped(hand):
+        return "the betting is capped"
+    return "the betting was not reopened since this seat acted"
+
+
+def _draw(hand: Hand, c: Draw) -> list[Event]:
+    p = _seat(hand, c.seat)
+    if hand.phase is not Phase.DRAWING:
+        raise WrongPhase(f"seat {c.seat} cannot draw: it is time for {hand.phase}")
+    if hand.round.pending[0] != c.seat:
+        raise NotYourTurn(f"seat {c.seat} cannot draw: it is seat {hand.round.pending[0]}'s turn")
+    discards = c.discards
+    if len(set(discards)) != len(discards):
+        raise IllegalDraw(f"seat {c.seat} cannot throw the same card twice")
+    if not set(discards) <= set(p.cards):
+        strangers = " ".join(str(card) for card in discards if card not in p.cards)
+        raise IllegalDraw(f"seat {c.seat} does not hold {strangers}")
+    limit = hand.rules.draw_limit(len(hand.players))
+    if len(discards) > limit:
+        raise IllegalDraw(f"seat {c.seat} cannot draw {len(discards)} cards: the limit is {limit}")
+    return dealing.draw(hand, p, discards)
+
+
+def _declare(hand: Hand, c: Declare) -> list[Event]:
+    p = _seat(hand, c.seat)
+    if hand.phase is not Phase.DECLARING:
+        raise WrongPhase(f"seat {c.seat} cannot declare: it is time for {hand.phase}")
+    if p.folded:
+        raise IllegalAction(f"seat {c.seat} has folded")
+    if p.choice is not None:
+        raise IllegalAction(f"seat {c.seat} has already declared")
+    return [Declared(seat=c.seat, choice=c.choice)]
+
+
+def _time_out(hand: Hand, seat: int) -> list[Event]:
+    p = _seat(hand, seat)
+    if hand.phase is Phase.BETTING and hand.to_act == seat:
+        o = betting.options(hand)
+        if o.bring_in:
+            return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
+        action = Action.CHECK if o.can_check else Action.FOLD
+        return [_acted(hand, p, action, p.bet, timed_out=True)]
+    if hand.phase is Phase.DRAWING and hand.round.pending[0] == seat:
+        return dealing.draw(hand, p, (), timed_out=True)
+    if hand.phase is Phase.DECLARING and p.live and p.choice is None:
+        return [Declared(seat=seat, choice=None, timed_out=True)]
+    raise NotYourTurn(f"seat {seat} is not on the clock")
+
+
+# -- the dealer ----------------------------------------------------------------
+
+
+def _dealer(hand: Hand) -> list[Event]:
+    if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
+        return []
+    if hand.phase is Phase.BETTING:
+        if hand.round.pending:
+            return []
+        return [_collect(hand)]
+    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
+        return []
+    if hand.phase is Phase.DECLARING:
+        return [
+            DeclarationsRevealed(
+                tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
+            )
+        ]
+    if len(hand.live) == 1:
+        return _finish(hand)
+    script = SCRIPTS[hand.rules.game]
+    step_no = hand.step + 1
+    step = script[step_no]
+    if step.kind is Kind.DRAW and hand.rules.game is Game.JACKPOTS and hand.first_bettor is None:
+        return _pass_out(hand)
+    began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
+    after = evolve(hand, began)
+    return [began, *_automatic(after, step)]
+
+
+def _order(hand: Hand, step: Step) -> tuple[int, ...]:
+    if step.kind is Kind.BET:
+        return betting_order(hand, step)
+    if step.kind is Kind.DRAW:
+        return tuple(p.seat for p in hand.clockwise(hand.button) if p.live)
+    if step.kind is Kind.DECLARE:
+        return tuple(p.seat for p in hand.live)
+    return ()
+
+
+def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
+    """Who must act when a betting round opens, first actor first; nobody
+    when no one could bet against anyone."""
+    active = [p for p in hand.players if p.active]
+    level = (
+        hand.rules.stakes.big_blind if hand.big_blind_seat is not None and not hand.rounds else 0
+    )
+    if not active or (len(active) == 1 and active[0].bet >= level):
+        return ()
+    first = turn.first_to_act(hand)
+    return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
+
+
+def _automatic(hand: Hand, step: Step) -> list[Event]:
+    if step.kind is Kind.FORCED:
+        return _forced(hand)
+    if step.kind is Kind.DEAL:
+        return dealing.deal_street(hand, step)
+    if step.kind is Kind.BOARD:
+        return dealing.deal_board(hand, step.board)
+    if step.kind is Kind.SHOWDOWN:
+        return showdown.show(hand) + _finish(hand)
+    return []
+
+
+def _forced(hand: Hand) -> list[Event]:
+    events: list[Event] = []
+    stakes = hand.rules.stakes
+    stacks = {p.seat: p.stack for p in hand.players}
+    if hand.antes and stakes.ante:
+        for p in hand.clockwise(hand.button):
+            amount = min(stakes.ante, stacks[p.seat])
+            if amount:
+                stacks[p.seat] -= amount
+                events.append(Posted(p.seat, Forced.ANTE, amount, stacks[p.seat] == 0))
+    for seat, forced, due in (
+        (hand.small_blind_seat, Forced.SMALL_BLIND, stakes.small_blind),
+        (hand.big_blind_seat, Forced.BIG_BLIND, stakes.big_blind),
+    ):
+        if seat is not None and due:
+            amount = min(due, stacks[seat])
+            if amount:
+                stacks[seat] -= amount
+                events.append(Posted(seat, forced, amount, stacks[seat] == 0))
+    return events
+
+
+def _collect(hand: Hand) -> BetsCollected:
+    bets = sorted((p.bet for p in hand.players), reverse=True)
+    top = next((p for p in hand.players if p.bet == bets[0]), None)
+    returned = bets[0] - (bets[1] if len(bets) > 1 else 0)
+    if top is None or returned == 0:
+        return BetsCollected(returned_to=None, returned=0, pot=hand.pot + sum(bets))
+    return BetsCollected(
+        returned_to=top.seat, returned=returned, pot=hand.pot + sum(bets) - returned
+    )
+
+
+def _pass_out(hand: Hand) -> list[Event]:
+    return [
+        PassedOut(carried=tuple((p.seat, p.paid) for p in hand.players), dead=hand.dead),
+        HandEnded(
+            stacks=tuple((p.seat, p.stack) for p in hand.players),
+            seed=hand.seed,
+            rake=0,
+        ),
+    ]
+
+
+def _finish(hand: Hand) -> list[Event]:
+    events: list[Event] = []
+    if any(p.bet for p in hand.players):
+        collected = _collect(hand)
+        hand = evolve(hand, collected)
+        events.append(collected)
+    proof = showdown.prove_openers(hand)
+    awards = showdown.award(hand)
+    stacks = {p.seat: p.stack for p in hand.players}
+    for award in awards:
+        for share in award.shares:
+            stacks[share.seat] += share.amount
+    rake = sum(a.rake for a in awards)
+    return [
+        *events,
+        *proof,
+        *awards,
+        HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake),
+    ]

@@ -1,0 +1,182 @@
+"""Showing hands and awarding every pot, game by game.
+
+Each pot is judged on its own among the live seats eligible for it. Odd
+chips go to the high half of a split pot, and among tied hands clockwise
+from the left of the button; in stud, to the tied high hand holding the
+highest card and the tied low hand holding the lowest (RRoP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from feltline.engine import pot as pots
+from feltline.engine.cards import JOKER_INDEX, Card
+from feltline.engine.events import Choice, Event, PotAwarded, Share, Shown
+from feltline.engine.rules import Game
+from feltline.engine.state import Hand
+from feltline.engine.values import HandValue, eight_or_better, high, low
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    seat: int
+    high: HandValue
+    low: HandValue | None
+    cards: tuple[Card, ...]
+
+
+def show(hand: Hand) -> list[Event]:
+    """Every live player shows all their cards at once; nobody mucks. The
+    jackpots opener shows any discards set aside with them."""
+    return [
+        Shown(
+            p.seat,
+            p.cards,
+            hand.set_aside if p.seat == hand.opener else (),
+        )
+        for p in hand.clockwise(hand.button)
+        if p.live
+    ]
+
+
+def prove_openers(hand: Hand) -> list[Event]:
+    """When the jackpots opener folded or won without a showdown, the
+    opening cards and any set-aside discards are shown all the same."""
+    if hand.opener is None:
+        return []
+    opener = hand.player(hand.opener)
+    if opener.live and len(hand.live) > 1:
+        return []
+    return [Shown(opener.seat, hand.openers, hand.set_aside)]
+
+
+def award(hand: Hand) -> list[PotAwarded]:
+    contributions = {p.seat: p.paid for p in hand.players}
+    formed = list(pots.collect(contributions, [p.seat for p in hand.live]))
+    if hand.dead:
+        formed[0] = pots.Pot(formed[0].amount + hand.dead, formed[0].eligible)
+    raked = formed
+    rule = hand.rules.rake
+    if rule is not None and hand.raked:
+        raked = list(pots.rake(formed, basis_points=rule.basis_points, cap=rule.cap)[0])
+    holdings = _holdings(hand) if len(hand.live) > 1 else {}
+    return [
+        PotAwarded(
+            index=i,
+            amount=whole.amount,
+            eligible=whole.eligible,
+            rake=whole.amount - left.amount,
+            shares=_shares(hand, left.amount, whole.eligible, holdings),
+        )
+        for i, (whole, left) in enumerate(zip(formed, raked, strict=True))
+    ]
+
+
+def _holdings(hand: Hand) -> dict[int, Holding]:
+    game = hand.rules.game
+    result = {}
+    for p in hand.live:
+        cards = p.cards + hand.board
+        if game is Game.STUD_HI_LO:
+            lo = eight_or_better(cards)
+        elif game is Game.DRAW_DECLARE:
+            lo = low(cards, hand.rules.low)
+        else:
+            lo = None
+        result[p.seat] = Holding(p.seat, high(cards), lo, cards)
+    return result
+
+
+def _shares(
+    hand: Hand, amount: int, eligible: Sequence[int], holdings: dict[int, Holding]
+) -> tuple[Share, ...]:
+    if len(eligible) == 1 or not holdings:
+        return (Share(eligible[0], amount, "all", ""),)
+    contenders = [holdings[s] for s in eligible]
+    game = hand.rules.game
+    if game is Game.STUD_HI_LO:
+        return _high_low(hand, amount, contenders, [h for h in contenders if h.low])
+    if game is Game.DRAW_DECLARE:
+        return _declared(hand, amount, contenders)
+    return _one_side(hand, amount, contenders, "all")
+
+
+def _declared(hand: Hand, amount: int, contenders: list[Holding]) -> tuple[Share, ...]:
+    choice = {p.seat: p.choice for p in hand.players}
+    for h in contenders:
+        if choice[h.seat] is Choice.BOTH and _scoops(h, contenders, choice):
+            return (Share(h.seat, amount, "scoop", f"{h.high.description}; {_low(h)}"),)
+    remaining = [h for h in contenders if choice[h.seat] is not Choice.BOTH]
+    highs = [h for h in remaining if choice[h.seat] is Choice.HIGH]
+    lows = [h for h in remaining if choice[h.seat] is Choice.LOW]
+    if not remaining:
+        return _high_low(hand, amount, contenders, contenders)
+    return _high_low(hand, amount, highs, lows)
+
+
+def _scoops(h: Holding, contenders: list[Holding], choice: dict[int, Choice | None]) -> bool:
+    """Beats, with no tie, every other high declarer for high and every
+    other low declarer for low."""
+    for o in contenders:
+        if o.seat == h.seat:
+            continue
+        if choice[o.seat] in (Choice.HIGH, Choice.BOTH) and not h.high > o.high:
+            return False
+        if choice[o.seat] in (Choice.LOW, Choice.BOTH) and not _lo(h) > _lo(o):
+            return False
+    return True
+
+
+def _lo(h: Holding) -> HandValue:
+    if h.low is None:
+        raise ValueError(f"seat {h.seat} has no low")
+    return h.low
+
+
+def _low(h: Holding) -> str:
+    return h.low.description if h.low else "no low"
+
+
+def _high_low(
+    hand: Hand, amount: int, highs: list[Holding], lows: list[Holding]
+) -> tuple[Share, ...]:
+    """Half to the best high, half to the best low; one side alone takes all."""
+    if not lows:
+        return _one_side(hand, amount, highs, "all")
+    if not highs:
+        return _one_side(hand, amount, lows, "all", by_low=True)
+    high_half, low_half = pots.split_high_low(amount)
+    return _one_side(hand, high_half, highs, "high") + _one_side(
+        hand, low_half, lows, "low", by_low=True
+    )
+
+
+def _one_side(
+    hand: Hand, amount: int, contenders: list[Holding], half: str, *, by_low: bool = False
+) -> tuple[Share, ...]:
+    value: Callable[[Holding], HandValue] = _lo if by_low else (lambda h: h.high)
+    best = max(value(h) for h in contenders)
+    winners = [h for h in contenders if value(h) == best]
+    ordered = _odd_chip_order(hand, winners, by_low)
+    return tuple(
+        Share(seat, chips, half, best.description)
+        for seat, chips in pots.split(amount, [h.seat for h in ordered]).items()
+    )
+
+
+def _odd_chip_order(hand: Hand, winners: list[Holding], by_low: bool) -> list[Holding]:
+    if hand.rules.game is Game.STUD_HI_LO:
+        if by_low:
+            return sorted(winners, key=lambda h: min(_low_order(c) for c in h.cards))
+        return sorted(winners, key=lambda h: -max(h.cards))
+    order = [p.seat for p in hand.clockwise(hand.button)]
+    return sorted(winners, key=lambda h: order.index(h.seat))
+
+
+def _low_order(card: Card) -> int:
+    """Lowest card first with the ace low, by rank then suit; the joker last."""
+    if card == JOKER_INDEX:
+        return 99
+    return ((card.rank + 1) % 13) * 4 + card.suit

@@ -1,0 +1,53 @@
+"""Who acts first in a betting round, game by game."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from feltline.engine.cards import ACE, JOKER_INDEX, Card
+from feltline.engine.rules import DRAW_GAMES, Game
+from feltline.engine.state import Hand
+from feltline.engine.values import high
+
+
+def first_to_act(hand: Hand) -> int:
+    """The seat the round's action starts from; the caller skips it when it
+    has folded or is all in, going on clockwise."""
+    game = hand.rules.game
+    if game is Game.HOLDEM:
+        if hand.rounds == 0 and hand.big_blind_seat is not None:
+            return _after(hand, hand.big_blind_seat)
+        return _after(hand, hand.button)
+    if game is Game.STUD_HI_LO:
+        return bring_in_seat(hand) if hand.rounds == 0 else best_showing_seat(hand)
+    if game in DRAW_GAMES and hand.rounds > 0 and hand.first_bettor is not None:
+        return hand.first_bettor
+    return _after(hand, hand.button)
+
+
+def _after(hand: Hand, seat: int) -> int:
+    return hand.clockwise(seat)[0].seat
+
+
+def bring_in_seat(hand: Hand) -> int:
+    """The lowest up card: by rank with the ace high, then by suit (clubs,
+    diamonds, hearts, spades), which is card order; the joker is highest."""
+    return min((p for p in hand.live if p.up), key=lambda p: p.up[0]).seat
+
+
+def best_showing_seat(hand: Hand) -> int:
+    """The best high hand showing; ties to the first seat left of the button."""
+    contenders = [p for p in hand.clockwise(hand.button) if p.live]
+    best = max(showing(p.up + hand.board) for p in contenders)
+    return next(p.seat for p in contenders if showing(p.up + hand.board) == best)
+
+
+def showing(cards: Sequence[Card]) -> tuple[int, ...]:
+    """An order on up cards. Under five cards only pairs, trips and quads
+    count, and a joker is an ace; five (with a common card) are a hand."""
+    if len(cards) >= 5:
+        return (1, high(cards).strength)
+    counts = Counter(ACE if c == JOKER_INDEX else c.rank for c in cards)
+    pattern = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
+    return (0, *(x for pair in pattern for x in pair))
