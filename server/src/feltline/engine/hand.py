@@ -122,6 +122,8 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
             raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
         if c.small_blind == c.big_blind:
             raise IllegalAction("one seat cannot post both blinds")
+    elif c.small_blind is not None or c.big_blind is not None:
+        raise IllegalAction(f"{rules.game} has no blinds")
     if len(c.seed) != 32:
         raise IllegalAction("the deck seed must be 32 bytes")
     cards = dealing.fresh_deck(rules)
