@@ -1,0 +1,186 @@
+"""One explicit, versioned mapping between engine events and plain JSON data.
+
+Every engine event class is listed in :data:`EVENT_TYPES` under a stable name
+and a version. Encoding walks the dataclass fields by value; decoding walks
+them by their type hints, so cards, enums, bytes and tuples come back as the
+engine made them. Writing this once, generically, beats a hand-written
+transcoding per class: a new event needs one line here, and the canonical JSON
+it gives is exactly what the hash chain covers (see ``docs/audit.md``).
+
+A stored event keeps the version it was written under and is upcast when it
+is read (:data:`UPCASTERS`), never rewritten, so its chain link stays valid.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable, Mapping
+from enum import Enum
+from functools import cache
+from typing import Any, Union
+
+from feltline.engine import commands, events
+from feltline.engine.cards import Card
+from feltline.engine.deck import DECK_ALGORITHM
+
+JSON = Any
+"""A value made of dicts with string keys, lists, strings, ints, bools and None."""
+
+
+class CodecError(ValueError):
+    """Data that does not decode to the event or value it claims to be."""
+
+
+EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
+    cls.__name__: (cls, version)
+    for cls, version in (
+        (events.HandStarted, 2),
+        (events.DeckShuffled, 1),
+        (events.StreetBegan, 1),
+        (events.Posted, 1),
+        (events.CardDealt, 1),
+        (events.BoardDealt, 1),
+        (events.Acted, 1),
+        (events.BetsCollected, 1),
+        (events.Drew, 1),
+        (events.StubReshuffled, 1),
+        (events.Declared, 1),
+        (events.DeclarationsRevealed, 1),
+        (events.Shown, 1),
+        (events.PotAwarded, 1),
+        (events.PassedOut, 1),
+        (events.HandEnded, 1),
+    )
+}
+"""Event name -> (class, current version). Bump the version with each change
+of a class's fields and add an upcaster from the old version."""
+
+
+def _hand_started_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
+    """Version 1 did not name the deck algorithm: only feltline-deck-v1 existed."""
+    return {**data, "algorithm": DECK_ALGORITHM}
+
+
+UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]] = {
+    ("HandStarted", 1): _hand_started_v1_v2,
+}
+"""(event name, version) -> a function from that version's data to the next's."""
+
+COMMAND_TYPES: Mapping[str, type[commands.Command]] = {
+    cls.__name__: cls
+    for cls in (
+        commands.StartHand,
+        commands.Act,
+        commands.Draw,
+        commands.Declare,
+        commands.TimeOut,
+        commands.Cancel,
+    )
+}
+
+
+def encode_event(event: events.Event) -> tuple[str, int, dict[str, JSON]]:
+    """The event's name, current version and data."""
+    name = type(event).__name__
+    if EVENT_TYPES.get(name, (None, 0))[0] is not type(event):
+        raise CodecError(f"{name} is not a registered event type")
+    return name, EVENT_TYPES[name][1], _fields(event)
+
+
+def decode_event(name: str, version: int, data: Mapping[str, JSON]) -> events.Event:
+    """The event stored under ``name`` and ``version``, upcast to the current version."""
+    try:
+        cls, current = EVENT_TYPES[name]
+    except KeyError:
+        raise CodecError(f"unknown event type {name!r}") from None
+    if not 1 <= version <= current:
+        raise CodecError(f"{name} has no version {version} (the current one is {current})")
+    upcast = dict(data)
+    for v in range(version, current):
+        upcast = UPCASTERS[name, v](upcast)
+    return typing.cast(events.Event, _decode(cls, upcast))
+
+
+def encode_command(command: commands.Command) -> dict[str, JSON]:
+    """A command as data, named, for fingerprints of idempotent requests."""
+    return {"type": type(command).__name__, "data": _fields(command)}
+
+
+def canonical(value: JSON) -> bytes:
+    """The one byte string a value hashes as: sorted keys, no spaces, ASCII."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _fields(obj: object) -> dict[str, JSON]:
+    return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
+
+
+def _encode(value: object) -> JSON:
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _fields(value)
+    raise CodecError(f"cannot encode a {type(value).__name__}")
+
+
+def _decode(hint: Any, data: JSON) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(hint)
+        if data is None and type(None) in options:
+            return None
+        (inner,) = [o for o in options if o is not type(None)]
+        return _decode(inner, data)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(data, list):
+            raise CodecError(f"expected a list, got {data!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(args[0], v) for v in data)
+        if len(args) != len(data):
+            raise CodecError(f"expected {len(args)} items, got {data!r}")
+        return tuple(_decode(a, v) for a, v in zip(args, data, strict=True))
+    if hint is Card:
+        return Card.parse(_expect(str, data))
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        try:
+            return hint(data)
+        except ValueError as e:
+            raise CodecError(str(e)) from None
+    if hint is bytes:
+        try:
+            return bytes.fromhex(_expect(str, data))
+        except ValueError as e:
+            raise CodecError(f"bad hex {data!r}") from e
+    if hint in (bool, int, str):
+        return _expect(hint, data)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        fields = _hints(hint)
+        if not isinstance(data, dict) or set(data) != set(fields):
+            raise CodecError(f"{hint.__name__} needs exactly the fields {sorted(fields)}")
+        return hint(**{name: _decode(h, data[name]) for name, h in fields.items()})
+    raise CodecError(f"cannot decode a {hint!r}")
+
+
+def _expect(kind: type, data: JSON) -> Any:
+    # bool is an int in Python: refuse it where an int is due, and vice versa.
+    if type(data) is not kind:
+        raise CodecError(f"expected {kind.__name__}, got {data!r}")
+    return data
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}

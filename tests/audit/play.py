@@ -1,0 +1,43 @@
+"""Whole hands of every game, played by the demo's random bots."""
+
+from __future__ import annotations
+
+import random
+
+from feltline.demo import TABLES, choose
+from feltline.engine.commands import StartHand
+from feltline.engine.errors import RuleError
+from feltline.engine.events import Event, SeatAtStart
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.rules import Game, Rules
+from feltline.engine.state import Phase
+
+
+def start(rules: Rules, seed: bytes, players: int = 4) -> StartHand:
+    holdem = rules.game is Game.HOLDEM
+    return StartHand(
+        rules,
+        button=players - 1,
+        seats=tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(players)),
+        seed=seed,
+        small_blind=0 if holdem else None,
+        big_blind=1 if holdem else None,
+    )
+
+
+def play(game: Game, rng: random.Random) -> list[Event]:
+    seed = rng.randbytes(32)
+    events = decide(NEW_HAND, start(TABLES[game], seed))
+    hand = NEW_HAND
+    for event in events:
+        hand = evolve(hand, event)
+    while hand.phase is not Phase.ENDED:
+        try:
+            more = decide(hand, choose(hand, rng))
+        except RuleError:
+            continue
+        for event in more:
+            hand = evolve(hand, event)
+        events.extend(more)
+    return events

@@ -1,0 +1,112 @@
+import json
+import random
+
+import pytest
+
+from feltline.audit.codec import (
+    EVENT_TYPES,
+    CodecError,
+    canonical,
+    decode_event,
+    encode_command,
+    encode_event,
+)
+from feltline.engine.cards import Card
+from feltline.engine.commands import Draw
+from feltline.engine.deck import DECK_ALGORITHM
+from feltline.engine.events import Acted, Action, HandStarted
+from feltline.engine.rules import Game
+
+from .play import play
+
+
+@pytest.mark.parametrize("game", list(Game))
+def test_every_event_of_a_hand_survives_json(game: Game) -> None:
+    rng = random.Random(7)
+    for _ in range(5):
+        for event in play(game, rng):
+            name, version, data = encode_event(event)
+            again = decode_event(name, version, _through_json(data))
+            assert again == event
+            assert [type(v) for v in _values(again)] == [type(v) for v in _values(event)]
+
+
+def _through_json(data: object) -> dict[str, object]:
+    decoded: dict[str, object] = json.loads(canonical(data))
+    return decoded
+
+
+def _values(event: object) -> list[object]:
+    return [getattr(event, f) for f in event.__dataclass_fields__]  # type: ignore[attr-defined]
+
+
+def test_every_engine_event_class_is_registered() -> None:
+    from feltline.engine import events
+
+    declared = {
+        cls
+        for cls in vars(events).values()
+        if isinstance(cls, type) and issubclass(cls, events.Event) and cls is not events.Event
+    }
+    assert declared == {cls for cls, _ in EVENT_TYPES.values()}
+
+
+def test_hand_started_stored_as_version_1_loads_with_its_algorithm() -> None:
+    event = play(Game.HOLDEM, random.Random(1))[0]
+    assert isinstance(event, HandStarted)
+    _, version, data = encode_event(event)
+    assert version == 2
+    del data["algorithm"]
+    assert decode_event("HandStarted", 1, data) == event
+    assert event.algorithm == DECK_ALGORITHM
+
+
+def test_cards_are_written_in_their_notation() -> None:
+    assert encode_command(Draw(2, (Card.parse("As"), Card.parse("Td")))) == {
+        "type": "Draw",
+        "data": {"seat": 2, "discards": ["As", "Td"]},
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "data"),
+    [
+        ("Nope", 1, {}),
+        ("Acted", 2, {}),
+        ("Acted", 1, {"seat": 1}),
+        (
+            "Acted",
+            1,
+            {
+                "seat": True,
+                "action": "fold",
+                "amount": 0,
+                "total": 0,
+                "all_in": False,
+                "timed_out": False,
+            },
+        ),
+        (
+            "Acted",
+            1,
+            {
+                "seat": 1,
+                "action": "dance",
+                "amount": 0,
+                "total": 0,
+                "all_in": False,
+                "timed_out": False,
+            },
+        ),
+    ],
+)
+def test_bad_data_is_refused(name: str, version: int, data: dict[str, object]) -> None:
+    with pytest.raises(CodecError):
+        decode_event(name, version, data)
+
+
+def test_canonical_form_is_sorted_and_compact() -> None:
+    _, _, data = encode_event(Acted(seat=1, action=Action.CALL, amount=5, total=10))
+    assert canonical(data) == (
+        b'{"action":"call","all_in":false,"amount":5,"seat":1,"timed_out":false,"total":10}'
+    )
