@@ -1,0 +1,50 @@
+import logging
+from pathlib import Path
+
+import pytest
+
+from feltline.audit.chain import GENESIS, link
+from feltline.audit.keys import KeyFileError, Signer, verify
+
+
+def test_the_key_is_made_once_logged_and_then_reused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "feltline.key"
+    with caplog.at_level(logging.WARNING):
+        made = Signer.from_file(path)
+    assert f"generated a new Ed25519 signing key at {path}" in caplog.text
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert Signer.from_file(path).public_hex == made.public_hex
+    assert made.public_pem.startswith("-----BEGIN PUBLIC KEY-----")
+
+
+def test_a_file_without_an_ed25519_key_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "feltline.key"
+    path.write_text("-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n")
+    with pytest.raises((KeyFileError, ValueError)):
+        Signer.from_file(path)
+
+
+def test_a_signature_verifies_only_for_its_digest_and_key() -> None:
+    signer = Signer.generate()
+    digest = link(GENESIS, hand="h", position=1, name="Acted", version=1, data={"seat": 1})
+    signature = signer.sign(digest).hex()
+    assert verify(signer.public_hex, digest, signature)
+    assert not verify(signer.public_hex, GENESIS, signature)
+    assert not verify(Signer.generate().public_hex, digest, signature)
+    assert not verify(signer.public_hex, digest, "zz")
+
+
+def test_every_field_of_a_record_changes_its_link() -> None:
+    base = {"hand": "h", "position": 1, "name": "Acted", "version": 1, "data": {"seat": 1}}
+    first = link(GENESIS, **base)  # type: ignore[arg-type]
+    for key, value in [
+        ("hand", "g"),
+        ("position", 2),
+        ("name", "Posted"),
+        ("version", 2),
+        ("data", {"seat": 2}),
+    ]:
+        assert link(GENESIS, **{**base, key: value}) != first  # type: ignore[arg-type]
+    assert link(bytes(31) + b"\x01", **base) != first  # type: ignore[arg-type]
