@@ -1,0 +1,1 @@
+"""The eventsourcing application that stores hands, built from configuration."""

@@ -1,0 +1,97 @@
+"""Every store test runs on SQLite (a temporary file) and on PostgreSQL (a
+fresh schema per test run). Without PostgreSQL its tests skip, unless
+FELTLINE_REQUIRE_POSTGRES=1 (as in CI), where its absence is a failure."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from feltline.audit.keys import Signer
+from feltline.store.config import StoreConfig
+from feltline.store.hands import Hands
+
+PG = {
+    "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
+    "port": os.environ.get("POSTGRES_PORT", "5432"),
+    "user": os.environ.get("POSTGRES_USER", "postgres"),
+    "password": os.environ.get("POSTGRES_PASSWORD", ""),
+    "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
+}
+
+
+@dataclass
+class Store:
+    """Open as many writers on one database as a test needs, and reach
+    under them with SQL the way an attacker with database access would."""
+
+    env: dict[str, str]
+    signer: Signer
+    execute_sql: Callable[[str, tuple[object, ...]], list[tuple[object, ...]]]
+    events_table: str
+    opened: list[Hands]
+
+    def open(self, **extra: str) -> Hands:
+        hands = Hands(self.signer, env={**StoreConfig.from_env(self.env).env, **extra})
+        self.opened.append(hands)
+        return hands
+
+    def sql(self, statement: str, *params: object) -> list[tuple[object, ...]]:
+        return self.execute_sql(statement.format(events=self.events_table), params)
+
+
+@pytest.fixture(scope="session")
+def postgres_schema() -> Iterator[str]:
+    try:
+        conn = psycopg.connect(**PG, connect_timeout=3, autocommit=True)
+    except psycopg.OperationalError as e:
+        reason = f"PostgreSQL is not reachable at {PG['host']}:{PG['port']}: {e}"
+        if os.environ.get("FELTLINE_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES=1 but {reason}")
+        pytest.skip(reason)
+    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
+    with conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        yield schema
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    signer = Signer.generate()
+    opened: list[Hands] = []
+    if request.param == "sqlite":
+        path = tmp_path / "feltline.db"
+
+        def sqlite_sql(statement: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+            with sqlite3.connect(path) as conn:
+                return conn.execute(statement, params).fetchall()
+
+        yield Store({"SQLITE_DBNAME": str(path)}, signer, sqlite_sql, "stored_events", opened)
+    else:
+        schema = request.getfixturevalue("postgres_schema")
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": PG["dbname"],
+            "POSTGRES_HOST": PG["host"],
+            "POSTGRES_PORT": PG["port"],
+            "POSTGRES_USER": PG["user"],
+            "POSTGRES_PASSWORD": PG["password"],
+            "POSTGRES_SCHEMA": schema,
+        }
+
+        def postgres_sql(statement: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
+            with psycopg.connect(**PG, autocommit=True) as conn:
+                cursor = conn.execute(statement.replace("?", "%s"), params)  # type: ignore[arg-type]
+                return cursor.fetchall() if cursor.description else []
+
+        yield Store(env, signer, postgres_sql, f"{schema}.hands_events", opened)
+    for hands in opened:
+        hands.close()
