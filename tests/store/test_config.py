@@ -1,0 +1,76 @@
+import random
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from eventsourcing.cryptography import AESCipher
+
+from feltline.audit import chain
+from feltline.audit.codec import encode_event
+from feltline.domain.hand import Recorded
+from feltline.engine.deck import DECK_ALGORITHM
+from feltline.engine.events import HandStarted
+from feltline.engine.hand import NEW_HAND, decide, replay
+from feltline.engine.rules import Game
+from feltline.store.config import StoreConfig
+from feltline.store.hands import open_hands
+
+from .conftest import Store
+from .play import play, start
+
+
+def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> None:
+    config = StoreConfig.from_env({})
+    assert config.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
+    assert config.env["SQLITE_DBNAME"] == "feltline.db"
+    assert config.key_file == Path("feltline.key")
+    forced = StoreConfig.from_env({"POSTGRES_ENABLE_DB_FUNCTIONS": "y"})
+    assert forced.env["POSTGRES_ENABLE_DB_FUNCTIONS"] == "n"
+
+
+def test_open_hands_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with open_hands() as hands:
+        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS))
+    assert (tmp_path / "feltline.db").exists()
+    assert (tmp_path / "feltline.key").exists()
+
+
+def test_encryption_at_rest_hides_names_and_still_loads(store: Store) -> None:
+    key = AESCipher.create_key(32)
+    hands = store.open(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
+    hand_id = play(hands, Game.DRAW_DECLARE, random.Random(2))
+    states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
+    assert b"bot 1" not in states
+    assert b"HandEnded" not in states
+    assert (
+        store.open(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
+        .get(hand_id)
+        .seal
+        is not None
+    )
+
+
+def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None:
+    hand_id = uuid.uuid4()
+    events = decide(NEW_HAND, replace(start(Game.HOLDEM), seed=bytes(32)))
+    link, stored = chain.GENESIS, []
+    for position, event in enumerate(events, 1):
+        name, version, data = encode_event(event)
+        if isinstance(event, HandStarted):  # as written before the algorithm was named
+            version, data = 1, {k: v for k, v in data.items() if k != "algorithm"}
+        link = chain.link(
+            link, hand=str(hand_id), position=position, name=name, version=version, data=data
+        )
+        stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", ""))
+    hands = store.open()
+    hands.save(*stored)
+    loaded = hands.get(hand_id)
+    first = loaded.commands["start"][1][0]
+    assert isinstance(first, HandStarted)
+    assert first.algorithm == DECK_ALGORITHM
+    assert first == events[0]
+    assert loaded.hand == replay(events)
