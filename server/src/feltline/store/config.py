@@ -22,9 +22,10 @@ DEFAULTS = {
     "SQLITE_DBNAME": "feltline.db",
 }
 
-# Inserting through database functions would change how PostgreSQL assigns
-# positions; Feltline is tested with plain inserts only, so it always uses them.
-FORCED = {"POSTGRES_ENABLE_DB_FUNCTIONS": "n"}
+# Feltline is tested with the library's plain inserts only, so the
+# database-functions insert mode stays off, also under the application's
+# prefixed name, which the library would read first.
+FORCED = {"POSTGRES_ENABLE_DB_FUNCTIONS": "n", "HANDS_POSTGRES_ENABLE_DB_FUNCTIONS": "n"}
 
 
 @dataclass(frozen=True)
