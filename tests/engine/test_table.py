@@ -15,6 +15,7 @@ from feltline.engine.button import blind_lineup
 from feltline.engine.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import PassedOut, SeatAtStart
+from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.table import (
     AddChips,
@@ -44,9 +45,7 @@ from feltline.engine.table import (
     Table,
     TableClosedError,
     TableCommand,
-    TableConfig,
     TableEvent,
-    TimeCharge,
     TimeCharged,
     TooFewPlayersError,
     decide,
