@@ -3,7 +3,6 @@ jackpots' carried pot, refusals, and chips conserved over random play."""
 
 from collections.abc import Sequence
 from copy import deepcopy
-from fractions import Fraction
 from functools import reduce
 from typing import Any
 
@@ -173,7 +172,7 @@ def test_opening_records_the_buy_ins_and_the_time_charge_window() -> None:
                 Rules(
                     Game.HOLDEM,
                     HOLDEM.stakes,
-                    rake=Rake(Fraction(1, 20), 3),
+                    rake=Rake(500, 3),
                 ),
                 6,
                 time_charge=TimeCharge(5),
@@ -182,7 +181,7 @@ def test_opening_records_the_buy_ins_and_the_time_charge_window() -> None:
         ),
         (
             TableConfig(
-                Rules(Game.HOLDEM, HOLDEM.stakes, fixed_positions=True),
+                Rules(Game.HOLDEM, HOLDEM.stakes, fixed_seats=6),
                 6,
                 time_charge=TimeCharge(5),
             ),
@@ -190,19 +189,17 @@ def test_opening_records_the_buy_ins_and_the_time_charge_window() -> None:
         ),
         (
             TableConfig(
-                Rules(
-                    Game.HOLDEM, HOLDEM.stakes, rake=Rake(Fraction(1, 20), 3), fixed_positions=True
-                ),
+                Rules(Game.HOLDEM, HOLDEM.stakes, rake=Rake(500, 3), fixed_seats=6),
                 6,
             ),
             "duplicate match takes no rake",
         ),
         (
-            TableConfig(Rules(Game.JACKPOTS, JACKPOTS.stakes, fixed_positions=True), 6),
+            TableConfig(Rules(Game.JACKPOTS, JACKPOTS.stakes, fixed_seats=6), 6),
             "jackpots is not offered in a duplicate match",
         ),
         (
-            TableConfig(Rules(Game.STUD_HI_LO, STUD.stakes, fixed_positions=True), 8),
+            TableConfig(Rules(Game.STUD_HI_LO, STUD.stakes, fixed_seats=8), 8),
             "a duplicate stud-hi-lo table has 2 to 7 seats",
         ),
         (TableConfig(JACKPOTS, 6, ante_cap=0), "antes on at least one deal"),
@@ -696,7 +693,7 @@ def test_when_every_entitled_player_leaves_the_dead_money_starts_a_new_pot() -> 
 
 
 def test_the_rake_leaves_the_table_with_the_house() -> None:
-    raked = Rules(Game.HOLDEM, HOLDEM.stakes, rake=Rake(Fraction(1, 20), 3))
+    raked = Rules(Game.HOLDEM, HOLDEM.stakes, rake=Rake(500, 3))
     table, _ = deal(seated(raked, 1, 2))
     table, events = step(table, EndHand(((1, 80), (2, 117)), rake=3))
     assert events == [HandFinished(((1, 80), (2, 117)), rake=3)]

@@ -34,7 +34,7 @@ def deal_street(hand: Hand, step: Step) -> list[Event]:
     for k, face in enumerate(step.faces):
         for p in receivers:
             if fixed:
-                position = (len(p.cards) + k) * fixed + p.seat
+                position = (len(p.cards) + k) * fixed + p.seat % fixed
             events.append(CardDealt(p.seat, hand.stub[position], face, position))
             position += 1
     return events
@@ -68,7 +68,7 @@ def draw(
     fixed = hand.rules.fixed_seats
     if fixed:
         limit = hand.rules.draw_limit(fixed)
-        base = HOLE_CARDS[hand.rules.game] * fixed + p.seat * limit
+        base = HOLE_CARDS[hand.rules.game] * fixed + p.seat % fixed * limit
         for j in range(len(thrown)):
             events.append(CardDealt(p.seat, hand.stub[base + j], False, base + j))
         return events

@@ -60,7 +60,12 @@ class TableConfig:
         """Refuse a table nobody could play at; return it with its buy-ins set."""
         rules = self.rules.validate()
         game = rules.game
-        duplicate = rules.fixed_positions
+        duplicate = bool(rules.fixed_seats)
+        if duplicate and rules.fixed_seats != self.seats:
+            raise ConfigError(
+                f"a duplicate table deals for its own {self.seats} seats, "
+                f"not for {rules.fixed_seats}"
+            )
         most = DUPLICATE_MAX_SEATS.get(game) if duplicate else MAX_SEATS[game]
         if most is None:
             raise ConfigError(f"{game} is not offered in a duplicate match")

@@ -72,7 +72,8 @@ class Rules:
     rake: Rake | None = None
     fixed_seats: int = 0
     """Duplicate matches: deal every seat's i-th card from the same deck
-    position at every table, for a table of this many seats (0: from the top)."""
+    position at every table, for a table of this many seats (0: from the
+    top). Seat s takes slot s mod ``fixed_seats``."""
 
     def draw_limit(self, players: int) -> int:
         """Fewer than six players dealt in draw up to five cards; more, three."""
@@ -102,11 +103,14 @@ class Rules:
             0 <= self.rake.basis_points < 10_000 and self.rake.cap >= 0
         ):
             raise ConfigError("the rake must be 0 to 9,999 basis points, its cap not negative")
-        if self.fixed_seats and self.fixed_seats > FIXED_SEATS_MAX[self.game]:
-            raise ConfigError(
-                f"{self.game} deals from fixed positions for at most "
-                f"{FIXED_SEATS_MAX[self.game]} seats"
-            )
+        if self.fixed_seats:
+            most = FIXED_SEATS_MAX[self.game]
+            if not most:
+                raise ConfigError(f"{self.game} is not offered in a duplicate match")
+            if not 2 <= self.fixed_seats <= most:
+                raise ConfigError(
+                    f"a duplicate {self.game} table has 2 to {most} seats, not {self.fixed_seats}"
+                )
         if self.low is not System.ACE_TO_FIVE and self.game is not Game.DRAW_DECLARE:
             raise ConfigError("only draw-declare chooses its low")
         if self.low is System.HIGH:
