@@ -397,19 +397,15 @@ TWO_SUITS = [card for card in STANDARD_DECK if card.suit in (2, 3)]
 
 def hands(size: int, *, joker: bool = False) -> st.SearchStrategy[list[Card]]:
     """Random hands, half of them from two suits so that flushes are common."""
-    decks = [STANDARD_DECK, TWO_SUITS]
-    if joker:
-        return (
-            st.sampled_from(decks)
-            .flatmap(
-                lambda deck: st.lists(
-                    st.sampled_from(deck), min_size=size - 1, max_size=size - 1, unique=True
-                )
+    naturals = size - joker
+    return (
+        st.sampled_from([STANDARD_DECK, TWO_SUITS])
+        .flatmap(
+            lambda deck: st.lists(
+                st.sampled_from(deck), min_size=naturals, max_size=naturals, unique=True
             )
-            .map(lambda cards: [*cards, JOKER])
         )
-    return st.sampled_from(decks).flatmap(
-        lambda deck: st.lists(st.sampled_from(deck), min_size=size, max_size=size, unique=True)
+        .map(lambda cards: [*cards, JOKER] if joker else cards)
     )
 
 
