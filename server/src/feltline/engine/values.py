@@ -86,9 +86,7 @@ class HandValue:
 
 def _rival(value: HandValue, other: HandValue) -> int:
     if value.system is not other.system:
-        raise TypeError(
-            f"cannot compare a {value.system.value} value with a {other.system.value} value"
-        )
+        raise TypeError(f"cannot compare {value.system.value} and {other.system.value} values")
     return other.strength
 
 
