@@ -1,7 +1,7 @@
 import pytest
 
 from feltline.engine.errors import IllegalAction, IllegalAmount, NotYourTurn, RuleError
-from feltline.engine.events import Acted, BetsCollected, HandEnded, PotAwarded
+from feltline.engine.events import Acted, BetsCollected, HandEnded, Posted, PotAwarded
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Phase
 
@@ -120,3 +120,22 @@ def test_no_bet_when_nobody_else_can_call() -> None:
     # seat 1 is all in from the big blind... it has 10 behind and must call or fold
     with pytest.raises(RuleError):
         t.act(1, "raise", 40)
+
+
+def test_a_newcomer_posting_at_once_has_a_live_big_blind() -> None:
+    t = deal(
+        NL, [1000, 1000, 1000, 1000], button=0, small_blind=1, big_blind=2, extra_big_blinds=(3,)
+    )
+    posted = [(e.seat, e.amount) for e in t.of(Posted)]
+    assert posted == [(1, 5), (2, 10), (3, 10)]
+    assert t.hand.to_act == 3
+    t.act(3, "check")  # the posted blind is live: it completes the call
+    t.act(0, "call")
+    t.act(1, "call")
+    t.act(2, "check")
+    assert t.hand.pot == 40
+
+
+def test_extra_big_blind_must_be_a_seat_without_another_blind() -> None:
+    with pytest.raises(IllegalAction, match="extra big blind"):
+        deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2, extra_big_blinds=(2,))

@@ -26,6 +26,7 @@ class StartHand(Command):
     antes: bool = True
     small_blind: int | None = None
     big_blind: int | None = None
+    extra_big_blinds: tuple[int, ...] = ()
     dead: int = 0
 
 

@@ -74,6 +74,7 @@ class HandStarted(Event):
     antes: bool = True
     small_blind: int | None = None
     big_blind: int | None = None
+    extra_big_blinds: tuple[int, ...] = ()
     dead: int = 0
 
 

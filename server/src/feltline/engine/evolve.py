@@ -59,6 +59,7 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
         antes=e.antes,
         small_blind_seat=e.small_blind,
         big_blind_seat=e.big_blind,
+        extra_big_blinds=e.extra_big_blinds,
         pot=sum(s.carried for s in e.seats) + e.dead,
         dead=e.dead,
     )

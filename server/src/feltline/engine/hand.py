@@ -122,7 +122,14 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
             raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
         if c.small_blind == c.big_blind:
             raise IllegalAction("one seat cannot post both blinds")
-    elif c.small_blind is not None or c.big_blind is not None:
+        posting = {c.small_blind, c.big_blind}
+        if not set(c.extra_big_blinds) <= set(seats) - posting or len(
+            set(c.extra_big_blinds)
+        ) != len(c.extra_big_blinds):
+            raise IllegalAction(
+                "an extra big blind is posted once, by a seat dealt in that posts no other blind"
+            )
+    elif c.small_blind is not None or c.big_blind is not None or c.extra_big_blinds:
         raise IllegalAction(f"{rules.game} has no blinds")
     if len(c.seed) != 32:
         raise IllegalAction("the deck seed must be 32 bytes")
@@ -137,6 +144,7 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
             antes=c.antes,
             small_blind=c.small_blind,
             big_blind=c.big_blind,
+            extra_big_blinds=c.extra_big_blinds,
             dead=c.dead,
         ),
         DeckShuffled(seed=c.seed, cards=shuffle(c.seed, cards)),
@@ -350,6 +358,7 @@ def _forced(hand: Hand) -> list[Event]:
     for seat, forced, due in (
         (hand.small_blind_seat, Forced.SMALL_BLIND, stakes.small_blind),
         (hand.big_blind_seat, Forced.BIG_BLIND, stakes.big_blind),
+        *((s, Forced.BIG_BLIND, stakes.big_blind) for s in hand.extra_big_blinds),
     ):
         if seat is not None and due:
             amount = min(due, stacks[seat])

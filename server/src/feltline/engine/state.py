@@ -75,6 +75,7 @@ class Hand:
     antes: bool = True
     small_blind_seat: int | None = None
     big_blind_seat: int | None = None
+    extra_big_blinds: tuple[int, ...] = ()
     round: Round = field(default_factory=lambda: Round(bet_size=0))
     rounds: int = 0
     stub: tuple[Card, ...] = ()
