@@ -221,6 +221,8 @@ def _why_no_raise(hand: Hand, p: Player) -> str:
         return "no other player can call"
     if p.stack <= max(0, hand.round.level - p.bet):
         return "not enough chips behind to raise"
+    if betting.lacks_openers(hand, p):
+        return "it takes jacks or better to open"
     if betting.capped(hand):
         return "the betting is capped"
     return "the betting was not reopened since this seat acted"
