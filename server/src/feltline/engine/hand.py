@@ -278,11 +278,14 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 def _dealer(hand: Hand) -> list[Event]:
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
         return []
+    # When all but one player have folded, nobody else acts or declares:
+    # the last player wins uncontested at once.
+    alone = len(hand.live) == 1
     if hand.phase is Phase.BETTING:
-        if hand.round.pending:
+        if hand.round.pending and not alone:
             return []
         return [_collect(hand)]
-    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
+    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending and not alone:
         return []
     if hand.phase is Phase.DECLARING:
         return [
