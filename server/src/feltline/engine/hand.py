@@ -193,7 +193,7 @@ def _act(hand: Hand, c: Act) -> list[Event]:
             )
         if action is Action.CALL and o.to_call == 0:
             raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
-        return [_acted(hand, p, action, total)]
+        return _proving(hand, _acted(hand, p, action, total))
     if o.raise_action is None:
         raise IllegalAction(f"seat {c.seat} cannot {action}: {_why_no_raise(hand, p)}")
     if action is not o.raise_action:
@@ -214,6 +214,15 @@ def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool
         all_in=added == p.stack and added > 0,
         timed_out=timed_out,
     )
+
+
+def _proving(hand: Hand, acted: Acted) -> list[Event]:
+    """A jackpots opener who folds proves openers there and then (seed 003:
+    the opener who drops out shows the opening combination), before the
+    folded hand goes to the muck and perhaps into a reshuffled stub."""
+    if acted.action is Action.FOLD and acted.seat == hand.opener:
+        return [acted, showdown.openers_shown(hand, acted.seat)]
+    return [acted]
 
 
 def _why_no_raise(hand: Hand, p: Player) -> str:
@@ -264,7 +273,7 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
         if o.bring_in:
             return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
         action = Action.CHECK if o.can_check else Action.FOLD
-        return [_acted(hand, p, action, p.bet, timed_out=True)]
+        return _proving(hand, _acted(hand, p, action, p.bet, timed_out=True))
     if hand.phase is Phase.DRAWING and hand.round.pending[0] == seat:
         return dealing.draw(hand, p, (), timed_out=True)
     if hand.phase is Phase.DECLARING and p.live and p.choice is None:
