@@ -250,6 +250,39 @@ def test_a_draw_not_made_in_time_is_a_stand_pat() -> None:
         t.time_out(0)
 
 
+# ---- duplicate deals
+
+
+def test_a_duplicate_deal_draws_from_each_seat_s_reserved_positions() -> None:
+    """In a match of six-seat tables each seat draws from its own part of
+    the deck, after the 30 positions of the deal: seat s from 30 + 3s, so a
+    seat gets the same cards whatever the others do. The limit is that of
+    the full table (three) even with five players dealt in: there is room
+    for no more, and a seat must draw alike at every table."""
+    rules = Rules(Game.DRAW_DECLARE, FIXED, fixed_seats=6)
+    for folder in (None, 1):
+        t = deal(rules, [200] * 5, button=4)
+        stub = t.hand.stub
+        if folder is not None:
+            t.act(0, "check")
+            t.act(folder, "fold")
+        check_around(t)
+        first = t.hand.round.pending[0]
+        with pytest.raises(IllegalDraw, match=f"seat {first} cannot draw 4 cards: the limit is 3"):
+            t.draw(first, " ".join(str(c) for c in t.holding(first)[:4]))
+        for seat in t.hand.round.pending:
+            kept = t.holding(seat)[3:]
+            t.draw(seat, " ".join(str(c) for c in t.holding(seat)[:3]))
+            assert t.holding(seat) == (*kept, *stub[30 + 3 * seat : 33 + 3 * seat])
+            assert [e.position for e in t.dealt(seat)] == [
+                *(6 * k + seat for k in range(5)),
+                *range(30 + 3 * seat, 33 + 3 * seat),
+            ]
+        held = [c for p in t.hand.players if p.live for c in p.cards]
+        assert len(set(held)) == len(held)
+        assert not t.of(StubReshuffled)
+
+
 # ---- running out of cards
 
 
