@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from feltline.engine import openers
 from feltline.engine.events import Action
-from feltline.engine.rules import Structure
+from feltline.engine.rules import Game, Structure
 from feltline.engine.state import Hand, Player, Round
 
 
@@ -85,6 +86,8 @@ def _may_raise(hand: Hand, p: Player) -> bool:
         return False
     if not any(o.active for o in hand.players if o.seat != p.seat):
         return False
+    if lacks_openers(hand, p):
+        return False
     if p.acted_at is not None:
         reopened = (
             r.full > p.acted_at
@@ -94,6 +97,16 @@ def _may_raise(hand: Hand, p: Player) -> bool:
         if not reopened:
             return False
     return not capped(hand)
+
+
+def lacks_openers(hand: Hand, p: Player) -> bool:
+    """Jackpots: the first bet of the first round needs jacks or better."""
+    return (
+        hand.rules.game is Game.JACKPOTS
+        and hand.rounds == 0
+        and hand.first_bettor is None
+        and openers.combination(p.cards) is None
+    )
 
 
 def capped(hand: Hand) -> bool:

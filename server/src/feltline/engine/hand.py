@@ -203,7 +203,7 @@ def _act(hand: Hand, c: Act) -> list[Event]:
             )
         if action is Action.CALL and o.to_call == 0:
             raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
-        return [_acted(hand, p, action, total)]
+        return _proving(hand, _acted(hand, p, action, total))
     if o.raise_action is None:
         raise IllegalAction(f"seat {c.seat} cannot {action}: {_why_no_raise(hand, p)}")
     if action is not o.raise_action:
@@ -226,11 +226,22 @@ def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool
     )
 
 
+def _proving(hand: Hand, acted: Acted) -> list[Event]:
+    """A jackpots opener who folds proves openers there and then (seed 003:
+    the opener who drops out shows the opening combination), before the
+    folded hand goes to the muck and perhaps into a reshuffled stub."""
+    if acted.action is Action.FOLD and acted.seat == hand.opener:
+        return [acted, showdown.openers_shown(hand, acted.seat)]
+    return [acted]
+
+
 def _why_no_raise(hand: Hand, p: Player) -> str:
     if not any(o.active for o in hand.players if o.seat != p.seat):
         return "no other player can call"
     if p.stack <= max(0, hand.round.level - p.bet):
         return "not enough chips behind to raise"
+    if betting.lacks_openers(hand, p):
+        return "it takes jacks or better to open"
     if betting.capped(hand):
         return "the betting is capped"
     return "the betting was not reopened since this seat acted"
@@ -248,7 +259,8 @@ def _draw(hand: Hand, c: Draw) -> list[Event]:
     if not set(discards) <= set(p.cards):
         strangers = " ".join(str(card) for card in discards if card not in p.cards)
         raise IllegalDraw(f"seat {c.seat} does not hold {strangers}")
-    limit = hand.rules.draw_limit(len(hand.players))
+    # A duplicate deal reserves each seat room for the limit of a full table.
+    limit = hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players))
     if len(discards) > limit:
         raise IllegalDraw(f"seat {c.seat} cannot draw {len(discards)} cards: the limit is {limit}")
     return dealing.draw(hand, p, discards)
@@ -272,7 +284,7 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
         if o.bring_in:
             return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
         action = Action.CHECK if o.can_check else Action.FOLD
-        return [_acted(hand, p, action, p.bet, timed_out=True)]
+        return _proving(hand, _acted(hand, p, action, p.bet, timed_out=True))
     if hand.phase is Phase.DRAWING and hand.round.pending[0] == seat:
         return dealing.draw(hand, p, (), timed_out=True)
     if hand.phase is Phase.DECLARING and p.live and p.choice is None:
@@ -286,11 +298,14 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 def _dealer(hand: Hand) -> list[Event]:
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
         return []
+    # When all but one player have folded, nobody else acts or declares:
+    # the last player wins uncontested at once.
+    alone = len(hand.live) == 1
     if hand.phase is Phase.BETTING:
-        if hand.round.pending:
+        if hand.round.pending and not alone:
             return []
         return [_collect(hand)]
-    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
+    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending and not alone:
         return []
     if hand.phase is Phase.DECLARING:
         return [

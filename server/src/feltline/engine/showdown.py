@@ -42,14 +42,20 @@ def show(hand: Hand) -> list[Event]:
 
 
 def prove_openers(hand: Hand) -> list[Event]:
-    """When the jackpots opener folded or won without a showdown, the
-    opening cards and any set-aside discards are shown all the same."""
+    """When the jackpots opener won without a showdown, the opening cards
+    and any set-aside discards are shown all the same. (An opener who
+    folded proved them when folding: :func:`openers_shown`.)"""
     if hand.opener is None:
         return []
     opener = hand.player(hand.opener)
-    if opener.live and len(hand.live) > 1:
+    if not opener.live or len(hand.live) > 1:
         return []
-    return [Shown(opener.seat, hand.openers, hand.set_aside)]
+    return [openers_shown(hand, opener.seat)]
+
+
+def openers_shown(hand: Hand, opener: int) -> Shown:
+    """The jackpots opener's opening cards and set-aside discards, face up."""
+    return Shown(opener, hand.openers, hand.set_aside)
 
 
 def award(hand: Hand) -> list[PotAwarded]:
