@@ -139,3 +139,13 @@ def test_a_newcomer_posting_at_once_has_a_live_big_blind() -> None:
 def test_extra_big_blind_must_be_a_seat_without_another_blind() -> None:
     with pytest.raises(IllegalAction, match="extra big blind"):
         deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2, extra_big_blinds=(2,))
+
+
+def test_a_duplicate_table_refuses_seats_that_would_share_deck_positions() -> None:
+    rules = Rules(Game.HOLDEM, NL.stakes, fixed_seats=3)
+    with pytest.raises(IllegalAction, match="duplicate table of 3 seats"):
+        deal(rules, {0: 100, 3: 100}, button=0, small_blind=0, big_blind=3)
+    with pytest.raises(IllegalAction, match="duplicate table of 3 seats"):
+        deal(rules, {1: 100, 4: 100}, button=1, small_blind=1, big_blind=4)
+    t = deal(rules, {1: 100, 2: 100, 3: 100}, button=1, small_blind=2, big_blind=3)
+    assert t.hand.to_act == 1

@@ -113,6 +113,11 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
         raise IllegalAction(
             f"{rules.game} is played by 2 to {MAX_SEATS[rules.game]} players, not {len(seats)}"
         )
+    fixed = rules.fixed_seats
+    if fixed and (seats[-1] > fixed or len({s % fixed for s in seats}) != len(seats)):
+        raise IllegalAction(
+            f"a duplicate table of {fixed} seats numbers them 0 to {fixed - 1} or 1 to {fixed}"
+        )
     if any(s.stack < 0 or s.carried < 0 for s in c.seats) or c.dead < 0:
         raise IllegalAmount("stacks and carried chips cannot be negative")
     if c.button not in seats:
