@@ -414,6 +414,7 @@ def test_a_short_bring_in_does_not_shrink_the_amount_to_call() -> None:
         (("As Ac Kd", "5s 5c 5d", "7d 8s Js"), 2, 1),  # trips beat a pair of aces
         (("Ks Kc Ad", "As Ac Kd", "7d 8s Js"), 2, 1),
         # sixth street
+        (("As Ac Kd Qh", "5s 5c 9d 9h", "7d 8s Js 6c"), 2, 1),  # two pair beat aces
         (("5s 5c 9d 9h", "7d 7s 7h 2c", "As Ac Kd Qh"), 2, 1),  # trips beat two pair
         (("Ts Tc 3d 3h", "Kd Ks 2c 2h", "Qh Qs Jh Jd"), 2, 1),  # kings up
         (("4s 5c 6d 7h", "2c 2d 9s Th", "Ac Kd Qs 3s"), 2, 1),  # no straight under five
