@@ -732,6 +732,56 @@ def test_tied_low_hands_odd_chip_to_the_lowest_card_and_who_shows() -> None:
     assert shown == [(s, parse_cards(hands[s])) for s in (0, 1, 2)]
 
 
+RAKE_ONE = replace(STUD, rake=Rake(basis_points=500, cap=10))  # 5 %: 1 chip of 24
+
+
+def test_tied_high_hands_sharing_the_common_card_odd_chip_to_the_next_highest_card() -> None:
+    """Both straights use the common ace of spades, the highest card of
+    both hands: the king of hearts beats the king of diamonds."""
+    hands = {
+        0: "Kd Qc Jc Td 2c 9s",  # A-K-Q-J-T with the common card
+        1: "Kh Qd Jd Tc 3c 9h",  # the same, with the king of hearts
+        2: "Ks Kc 4d 4h 5s 6d",
+        3: "Qh Qs 7c 7d 8h 9c",
+        4: "Jh Js 5c 5d 6h 8c",
+        5: "2d 2h 2s 3d 3h 3s",
+        6: "4c 4s 5h 6c 6s 7h",
+        7: "7s 8d 8s 9d Th Ts",
+    }
+    t = play(RAKE_ONE, dict.fromkeys(range(8), 100), hands, button=7, common="As")
+    passive(t, fold=frozenset({(3, 5), (3, 6), (3, 7)}))
+    assert t.hand.board == parse_cards("As")
+    awarded = [(a.amount, a.rake) for a in t.of(PotAwarded) if isinstance(a, PotAwarded)]
+    assert awarded == [(24, 1)]
+    assert shares(t) == [
+        (0, 1, 12, "all", "straight, ace high"),
+        (0, 0, 11, "all", "straight, ace high"),
+    ]
+
+
+def test_tied_low_hands_sharing_the_common_card_odd_chip_to_the_next_lowest_card() -> None:
+    """Both wheels use the common ace of clubs, the lowest card of both
+    hands: the deuce of clubs beats the deuce of diamonds."""
+    hands = {
+        0: "2d 3c 4c 5h Kd Qs",  # 5-4-3-2-A with the common card
+        1: "2c 3d 4d 5s Kh Qh",  # the same, with the deuce of clubs
+        2: "9c 9d 9s Js Jd Th",  # nines full
+        3: "6c 6d 7c 7d 8c Ts",
+        4: "Tc Td Jc Jh Qc Qd",
+        5: "2h 2s 3h 3s 4h 4s",
+        6: "5c 5d 6h 6s 7h 7s",
+        7: "8d 8h 8s 9h Ad Ah",
+    }
+    t = play(RAKE_ONE, dict.fromkeys(range(8), 100), hands, button=7, common="Ac")
+    passive(t, fold=frozenset({(3, 5), (3, 6), (3, 7)}))
+    assert t.hand.board == parse_cards("Ac")
+    assert shares(t) == [
+        (0, 2, 12, "high", "full house, nines full of jacks"),
+        (0, 1, 6, "low", "5-4-3-2-A low"),
+        (0, 0, 5, "low", "5-4-3-2-A low"),
+    ]
+
+
 def test_side_pots_are_each_split_high_and_low_among_their_players() -> None:
     hands = {
         0: "Ac 2c 3d 4d 6h Kc Qd",  # 6-4-3-2-A, all in on third street
