@@ -386,6 +386,30 @@ def test_low_card_all_in_from_the_ante_the_player_to_its_left_may_complete() -> 
     assert t.hand.pot == 4 + 24
 
 
+def test_low_card_all_in_from_the_ante_a_lone_active_player_can_only_check() -> None:
+    """Nobody may bet when no other player is active: once seat 2 folds,
+    seat 0 faces only the all-in low card and has nothing to call."""
+    hands = {0: "Kc Kd Ks 9c 9d Qh Jh", 1: "Ac 2d 2c 3s 4h 6d 7c", 2: "Qc Qd Qs"}
+    t = play(STUD, {0: 100, 1: 1, 2: 100}, hands, button=2)
+    assert t.hand.to_act == 2
+    t.act(2, "fold")
+    o = betting.options(t.hand)
+    assert (o.seat, o.to_call, o.bring_in, o.raise_action) == (0, 0, 0, None)
+    assert o.can_check
+    rejects(t, act(0, "bring-in"), IllegalAction, "seat 0 cannot bring in: the bring-in is not due")
+    rejects(
+        t, act(0, "complete", 4), IllegalAction, "seat 0 cannot complete: no other player can call"
+    )
+    t.act(0, "check")
+    assert t.hand.phase is Phase.ENDED
+    assert acts(t) == [(2, Action.FOLD, 0), (0, Action.CHECK, 0)]
+    assert shares(t) == [
+        (0, 0, 2, "high", "full house, kings full of nines"),
+        (0, 1, 1, "low", "6-4-3-2-A low"),
+    ]
+    assert stacks_at_end(t) == {0: 101, 1: 1, 2: 99}
+
+
 def test_a_short_bring_in_does_not_shrink_the_amount_to_call() -> None:
     t = play(STUD, {0: 100, 1: 2, 2: 100}, THREE, button=2)
     o = betting.options(t.hand)

@@ -37,7 +37,9 @@ def options(hand: Hand) -> Options:
     p = hand.player(seat)
     reach = p.bet + p.stack
     to_call = max(0, min(r.level, reach) - p.bet)
-    if r.bring_in_due:
+    # Left of an all-in low card, the bring-in is due unless nobody else is
+    # active: then nobody may bet, and the seat may only check or fold.
+    if r.bring_in_due and any(o.active for o in hand.players if o.seat != seat):
         stakes = hand.rules.stakes
         complete = min(stakes.small_bet, reach)
         return Options(
