@@ -933,6 +933,20 @@ def test_the_bring_in_seat_out_of_time_brings_in_others_check_or_fold() -> None:
     assert t.events[-1] == Acted(seat, Action.CHECK, 0, 0, timed_out=True)
 
 
+def test_left_of_an_all_in_low_card_a_player_out_of_time_folds() -> None:
+    """They may fold, so the clock folds them; the next player brings in."""
+    t = play(STUD, {0: 100, 1: 1, 2: 100, 3: 100}, FOUR, button=3)
+    t.do(TimeOut(2))
+    assert t.events[-1] == Acted(2, Action.FOLD, 0, 0, timed_out=True)
+    assert t.hand.to_act == 3
+    t.do(TimeOut(3))
+    assert t.events[-1] == Acted(3, Action.FOLD, 0, 0, timed_out=True)
+    o = betting.options(t.hand)
+    assert (o.seat, o.to_call, o.can_check) == (0, 0, True)  # alone against the all-in
+    t.do(TimeOut(0))
+    assert acts(t)[-1] == (0, Action.CHECK, 0)
+
+
 # -- table and replay ----------------------------------------------------------------------
 
 

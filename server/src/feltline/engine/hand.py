@@ -259,7 +259,9 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
     p = _seat(hand, seat)
     if hand.phase is Phase.BETTING and hand.to_act == seat:
         o = betting.options(hand)
-        if o.bring_in:
+        # The low card may not fold, so it brings in; a player left of an
+        # all-in low card may, so it folds.
+        if o.bring_in and seat == turn.bring_in_seat(hand):
             return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
         action = Action.CHECK if o.can_check else Action.FOLD
         return [_acted(hand, p, action, p.bet, timed_out=True)]
