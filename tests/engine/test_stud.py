@@ -94,9 +94,9 @@ def stack(hands: dict[int, str], *, button: int, common: str = "") -> str:
     return " ".join(top)
 
 
-def showing(ups: dict[int, str], *, joker: bool = False) -> dict[int, str]:
+def showing(ups: dict[int, str], *, joker: bool = False, common: str = "") -> dict[int, str]:
     """Hands with these up cards (third street on), over two spare down cards each."""
-    used = set(" ".join(ups.values()).split())
+    used = set(" ".join(ups.values()).split()) | {common}
     spare = [str(c) for c in deck(joker=joker) if str(c) not in used and str(c) != JOKER_TOKEN]
     return {
         seat: f"{spare[2 * i]} {spare[2 * i + 1]} {up}" for i, (seat, up) in enumerate(ups.items())
@@ -653,6 +653,32 @@ def test_eight_players_to_seventh_street_share_a_common_card() -> None:
         (0, 0, 12, "high", "straight flush, king high"),
         (0, 1, 12, "low", "5-4-3-2-A low"),
     ]
+
+
+def test_with_five_cards_showing_the_joker_is_the_bug_not_just_an_ace() -> None:
+    """Eight players and the joker: 53 - 48 leaves 5 cards for 8 players.
+    On sixth street Jk 5c 6d 7s is ace-high (the joker an ace) behind trip
+    kings; with the common 8h it shows a nine-high straight and acts first."""
+    ups = {
+        0: "Jk 5c 6d 7s",
+        1: "Kc Kd Ks 2c",
+        2: "Ac Qd 3s 2d",
+        3: "Ah Qc 3d 2s",
+        4: "As Jc 4d 2h",
+        5: "Kh Jd 4s 3c",
+        6: "Tc Td 9c 4c",
+        7: "Js Ts 9s 5s",
+    }
+    hands = showing(ups, joker=True, common="8h")
+    t = play(JOKER, dict.fromkeys(range(8), 100), hands, button=7, common="8h")
+    passive(t, rounds=3)
+    assert t.hand.to_act == 1
+    passive(t, rounds=4)
+    assert t.hand.board == parse_cards("8h")
+    assert t.hand.to_act == 0
+    assert turn.showing(t.hand.player(0).up + t.hand.board) > turn.showing(
+        t.hand.player(1).up + t.hand.board
+    )
 
 
 def test_the_last_card_of_the_deck_may_be_dealt() -> None:
