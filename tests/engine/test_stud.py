@@ -413,11 +413,27 @@ def test_low_card_all_in_from_the_ante_a_lone_active_player_can_only_check() -> 
 def test_a_short_bring_in_does_not_shrink_the_amount_to_call() -> None:
     t = play(STUD, {0: 100, 1: 2, 2: 100}, THREE, button=2)
     o = betting.options(t.hand)
-    assert (o.bring_in, o.least) == (1, 1)  # all it has behind the ante
+    assert (o.bring_in, o.raise_action) == (1, None)  # all it has behind the ante
+    rejects(
+        t,
+        act(1, "complete", 1),
+        IllegalAction,
+        "seat 1 cannot complete: not enough chips to complete",
+    )
     t.act(1, "bring-in")
     assert t.events[-1] == Acted(1, Action.BRING_IN, 1, 1, all_in=True)
     o = betting.options(t.hand)
     assert (o.to_call, o.call_total, o.least) == (2, 2, 4)
+
+
+def test_a_short_stack_may_complete_all_in_for_more_than_the_bring_in() -> None:
+    """All in for 3 of a 4 completion is at least half a bet: a full completion."""
+    t = play(STUD, {0: 100, 1: 4, 2: 100}, THREE, button=2)
+    o = betting.options(t.hand)
+    assert (o.bring_in, o.raise_action, o.least, o.most) == (2, Action.COMPLETE, 3, 3)
+    t.act(1, "complete", 3)
+    o = betting.options(t.hand)
+    assert (o.to_call, o.raise_action, o.least) == (3, Action.RAISE, 7)
 
 
 # -- fourth street on: the best hand showing acts first -------------------------------

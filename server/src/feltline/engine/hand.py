@@ -219,6 +219,8 @@ def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool
 def _why_no_raise(hand: Hand, p: Player) -> str:
     if not any(o.active for o in hand.players if o.seat != p.seat):
         return "no other player can call"
+    if hand.round.bring_in_due and p.stack <= hand.rules.stakes.bring_in:
+        return "not enough chips to complete"
     if p.stack <= max(0, hand.round.level - p.bet):
         return "not enough chips behind to raise"
     if betting.capped(hand):
