@@ -216,6 +216,9 @@ def test_everyone_antes_before_the_deal_which_goes_clockwise_from_left_of_the_bu
     assert [e.seat for e in dealt] == [2, 0, 1] * 3
     assert [e.face_up for e in dealt] == [False] * 6 + [True] * 3
     assert [e.position for e in dealt] == list(range(9))
+    # down cards are seen by their owner only, up cards by everyone
+    assert [e.audience() for e in dealt[:3]] == [frozenset({2}), frozenset({0}), frozenset({1})]
+    assert all(e.audience() is None for e in dealt[6:])
     assert [t.hand.player(s).up for s in (0, 1, 2)] == [parse_cards(c) for c in ("Kc", "3d", "Qh")]
     assert t.hand.pot == 3
     assert [p.stack for p in t.hand.players] == [99, 99, 99]
@@ -504,6 +507,7 @@ def test_small_bet_on_third_and_fourth_street_big_bet_from_fifth() -> None:
     for name, size in [("fourth", 4), ("fifth", 8), ("sixth", 8), ("seventh", 8)]:
         assert t.of(StreetBegan)[-1] == began(t, f"{name} street betting")
         assert t.hand.to_act == 1  # the pair of threes showing
+        # an open pair on fourth street does not double the bet in this game
         o = betting.options(t.hand)
         assert (o.raise_action, o.least, o.most) == (Action.BET, size, size)
         if size == 8:
