@@ -21,7 +21,16 @@ Choices made where RULES.md leaves room (see the report):
 - Odd chips among tied hands: the common card belongs to every tied hand,
   so it cannot tell them apart; the tied hands' cards are compared highest
   first (high) or lowest first (low) until one differs, which for hands
-  without a common card is just the highest / lowest card.
+  without a common card is just the highest / lowest card. The joker
+  counts as the highest card for the high odd chip (as for the bring-in)
+  and never as the lowest for the low one (the engine's choice, untested).
+- A player who cannot cover the bring-in may only bring in for what they
+  have: there is nothing left to complete with.
+- "A player facing a short all-in bet may call it or complete it" is read
+  with RRoP: a player who checked before the short all-in bet has already
+  acted, so may only call (or fold).
+- The bring-in is a player's choice (bring in or complete), so it is an
+  ``Acted`` event of its own, not a ``Posted`` forced bet.
 """
 
 from __future__ import annotations
