@@ -38,12 +38,15 @@ def options(hand: Hand) -> Options:
     p = hand.player(seat)
     reach = p.bet + p.stack
     to_call = max(0, min(r.level, reach) - p.bet)
-    if r.bring_in_due:
+    # Left of an all-in low card, the bring-in is due unless nobody else is
+    # active: then nobody may bet, and the seat may only check or fold.
+    if r.bring_in_due and any(o.active for o in hand.players if o.seat != seat):
         stakes = hand.rules.stakes
+        bring_in = min(stakes.bring_in, reach)
+        if reach <= stakes.bring_in:  # all in to bring in: nothing is left to complete
+            return Options(seat, 0, p.bet, None, 0, 0, bring_in)
         complete = min(stakes.small_bet, reach)
-        return Options(
-            seat, 0, p.bet, Action.COMPLETE, complete, complete, min(stakes.bring_in, reach)
-        )
+        return Options(seat, 0, p.bet, Action.COMPLETE, complete, complete, bring_in)
     action = _raise_action(r) if _may_raise(hand, p) else None
     if action is None:
         return Options(seat, to_call, p.bet + to_call, None, 0, 0)

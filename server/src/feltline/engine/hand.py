@@ -243,6 +243,8 @@ def _proving(hand: Hand, acted: Acted) -> list[Event]:
 def _why_no_raise(hand: Hand, p: Player) -> str:
     if not any(o.active for o in hand.players if o.seat != p.seat):
         return "no other player can call"
+    if hand.round.bring_in_due and p.stack <= hand.rules.stakes.bring_in:
+        return "not enough chips to complete"
     if p.stack <= max(0, hand.round.level - p.bet):
         return "not enough chips behind to raise"
     if betting.lacks_openers(hand, p):
@@ -286,7 +288,9 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
     p = _seat(hand, seat)
     if hand.phase is Phase.BETTING and hand.to_act == seat:
         o = betting.options(hand)
-        if o.bring_in:
+        # The low card may not fold, so it brings in; a player left of an
+        # all-in low card may, so it folds.
+        if o.bring_in and seat == turn.bring_in_seat(hand):
             return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
         action = Action.CHECK if o.can_check else Action.FOLD
         return _proving(hand, _acted(hand, p, action, p.bet, timed_out=True))

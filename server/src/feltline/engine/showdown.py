@@ -173,10 +173,12 @@ def _one_side(
 
 
 def _odd_chip_order(hand: Hand, winners: list[Holding], by_low: bool) -> list[Holding]:
+    """In stud, by the highest (high) or lowest (low) card; a common card is
+    in every tied hand, so the next card decides, and so on."""
     if hand.rules.game is Game.STUD_HI_LO:
         if by_low:
-            return sorted(winners, key=lambda h: min(_low_order(c) for c in h.cards))
-        return sorted(winners, key=lambda h: -max(h.cards))
+            return sorted(winners, key=lambda h: sorted(_low_order(c) for c in h.cards))
+        return sorted(winners, key=lambda h: sorted(h.cards, reverse=True), reverse=True)
     order = [p.seat for p in hand.clockwise(hand.button)]
     return sorted(winners, key=lambda h: order.index(h.seat))
 

@@ -44,10 +44,14 @@ def best_showing_seat(hand: Hand) -> int:
 
 
 def showing(cards: Sequence[Card]) -> tuple[int, ...]:
-    """An order on up cards. Under five cards only pairs, trips and quads
-    count, and a joker is an ace; five (with a common card) are a hand."""
+    """An order on up cards. Under five cards only pairs, two pair, trips and
+    quads count, and a joker is an ace; five (with a common card) are a hand.
+
+    Under five, the group sizes come first (so two small pairs beat a pair
+    of aces), then the ranks; every seat compared shows as many cards, so
+    the group sizes of two seats never run into each other's ranks."""
     if len(cards) >= 5:
         return (1, high(cards).strength)
     counts = Counter(ACE if c == JOKER_INDEX else c.rank for c in cards)
     pattern = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
-    return (0, *(x for pair in pattern for x in pair))
+    return (0, *(n for n, _ in pattern), *(rank for _, rank in pattern))
