@@ -12,9 +12,8 @@ Stakes: ante 1, bring-in 2, small bet 4, big bet 8, a bet and three raises.
 
 Choices made where RULES.md leaves room (see the report):
 
-- The cap is a table setting (``Stakes.raise_cap``, default None =
-  uncapped in the engine); these tables set RULES.md's default, a bet and
-  three raises (``rules.default_cap``).
+- The cap is a table setting (``Stakes.raise_cap``); these tables leave it
+  unset, so RULES.md's default applies: a bet and three raises.
 - The bring-in seat that times out brings in (it may neither check nor
   fold); any other seat with the bring-in due (left of an all-in low card)
   may fold, so it folds.
@@ -65,7 +64,7 @@ from feltline.engine.events import (
     StreetBegan,
 )
 from feltline.engine.hand import decide, replay
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure, default_cap
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Phase
 
 from .stacked import Table, deal
@@ -78,7 +77,6 @@ STUD = Rules(
         big_bet=8,
         ante=1,
         bring_in=2,
-        raise_cap=default_cap(Game.STUD_HI_LO),
     ),
 )
 JOKER = replace(STUD, joker=True)
