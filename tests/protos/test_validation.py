@@ -4,9 +4,11 @@ import uuid
 
 import protovalidate
 import pytest
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from feltline.engine.cards import ALL_CARDS
+from feltline_protos._deps.buf.validate import validate_pb2
 from feltline_protos.v1 import accounts_pb2, common_pb2, play_pb2, tables_pb2, watch_pb2
 
 TABLE = str(uuid.uuid4())
@@ -96,3 +98,37 @@ def test_table_settings_are_checked_across_fields() -> None:
 
 def test_list_pages_are_bounded() -> None:
     assert _violations(tables_pb2.ListTablesRequest(page_size=201)) == {"uint32.lte"}
+
+
+def _unconstrained(message: Descriptor, path: str, seen: set[str]) -> list[str]:
+    """Fields under ``message`` with no protovalidate rule: only booleans
+    and messages (whose own fields are checked in turn) may go without."""
+    if message.full_name in seen:
+        return []
+    seen.add(message.full_name)
+    found = []
+    for field in message.fields:
+        where = f"{path}.{field.name}"
+        if field.message_type is not None and field.message_type.file.package == "feltline.v1":
+            found += _unconstrained(field.message_type, where, seen)
+        elif field.type != FieldDescriptor.TYPE_BOOL and not field.GetOptions().HasExtension(
+            validate_pb2.field
+        ):
+            found.append(where)
+    return found
+
+
+def test_every_field_of_every_request_has_a_rule() -> None:
+    services = [
+        module.DESCRIPTOR.services_by_name[name]
+        for module, name in (
+            (tables_pb2, "TableService"),
+            (play_pb2, "PlayService"),
+            (watch_pb2, "WatchService"),
+            (accounts_pb2, "AccountService"),
+        )
+    ]
+    requests = [method.input_type for service in services for method in service.methods]
+    assert len(requests) == 10
+    seen: set[str] = set()
+    assert [f for r in requests for f in _unconstrained(r, r.name, seen)] == []
