@@ -139,3 +139,17 @@ def test_a_newcomer_posting_at_once_has_a_live_big_blind() -> None:
 def test_extra_big_blind_must_be_a_seat_without_another_blind() -> None:
     with pytest.raises(IllegalAction, match="extra big blind"):
         deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2, extra_big_blinds=(2,))
+
+
+def test_when_all_but_one_fold_the_last_player_wins_without_acting() -> None:
+    t = deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2)
+    t.act(0, "fold")
+    t.act(1, "fold")
+    assert t.hand.phase is Phase.ENDED
+    assert t.hand.to_act is None
+    collected = t.of(BetsCollected)[0]
+    assert isinstance(collected, BetsCollected)
+    assert (collected.returned_to, collected.returned, collected.pot) == (2, 5, 10)
+    ended = t.of(HandEnded)[0]
+    assert isinstance(ended, HandEnded)
+    assert dict(ended.stacks) == {0: 1000, 1: 995, 2: 1005}

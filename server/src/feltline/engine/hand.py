@@ -287,7 +287,9 @@ def _dealer(hand: Hand) -> list[Event]:
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
         return []
     if hand.phase is Phase.BETTING:
-        if hand.round.pending:
+        # When all but one have folded the round is over: nobody is left to
+        # bet against, and the last player wins without acting.
+        if hand.round.pending and len(hand.live) > 1:
             return []
         return [_collect(hand)]
     if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
