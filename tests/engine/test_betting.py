@@ -993,3 +993,24 @@ def test_acting_in_a_draw_is_refused() -> None:
     assert t.state.phase is Phase.DRAWING
     with pytest.raises(WrongPhase, match=r"^seat 1 cannot check: it is time for drawing$"):
         t.act(1, "check")
+
+
+def test_fixed_limit_cap_defaults_to_the_games_cap() -> None:
+    """RULES.md: the cap is a table setting whose default is a bet and three
+    raises in hold'em and stud, a bet and four in draw games. A table that
+    leaves ``raise_cap`` unset gets that default."""
+    holdem_stakes = Stakes(
+        Structure.FIXED_LIMIT, small_bet=10, big_bet=20, small_blind=5, big_blind=10
+    )
+    t = three(Rules(Game.HOLDEM, holdem_stakes))
+    t.act(0, "raise", 20)
+    t.act(1, "raise", 30)
+    t.act(2, "raise", 40)
+    with pytest.raises(IllegalAction, match=r"^seat 0 cannot raise: the betting is capped$"):
+        t.act(0, "raise", 50)
+    draw_stakes = Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5)
+    t = Checked(deal(Rules(Game.DRAW_DECLARE, draw_stakes), [1000] * 3, button=0).events)
+    for seat, total in [(1, 10), (2, 20), (0, 30), (1, 40), (2, 50)]:
+        t.act(seat, "bet" if total == 10 else "raise", total)
+    with pytest.raises(IllegalAction, match=r"^seat 0 cannot raise: the betting is capped$"):
+        t.act(0, "raise", 60)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from feltline.engine.events import Action
-from feltline.engine.rules import Structure
+from feltline.engine.rules import Rules, Structure, default_cap
 from feltline.engine.state import Hand, Player, Round
 
 
@@ -96,14 +96,22 @@ def _may_raise(hand: Hand, p: Player) -> bool:
     return not capped(hand)
 
 
+def raise_cap(rules: Rules) -> int | None:
+    """How many raises may follow the bet in fixed limit: the table's
+    setting, by default three (four in draw games); no cap otherwise."""
+    if rules.stakes.structure is not Structure.FIXED_LIMIT:
+        return None
+    cap = rules.stakes.raise_cap
+    return default_cap(rules.game) if cap is None else cap
+
+
 def capped(hand: Hand) -> bool:
     """A bet and ``raise_cap`` raises, unless at most two players are active
     and the cap had not been reached before."""
     stakes = hand.rules.stakes
     r = hand.round
-    if stakes.structure is not Structure.FIXED_LIMIT or stakes.raise_cap is None:
-        return False
-    if r.bets < 1 + stakes.raise_cap:
+    cap = raise_cap(hand.rules)
+    if cap is None or r.bets < 1 + cap:
         return False
     heads_up = sum(1 for p in hand.players if p.active) <= 2
     return r.capped or not (stakes.uncapped_heads_up and heads_up)

@@ -35,7 +35,9 @@ DRAW_GAMES = frozenset({Game.DRAW_DECLARE, Game.JACKPOTS})
 @dataclass(frozen=True, slots=True)
 class Stakes:
     """Chip amounts. ``small_bet`` is the fixed-limit small bet, and in pot
-    and no limit the minimum bet (the big blind in a blind game)."""
+    and no limit the minimum bet (the big blind in a blind game).
+    ``raise_cap`` is how many raises may follow the bet in fixed limit;
+    unset, the game's default (:func:`default_cap`)."""
 
     structure: Structure
     small_bet: int
