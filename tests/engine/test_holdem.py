@@ -242,3 +242,15 @@ def test_the_hand_is_raked_only_once_the_flop_is_dealt() -> None:
     assert not t.hand.raked
     t.act(2, "check")
     assert t.hand.raked
+
+
+def test_the_big_blind_is_not_asked_to_act_when_everyone_else_called_all_in() -> None:
+    """Nobody may bet or raise when no other player is active, and the big
+    blind has nothing to call: its option is void and the board is dealt."""
+    t = deal(NL, {0: 8, 1: 1000}, button=0, small_blind=0, big_blind=1)
+    t.act(0, "call")  # all in for 8
+    assert t.hand.phase is Phase.ENDED
+    collected = t.of(BetsCollected)[0]
+    assert isinstance(collected, BetsCollected)
+    assert (collected.returned_to, collected.returned, collected.pot) == (1, 2, 16)
+    assert not [e for e in t.events if isinstance(e, Acted) and e.seat == 1]

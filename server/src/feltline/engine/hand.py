@@ -287,9 +287,7 @@ def _dealer(hand: Hand) -> list[Event]:
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
         return []
     if hand.phase is Phase.BETTING:
-        # When all but one have folded the round is over: nobody is left to
-        # bet against, and the last player wins without acting.
-        if hand.round.pending and len(hand.live) > 1:
+        if hand.round.pending and not _nothing_to_decide(hand):
             return []
         return [_collect(hand)]
     if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
@@ -310,6 +308,14 @@ def _dealer(hand: Hand) -> list[Event]:
     began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
     after = evolve(hand, began)
     return [began, *_automatic(after, step)]
+
+
+def _nothing_to_decide(hand: Hand) -> bool:
+    """The round is over though seats are pending: all but one have folded
+    (the last player wins without acting), or the one player who could bet
+    has nothing to call and nobody to bet against."""
+    active = hand.active
+    return len(hand.live) == 1 or (len(active) == 1 and active[0].bet >= hand.round.level)
 
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
