@@ -284,6 +284,35 @@ def test_a_cap_reached_with_three_active_stays_when_two_remain() -> None:
         t.act(0, "raise", 50)
     t.act(0, "call")
     assert t.state.rounds == 2
+    # the cap belongs to its round: on the turn the two raise without limit
+    t.act(1, "bet", 20)
+    for total in (40, 60, 80, 100):
+        t.act(0 if total % 40 == 0 else 1, "raise", total)
+    t.act(0, "call")
+    assert t.state.rounds == 3
+
+
+def test_an_all_in_raise_of_half_a_bet_counts_toward_the_cap() -> None:
+    t = holdem(FL, {0: 1000, 1: 1000, 2: 1000, 3: 35}, button=0, small_blind=1, big_blind=2)
+    to_flop(t)
+    t.act(1, "bet", 10)
+    t.act(2, "raise", 20)
+    t.act(3, "raise", 25)  # all in, half a bet: a raise
+    t.act(0, "raise", 35)  # the third raise: capped
+    with pytest.raises(IllegalAction, match=r"^seat 1 cannot raise: the betting is capped$"):
+        t.act(1, "raise", 45)
+
+
+def test_an_all_in_raise_under_half_a_bet_does_not_count_toward_the_cap() -> None:
+    t = holdem(FL, {0: 1000, 1: 1000, 2: 1000, 3: 34}, button=0, small_blind=1, big_blind=2)
+    to_flop(t)
+    t.act(1, "bet", 10)
+    t.act(2, "raise", 20)
+    t.act(3, "raise", 24)  # all in, less than half a bet: not a raise
+    t.act(0, "raise", 30)
+    t.act(1, "raise", 40)  # the third raise: capped
+    with pytest.raises(IllegalAction, match=r"^seat 2 cannot raise: the betting is capped$"):
+        t.act(2, "raise", 50)
 
 
 def test_heads_up_from_the_start_the_raising_is_unlimited() -> None:
