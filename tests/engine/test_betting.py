@@ -423,6 +423,30 @@ def test_fixed_limit_short_all_in_bet_may_be_called() -> None:
     assert t.state.pot == 30 + 12
 
 
+@pytest.mark.parametrize("rules", [FL, NL], ids=["fixed-limit", "no-limit"])
+def test_a_player_who_checked_may_only_call_a_short_all_in_bet(rules: Rules) -> None:
+    """RULES.md lets "a player facing a short all-in bet" call or complete
+    it. We read that as a player still to act: one who already checked has
+    acted, and a short bet does not reopen the betting for them (RRoP: "a
+    player who has already acted and is not facing a full-size wager may not
+    subsequently raise"). Completing it does reopen it."""
+    t = three(rules, (1000, 1000, 14))
+    to_flop(t)
+    t.act(1, "check")
+    t.act(2, "bet", 4)  # all in, under half the minimum bet
+    assert span(t) == (Action.COMPLETE, 10, 10 if rules is FL else 990)
+    t.act(0, "call")
+    assert span(t) == (None, 0, 0)
+    t.act(1, "call")
+    assert t.state.rounds == 2
+    t = three(rules, (1000, 1000, 14))
+    to_flop(t)
+    t.act(1, "check")
+    t.act(2, "bet", 4)
+    t.act(0, "complete", 10)
+    assert span(t) == (Action.RAISE, 20, 20 if rules is FL else 990)
+
+
 def test_fixed_limit_all_in_bet_of_half_a_bet_is_the_bet() -> None:
     t = three(FL, (1000, 15, 1000))
     to_flop(t)
