@@ -544,6 +544,20 @@ def test_no_limit_short_all_in_raise_then_a_full_raise_counts_from_the_all_in() 
     assert span(t) == (Action.RAISE, 340, 990)
 
 
+def test_pot_limit_short_all_in_does_not_reopen_for_a_player_who_acted() -> None:
+    t = three(PL, (1000, 1000, 60))
+    to_flop(t)
+    t.act(1, "bet", 30)
+    assert span(t) == (Action.RAISE, 50, 50)  # all seat 2 has
+    t.act(2, "raise", 50)  # all in, 20 more: less than the bet of 30
+    # seat 0: C = 50, P = 30 + 30 + 50, raise by at least 30, to at most 50 + 110 + 50
+    assert span(t) == (Action.RAISE, 80, 210)
+    t.act(0, "call")
+    assert span(t) == (None, 0, 0)
+    t.act(1, "call")
+    assert t.state.rounds == 2
+
+
 def test_pot_limit_largest_raise_is_the_rules_example() -> None:
     """Pot 100, a bet of 50 in front of an opponent, the player with nothing
     in front: C = 50, P = 150, raise to at most 250."""
@@ -1027,6 +1041,19 @@ def test_illegal_commands_are_refused_with_their_reason_and_change_nothing() -> 
         IllegalAction, match=r"^seat 1 cannot call: nothing to call, check instead$"
     ):
         t.act(1, "call")
+
+
+def test_a_raise_is_refused_to_a_player_with_no_more_than_the_call() -> None:
+    t = three(NL, (1000, 100, 1000))
+    t.act(0, "raise", 100)
+    o = options(t.state)
+    assert (o.to_call, o.raise_action) == (95, None)
+    with pytest.raises(
+        IllegalAction, match=r"^seat 1 cannot raise: not enough chips behind to raise$"
+    ):
+        t.act(1, "raise", 200)
+    t.act(1, "call")
+    assert t.state.player(1).stack == 0
 
 
 def test_acting_before_the_deal_or_after_the_end_is_refused() -> None:
