@@ -375,6 +375,28 @@ def test_fixed_limit_all_in_raise_under_half_a_bet_does_not_reopen() -> None:
     assert t.state.rounds == 2
 
 
+def test_fixed_limit_all_in_raises_are_measured_from_the_last_full_bet() -> None:
+    """Our reading of "an all-in raise counts as a full raise when it is at
+    least half a bet": a short all-in is not a raise, so the next all-in is
+    measured from the last full bet or raise. Here 14 (short) then 17: 7
+    above the bet of 10, so 17 counts in full and reopens the betting, even
+    for seat 3 who called 14."""
+    t = holdem(FL, {0: 1000, 1: 1000, 2: 24, 3: 1000, 4: 27}, button=0, small_blind=1, big_blind=2)
+    to_flop(t)
+    t.act(1, "bet", 10)
+    t.act(2, "raise", 14)  # all in: short
+    t.act(3, "call")
+    t.act(4, "raise", 17)  # all in: 3 above 14, 7 above the bet
+    assert span(t) == (Action.RAISE, 27, 27)
+    t.act(0, "call")
+    assert span(t) == (Action.RAISE, 27, 27)
+    t.act(1, "call")
+    assert t.state.to_act == 3
+    assert span(t) == (Action.RAISE, 27, 27)
+    t.act(3, "call")
+    assert t.state.rounds == 2
+
+
 def test_fixed_limit_completing_a_short_all_in_raise_reopens() -> None:
     t = three(FL, (1000, 1000, 24))
     to_flop(t)
