@@ -1116,3 +1116,32 @@ def test_fixed_limit_cap_defaults_to_the_games_cap() -> None:
         t.act(seat, "bet" if total == 10 else "raise", total)
     with pytest.raises(IllegalAction, match=r"^seat 0 cannot raise: the betting is capped$"):
         t.act(0, "raise", 60)
+
+
+def test_hold_em_is_dealt_to_two_to_ten_players() -> None:
+    def start(n: int) -> StartHand:
+        seats = tuple(SeatAtStart(s, f"player {s}", 1000) for s in range(n))
+        blinds = (0, 1) if n == 2 else (1, 2)
+        return StartHand(NL, 0, seats, bytes(32), small_blind=blinds[0], big_blind=blinds[1])
+
+    for n in (2, 10):
+        assert decide(NEW_HAND, start(n))
+    with pytest.raises(IllegalAction, match=r"^holdem is played by 2 to 10 players, not 11$"):
+        decide(NEW_HAND, start(11))
+
+
+def test_folded_and_unshown_hands_are_seen_only_by_their_seat() -> None:
+    t = three(NL, hands={0: "Ac Ad", 1: "Kc Kd", 2: "Qc Qd"}, board="2c 7d 9h Js 4s")
+    t.act(0, "fold")
+    t.act(1, "call")
+    t.act(2, "check")
+    for _ in range(3):
+        t.act(1, "check")
+        t.act(2, "check")
+    for e in t.of(CardDealt):
+        assert isinstance(e, CardDealt)
+        assert e.audience() == frozenset((e.seat,))
+        hidden = e.redacted()
+        assert isinstance(hidden, CardDealt)
+        assert hidden.card is None
+    assert [e.seat for e in t.of(Shown) if isinstance(e, Shown)] == [1, 2]
