@@ -451,7 +451,9 @@ def test_a_player_who_checked_may_only_call_a_short_all_in_bet(rules: Rules) -> 
     it. We read that as a player still to act: one who already checked has
     acted, and a short bet does not reopen the betting for them (RRoP: "a
     player who has already acted and is not facing a full-size wager may not
-    subsequently raise"). Completing it does reopen it."""
+    subsequently raise"). Completing it does reopen it. In no limit the
+    engine offers the same completion, to at least the minimum bet (the bet
+    the short all-in did not make) and up to the stack."""
     t = three(rules, (1000, 1000, 14))
     to_flop(t)
     t.act(1, "check")
