@@ -233,8 +233,9 @@ def _reshuffled(e: StubReshuffled, hand: Hand) -> Hand:
 def _declared(e: Declared, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     p = replace(p, choice=e.choice, folded=e.choice is None)
+    muck = hand.muck + p.cards if p.folded else hand.muck
     pending = tuple(s for s in hand.round.pending if s != e.seat)
-    return replace(hand.with_player(p), round=replace(hand.round, pending=pending))
+    return replace(hand.with_player(p), muck=muck, round=replace(hand.round, pending=pending))
 
 
 @_mutate.register

@@ -1,0 +1,40 @@
+"""Bugs the property tests found, each pinned down by a stacked hand."""
+
+from __future__ import annotations
+
+from feltline.engine.cards import parse_cards
+from feltline.engine.commands import Act, Draw, TimeOut
+from feltline.engine.events import Action
+from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.state import Phase
+
+from .stacked import Table, deal
+
+DECLARE = Rules(
+    Game.DRAW_DECLARE,
+    Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
+)
+
+
+def check_and_stand_pat_to_the_declaration(t: Table) -> None:
+    while t.hand.phase in (Phase.BETTING, Phase.DRAWING):
+        hand = t.hand
+        if hand.phase is Phase.BETTING:
+            seat = hand.to_act
+            assert seat is not None
+            t.do(Act(seat, Action.CHECK))
+        else:
+            t.do(Draw(hand.round.pending[0], ()))
+    assert t.hand.phase is Phase.DECLARING
+
+
+def test_a_hand_folded_by_the_declaration_clock_goes_to_the_muck() -> None:
+    # A fold is a fold: like a hand folded in the betting, a declaration not
+    # made in time puts the cards in the muck, so every card stays in one place.
+    t = deal(DECLARE, [200, 200, 200], "2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac 2d 3d", button=2)
+    check_and_stand_pat_to_the_declaration(t)
+    held = t.hand.player(1).cards
+    assert held == parse_cards("3c 6c 9c Qc 2d")
+    t.do(TimeOut(1))
+    assert t.hand.player(1).folded
+    assert t.hand.muck == held
