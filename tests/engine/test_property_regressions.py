@@ -10,6 +10,10 @@ from feltline.engine.state import Phase
 
 from .stacked import Table, deal
 
+JACKPOTS = Rules(
+    Game.JACKPOTS,
+    Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
+)
 DECLARE = Rules(
     Game.DRAW_DECLARE,
     Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
@@ -38,3 +42,21 @@ def test_a_hand_folded_by_the_declaration_clock_goes_to_the_muck() -> None:
     t.do(TimeOut(1))
     assert t.hand.player(1).folded
     assert t.hand.muck == held
+
+
+def test_dead_chips_alone_in_the_pot_go_to_the_player_who_wins_it() -> None:
+    # Chips forfeited by players who left stay in a jackpots pot; when the
+    # players still in have put nothing in by the end (a bet nobody called
+    # goes back), the dead chips are the whole pot and the winner takes them.
+    t = deal(
+        JACKPOTS,
+        {0: 100, 1: 100},
+        "Jc 2d Jd 3d 4c 5d 6c 7d 8c 9h",
+        button=1,
+        antes=False,
+        dead=10,
+    )
+    t.do(Act(0, Action.BET, 10), Act(1, Action.FOLD))
+    assert t.hand.phase is Phase.ENDED
+    assert [(p.seat, p.stack) for p in t.hand.players] == [(0, 110), (1, 100)]
+    assert t.hand.chips == 210
