@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from feltline.engine.cards import parse_cards
 from feltline.engine.commands import Act, Draw, TimeOut
+from feltline.engine.errors import ConfigError
 from feltline.engine.events import Action
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Phase
@@ -60,3 +65,21 @@ def test_dead_chips_alone_in_the_pot_go_to_the_player_who_wins_it() -> None:
     assert t.hand.phase is Phase.ENDED
     assert [(p.seat, p.stack) for p in t.hand.players] == [(0, 110), (1, 100)]
     assert t.hand.chips == 210
+
+
+@pytest.mark.parametrize(
+    ("small", "large", "fixed"),
+    [(-1, 3, 0), (5, -1, 0), (6, 3, 0), (5, 4, 6), (5, 5, 6)],
+)
+def test_draw_limits_a_hand_cannot_deal_are_refused(small: int, large: int, fixed: int) -> None:
+    # A negative limit would refuse even standing pat; more than five is
+    # more than a player holds; and a duplicate table of six reserving four
+    # or five cards a seat needs 6 x (5 + 4) = 54 cards or more.
+    rules = replace(DECLARE, draw_limit_small=small, draw_limit_large=large, fixed_seats=fixed)
+    with pytest.raises(ConfigError, match="draw"):
+        rules.validate()
+
+
+def test_the_largest_duplicate_draw_table_still_fits_the_deck() -> None:
+    assert replace(DECLARE, fixed_seats=6).validate().draw_limit(6) == 3
+    assert replace(DECLARE, fixed_seats=5, draw_limit_small=5).validate().draw_limit(5) == 5
