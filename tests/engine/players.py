@@ -274,11 +274,14 @@ def _any_amount(hand: Hand, rng: random.Random) -> int:
 
 def passive(hand: Hand) -> Command:
     """Check or call to the showdown: bring in when due, stand pat, declare
-    high."""
+    high; in jackpots, open with jacks or better, as only an opened pot
+    reaches a showdown."""
     if hand.phase is Phase.BETTING:
         o = betting.options(hand)
         if o.bring_in:
             return Act(o.seat, Action.BRING_IN)
+        if hand.rules.game is Game.JACKPOTS and hand.first_bettor is None and o.raise_action:
+            return Act(o.seat, o.raise_action, o.least)
         return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
     seat = on_the_clock(hand)[0]
     if hand.phase is Phase.DRAWING:
