@@ -6,7 +6,6 @@ chips and cards. They must never fail on an event ``decide`` produced.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import singledispatch
 
 from feltline.engine import betting, openers
@@ -33,7 +32,7 @@ from feltline.engine.events import (
 )
 from feltline.engine.rules import Game, Structure
 from feltline.engine.script import SCRIPTS, Kind
-from feltline.engine.state import Hand, Phase, Player, Round
+from feltline.engine.state import Hand, Phase, Player, Round, replace
 
 _PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phase.DECLARING}
 
