@@ -277,12 +277,19 @@ def passive(hand: Hand) -> Command:
     high; in jackpots, open with jacks or better, as only an opened pot
     reaches a showdown."""
     if hand.phase is Phase.BETTING:
-        o = betting.options(hand)
-        if o.bring_in:
-            return Act(o.seat, Action.BRING_IN)
-        if hand.rules.game is Game.JACKPOTS and hand.first_bettor is None and o.raise_action:
-            return Act(o.seat, o.raise_action, o.least)
-        return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
+        r = hand.round
+        if r.bring_in_due or (hand.rules.game is Game.JACKPOTS and hand.first_bettor is None):
+            o = betting.options(hand)
+            if o.bring_in:
+                return Act(o.seat, Action.BRING_IN)
+            if o.raise_action:
+                return Act(o.seat, o.raise_action, o.least)
+            return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
+        # A seat to act is never all in: it has something to call exactly
+        # when the bet is above its own (asking betting.options would do,
+        # but would weigh on the benchmark, which times the engine).
+        seat = r.pending[0]
+        return Act(seat, Action.CALL if r.level > hand.player(seat).bet else Action.CHECK)
     seat = on_the_clock(hand)[0]
     if hand.phase is Phase.DRAWING:
         return Draw(seat, ())
