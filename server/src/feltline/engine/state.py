@@ -119,10 +119,15 @@ class Hand:
         raise KeyError(seat)
 
     def with_player(self, updated: Player) -> Hand:
-        return replace(
-            self,
-            players=tuple(updated if p.seat == updated.seat else p for p in self.players),
-        )
+        return replace(self, players=self.players_with(updated))
+
+    def players_with(self, updated: Player) -> tuple[Player, ...]:
+        """The players, ``updated`` in place of the player at its seat."""
+        players = self.players
+        for i, p in enumerate(players):
+            if p.seat == updated.seat:
+                return (*players[:i], updated, *players[i + 1 :])
+        return players
 
     @property
     def seats(self) -> tuple[int, ...]:
