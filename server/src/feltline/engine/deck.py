@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 
 from feltline.engine.cards import Card
@@ -40,6 +41,7 @@ DECK_ALGORITHM = "feltline-deck-v1"
 SEED_BYTES = 32
 
 _WORD_LIMIT = 2**32
+_EIGHT_WORDS = struct.Struct(">8I").unpack  # a SHA-256 block as big-endian words
 
 
 def commitment(seed: bytes) -> str:
@@ -68,9 +70,7 @@ def words(seed: bytes, purpose: str) -> Iterator[int]:
 def _words(seed: bytes, label: bytes) -> Iterator[int]:
     counter = 0
     while True:
-        block = hmac.digest(seed, label + counter.to_bytes(8, "big"), "sha256")
-        for offset in range(0, len(block), 4):
-            yield int.from_bytes(block[offset : offset + 4], "big")
+        yield from _EIGHT_WORDS(hmac.digest(seed, label + counter.to_bytes(8, "big"), "sha256"))
         counter += 1
 
 
@@ -90,7 +90,13 @@ def shuffle(seed: bytes, cards: Sequence[Card], purpose: str = "deck") -> tuple[
     stream = words(seed, purpose)
     order = list(cards)
     for i in range(len(order) - 1, 0, -1):
-        j = draw(stream, i + 1)
+        # draw(stream, i + 1), inlined: a deal runs this 51 times
+        bound = i + 1
+        limit = (_WORD_LIMIT // bound) * bound
+        word = next(stream)
+        while word >= limit:
+            word = next(stream)
+        j = word % bound
         order[i], order[j] = order[j], order[i]
     return tuple(order)
 

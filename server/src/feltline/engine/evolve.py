@@ -6,7 +6,7 @@ chips and cards. They must never fail on an event ``decide`` produced.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 from functools import singledispatch
 
 from feltline.engine import betting, openers
@@ -33,14 +33,36 @@ from feltline.engine.events import (
 )
 from feltline.engine.rules import Game, Structure
 from feltline.engine.script import SCRIPTS, Kind
-from feltline.engine.state import Hand, Phase, Player, Round
+from feltline.engine.state import Hand, Phase, Player, Round, replace
 
 _PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phase.DECLARING}
 
 
 def evolve(hand: Hand, event: Event) -> Hand:
     """Hand first, event second, as ``functools.reduce`` calls it."""
-    return _mutate(event, hand)
+    known = _RECENT.get(id(event))
+    if known is not None and known[0] is hand and known[1] is event:
+        return known[2]
+    rule = _RULES.get(event.__class__)
+    if rule is None:  # the first event of its class: ask singledispatch once
+        rule = _RULES[event.__class__] = _mutate.dispatch(event.__class__)
+    after = rule(event, hand)
+    if len(_RECENT) >= _REMEMBERED:
+        _RECENT.clear()
+    _RECENT[id(event)] = (hand, event, after)
+    return after
+
+
+# decide() evolves the hand through the events it returns, and its caller
+# evolves the same hand through the same events again: the last transitions
+# are remembered, keyed by the event's identity, so the second time is a
+# look-up. An entry holds its hand and event, so no id is reused while it
+# is there; states are immutable, so a remembered one is as good as new.
+_REMEMBERED = 512
+_RECENT: dict[int, tuple[Hand, Event, Hand]] = {}
+
+
+_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {}
 
 
 @singledispatch
@@ -75,7 +97,6 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
     step = SCRIPTS[hand.rules.game][e.step]
     phase = _PHASES.get(step.kind, Phase.DEALING)
     raked = hand.raked or (hand.rounds > 0 and step.kind in (Kind.DEAL, Kind.BOARD, Kind.DRAW))
-    hand = replace(hand, step=e.step, phase=phase, raked=raked)
     stakes = hand.rules.stakes
     if step.kind is Kind.BET:
         fixed = stakes.structure is Structure.FIXED_LIMIT
@@ -92,9 +113,13 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
                 and hand.rules.game is Game.STUD_HI_LO
                 and not hand.rounds,
             )
-        players = tuple(replace(p, acted_at=None) for p in hand.players)
-        return replace(hand, round=r, players=players)
-    return replace(hand, round=replace(hand.round, pending=e.order))
+        players = tuple(
+            p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
+        )
+        return replace(hand, step=e.step, phase=phase, raked=raked, round=r, players=players)
+    return replace(
+        hand, step=e.step, phase=phase, raked=raked, round=replace(hand.round, pending=e.order)
+    )
 
 
 @_mutate.register
@@ -102,7 +127,7 @@ def _posted(e: Posted, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     if e.forced is Forced.ANTE:
         p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount)
-        return replace(hand.with_player(p), pot=hand.pot + e.amount)
+        return replace(hand, players=hand.players_with(p), pot=hand.pot + e.amount)
     p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount, bet=p.bet + e.amount)
     return hand.with_player(p)
 
@@ -112,7 +137,7 @@ def _dealt(e: CardDealt, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     card = hand.stub[e.position] if e.card is None else e.card
     p = replace(p, cards=(*p.cards, card), up=(*p.up, card) if e.face_up else p.up)
-    return replace(hand.with_player(p), next=e.position + 1)
+    return replace(hand, players=hand.players_with(p), next=e.position + 1)
 
 
 @_mutate.register
@@ -127,21 +152,25 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     pending = tuple(s for s in r.pending if s != e.seat)
     if e.action is Action.FOLD:
         p = replace(p, folded=True)
-        hand = replace(hand.with_player(p), muck=hand.muck + p.cards)
-        return replace(hand, round=replace(r, pending=pending))
-    was = hand
-    p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount)
-    hand = hand.with_player(p)
+        return replace(
+            hand,
+            players=hand.players_with(p),
+            muck=hand.muck + p.cards,
+            round=replace(r, pending=pending),
+        )
+    # The round and who must act next are read from the hand before the
+    # action: only the acting seat changes, and it is never among them.
+    opens = False
     if e.action is Action.BRING_IN:
         r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
         pending = _others(hand, e.seat)
     elif e.action in (Action.BET, Action.RAISE, Action.COMPLETE) and e.total > r.level:
-        r = _raised(was, e.total)
+        r = _raised(hand, e.total)
         pending = _others(hand, e.seat)
-        if hand.rounds == 0 and hand.first_bettor is None:
-            hand = _opened(hand, p)
-    hand = hand.with_player(replace(p, acted_at=r.level))
-    return replace(hand, round=replace(r, pending=pending))
+        opens = hand.rounds == 0 and hand.first_bettor is None
+    p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount, acted_at=r.level)
+    hand = replace(hand, players=hand.players_with(p), round=replace(r, pending=pending))
+    return _opened(hand, p) if opens else hand
 
 
 def _raised(hand: Hand, total: int) -> Round:
@@ -189,6 +218,8 @@ def _collected(e: BetsCollected, hand: Hand) -> Hand:
             stack=p.stack + (e.returned if p.seat == e.returned_to else 0),
             paid=p.paid - (e.returned if p.seat == e.returned_to else 0),
         )
+        if p.bet or p.seat == e.returned_to
+        else p
         for p in hand.players
     )
     return replace(
@@ -206,14 +237,14 @@ def _drew(e: Drew, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     thrown = e.discards or ()
     p = replace(p, cards=tuple(c for c in p.cards if c not in thrown), drawn=True)
-    hand = hand.with_player(p)
-    hand = (
-        replace(hand, set_aside=hand.set_aside + thrown)
-        if e.set_aside
-        else replace(hand, muck=hand.muck + thrown)
-    )
     pending = tuple(s for s in hand.round.pending if s != e.seat)
-    return replace(hand, round=replace(hand.round, pending=pending))
+    return replace(
+        hand,
+        players=hand.players_with(p),
+        set_aside=hand.set_aside + thrown if e.set_aside else hand.set_aside,
+        muck=hand.muck if e.set_aside else hand.muck + thrown,
+        round=replace(hand.round, pending=pending),
+    )
 
 
 @_mutate.register
@@ -233,8 +264,11 @@ def _reshuffled(e: StubReshuffled, hand: Hand) -> Hand:
 def _declared(e: Declared, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     p = replace(p, choice=e.choice, folded=e.choice is None)
+    muck = hand.muck + p.cards if p.folded else hand.muck
     pending = tuple(s for s in hand.round.pending if s != e.seat)
-    return replace(hand.with_player(p), round=replace(hand.round, pending=pending))
+    return replace(
+        hand, players=hand.players_with(p), muck=muck, round=replace(hand.round, pending=pending)
+    )
 
 
 @_mutate.register

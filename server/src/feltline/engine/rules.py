@@ -119,6 +119,13 @@ class Rules:
                 raise ConfigError(
                     f"a duplicate {self.game} table has 2 to {most} seats, not {self.fixed_seats}"
                 )
+        if not (0 <= self.draw_limit_small <= 5 and 0 <= self.draw_limit_large <= 5):
+            raise ConfigError("a draw limit is 0 to 5 cards")
+        if (
+            self.game in DRAW_GAMES
+            and self.fixed_seats * (5 + self.draw_limit(self.fixed_seats)) > 52
+        ):
+            raise ConfigError("the deck has no room to reserve each seat's draw at this limit")
         if self.low is not System.ACE_TO_FIVE and self.game is not Game.DRAW_DECLARE:
             raise ConfigError("only draw-declare chooses its low")
         if self.low is System.HIGH:

@@ -61,8 +61,9 @@ def openers_shown(hand: Hand, opener: int) -> Shown:
 def award(hand: Hand) -> list[PotAwarded]:
     contributions = {p.seat: p.paid for p in hand.players}
     formed = list(pots.collect(contributions, [p.seat for p in hand.live]))
-    if hand.dead:
-        formed[0] = pots.Pot(formed[0].amount + hand.dead, formed[0].eligible)
+    if hand.dead:  # a pot of dead chips alone goes to the live players
+        main = formed[0] if formed else pots.Pot(0, tuple(p.seat for p in hand.live))
+        formed[:1] = [pots.Pot(main.amount + hand.dead, main.eligible)]
     raked = formed
     rule = hand.rules.rake
     if rule is not None and hand.raked:

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from feltline.engine.cards import Card
 from feltline.engine.events import Choice
 from feltline.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from dataclasses import replace as replace  # noqa: PLC0414 (exported)
+else:
+
+    def replace(obj, /, **changes):
+        """``dataclasses.replace`` for the state's records, six times faster:
+        a copy of the record's attributes with ``changes`` over them, no
+        ``__init__``. Type checkers see ``dataclasses.replace``, so every
+        change still names a field with a value of its type."""
+        new = _new(obj.__class__)
+        attributes = new.__dict__
+        attributes.update(obj.__dict__)
+        attributes.update(changes)
+        return new
+
+    _new = object.__new__
 
 
 class Phase(StrEnum):
@@ -21,7 +39,7 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see replace
 class Player:
     """One seat dealt in. ``bet`` is in front of the seat this round, ``paid``
     everything it has put in this hand (carried jackpots antes included)."""
@@ -48,7 +66,7 @@ class Player:
         return not self.folded and self.stack > 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see replace
 class Round:
     """One betting round. ``level`` is the bet to call, which a short blind
     or bring-in does not shrink; ``full`` the level after the last bet or
@@ -65,7 +83,7 @@ class Round:
     bring_in_due: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: see replace
 class Hand:
     rules: Rules
     button: int
@@ -101,10 +119,15 @@ class Hand:
         raise KeyError(seat)
 
     def with_player(self, updated: Player) -> Hand:
-        return replace(
-            self,
-            players=tuple(updated if p.seat == updated.seat else p for p in self.players),
-        )
+        return replace(self, players=self.players_with(updated))
+
+    def players_with(self, updated: Player) -> tuple[Player, ...]:
+        """The players, ``updated`` in place of the player at its seat."""
+        players = self.players
+        for i, p in enumerate(players):
+            if p.seat == updated.seat:
+                return (*players[:i], updated, *players[i + 1 :])
+        return players
 
     @property
     def seats(self) -> tuple[int, ...]:

@@ -39,8 +39,7 @@ def bring_in_seat(hand: Hand) -> int:
 def best_showing_seat(hand: Hand) -> int:
     """The best high hand showing; ties to the first seat left of the button."""
     contenders = [p for p in hand.clockwise(hand.button) if p.live]
-    best = max(showing(p.up + hand.board) for p in contenders)
-    return next(p.seat for p in contenders if showing(p.up + hand.board) == best)
+    return max(contenders, key=lambda p: showing(p.up + hand.board)).seat  # first of equals
 
 
 def showing(cards: Sequence[Card]) -> tuple[int, ...]:

@@ -1,0 +1,351 @@
+"""Players for tests and benchmarks: table settings, a deal, and two policies.
+
+A policy looks at a hand and returns the command of whoever the hand waits
+on. :func:`random_legal` chooses at random among every legal move (any
+legal amount, any legal discards, any declaration, a time-out now and then);
+:func:`passive` checks or calls to the showdown. :func:`legal` says whether a
+command is one of the moves :func:`random_legal` could choose, so a test can
+hold ``decide`` to accept exactly those. Only the engine's public surface is
+used: :func:`feltline.engine.betting.options` and the hand's state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from feltline.engine import betting, turn
+from feltline.engine.cards import ALL_CARDS
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.events import Action, Choice, Event, SeatAtStart
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure, default_cap
+from feltline.engine.state import Hand, Phase
+from feltline.engine.values import System
+
+Policy = Callable[[Hand], Command]
+
+
+def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
+    """The usual stakes of a game: blinds in hold'em, antes elsewhere, a
+    bring-in in stud; a cap in fixed limit."""
+    cap = default_cap(game) if structure is Structure.FIXED_LIMIT else None
+    if game is Game.HOLDEM:
+        return Stakes(
+            structure,
+            small_bet=unit,
+            big_bet=2 * unit,
+            small_blind=unit // 2,
+            big_blind=unit,
+            raise_cap=cap,
+        )
+    bring_in = max(1, unit * 3 // 10) if game is Game.STUD_HI_LO else 0
+    return Stakes(
+        structure,
+        small_bet=unit,
+        big_bet=2 * unit,
+        ante=max(1, unit // 5),
+        bring_in=bring_in,
+        raise_cap=cap,
+    )
+
+
+def rules(
+    game: Game,
+    structure: Structure,
+    *,
+    unit: int = 10,
+    rake: Rake | None = None,
+    joker: bool = False,
+    low: System = System.ACE_TO_FIVE,
+) -> Rules:
+    return Rules(game, stakes(game, structure, unit=unit), low=low, joker=joker, rake=rake)
+
+
+def start(
+    rules: Rules,
+    stacks: Mapping[int, int],
+    seed: bytes,
+    *,
+    button: int | None = None,
+    carried: Mapping[int, int] | None = None,
+    antes: bool = True,
+    dead: int = 0,
+    small_blind: bool = True,
+) -> StartHand:
+    """Deal ``stacks`` (seat to chips) in, the button at ``button`` (the
+    first seat by default); in hold'em the blinds follow the button, the
+    button posting the small blind heads-up."""
+    seats = sorted(stacks)
+    button = seats[0] if button is None else button
+    carried = carried or {}
+    sb = bb = None
+    if rules.game is Game.HOLDEM:
+        i = seats.index(button)
+        if len(seats) == 2:
+            sb, bb = button, seats[(i + 1) % 2]
+        else:
+            sb, bb = seats[(i + 1) % len(seats)], seats[(i + 2) % len(seats)]
+        if not small_blind:
+            sb = None
+    return StartHand(
+        rules=rules,
+        button=button,
+        seats=tuple(SeatAtStart(s, f"player {s}", stacks[s], carried.get(s, 0)) for s in seats),
+        seed=seed,
+        antes=antes,
+        small_blind=sb,
+        big_blind=bb,
+        dead=dead,
+    )
+
+
+# -- who the hand waits on -------------------------------------------------
+
+
+def on_the_clock(hand: Hand) -> tuple[int, ...]:
+    """The seats that may act now: the one to bet or draw, or every live
+    seat that has not declared yet."""
+    if hand.phase is Phase.BETTING:
+        return (hand.round.pending[0],)
+    if hand.phase is Phase.DRAWING:
+        return (hand.round.pending[0],)
+    if hand.phase is Phase.DECLARING:
+        return tuple(p.seat for p in hand.players if p.live and p.choice is None)
+    return ()
+
+
+def may_fold(hand: Hand, o: betting.Options) -> bool:
+    """Anyone may fold, even when they could check, except the seat that
+    owes the bring-in."""
+    return not (o.bring_in and o.seat == turn.bring_in_seat(hand))
+
+
+def _amounts(hand: Hand, o: betting.Options) -> dict[Action, int]:
+    """The legal non-raising actions, each with the total it puts in front
+    of the seat (the amount an ``Act`` may name besides 0)."""
+    bet = hand.player(o.seat).bet
+    moves: dict[Action, int] = {}
+    if may_fold(hand, o):
+        moves[Action.FOLD] = bet
+    if o.bring_in:
+        moves[Action.BRING_IN] = bet + o.bring_in
+    elif o.to_call:
+        moves[Action.CALL] = o.call_total
+    else:
+        moves[Action.CHECK] = bet
+    return moves
+
+
+def legal(hand: Hand, command: Command) -> bool:
+    """Whether ``command`` is a legal move in ``hand`` by the rules as
+    :func:`betting.options` states them."""
+    if isinstance(command, StartHand):
+        return hand.phase is Phase.NOT_STARTED
+    if hand.phase in (Phase.NOT_STARTED, Phase.ENDED):
+        return False
+    if isinstance(command, Cancel):
+        return True
+    if isinstance(command, TimeOut):
+        return command.seat in on_the_clock(hand)
+    if isinstance(command, Act):
+        if hand.phase is not Phase.BETTING or command.seat != hand.to_act:
+            return False
+        o = betting.options(hand)
+        if command.action is o.raise_action:
+            return o.least <= command.amount <= o.most
+        total = _amounts(hand, o).get(command.action)
+        return total is not None and command.amount in (0, total)
+    if isinstance(command, Draw):
+        if hand.phase is not Phase.DRAWING or command.seat != hand.round.pending[0]:
+            return False
+        held = hand.player(command.seat).cards
+        thrown = command.discards
+        return (
+            len(set(thrown)) == len(thrown)
+            and set(thrown) <= set(held)
+            and len(thrown) <= hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players))
+        )
+    if isinstance(command, Declare):
+        return hand.phase is Phase.DECLARING and command.seat in on_the_clock(hand)
+    return False
+
+
+# -- policies ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a random player leans: the weights of folding and of betting or
+    raising against 1 for checking or calling, the chances of letting the
+    clock run out and of the table closing mid-hand, and whether draws
+    throw as many cards as allowed (to run the deck out)."""
+
+    folds: float = 1.0
+    raises: float = 1.0
+    time_outs: float = 0.05
+    cancels: float = 0.0
+    big_draws: bool = False
+
+
+CALM = Style()
+
+
+@dataclass
+class RandomPlayer:
+    """A policy of random legal moves in a given style."""
+
+    rng: random.Random
+    style: Style = CALM
+
+    def __call__(self, hand: Hand) -> Command:
+        return random_legal(hand, self.rng, self.style)
+
+
+def random_legal(hand: Hand, rng: random.Random, style: Style = CALM) -> Command:
+    """A legal move chosen at random for a seat the hand waits on."""
+    seats = on_the_clock(hand)
+    if rng.random() < style.cancels:
+        return Cancel()
+    seat = rng.choice(seats)
+    if rng.random() < style.time_outs:
+        return TimeOut(seat)
+    if hand.phase is Phase.DRAWING:
+        held = list(hand.player(seat).cards)
+        limit = min(hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players)), len(held))
+        count = limit if style.big_draws else rng.randint(0, limit)
+        return Draw(seat, tuple(rng.sample(held, count)))
+    if hand.phase is Phase.DECLARING:
+        return Declare(seat, rng.choice(list(Choice)))
+    o = betting.options(hand)
+    moves = _amounts(hand, o)
+    if o.raise_action is not None:
+        moves[o.raise_action] = -1
+    weights = {Action.FOLD: style.folds, o.raise_action: style.raises}
+    action = rng.choices(list(moves), [weights.get(m, 1.0) for m in moves])[0]
+    if action is o.raise_action:
+        # Favour the smallest and the largest amounts, which are the edges.
+        pick = rng.random()
+        if pick < 0.3:
+            amount = o.least
+        elif pick < 0.5:
+            amount = o.most
+        else:
+            amount = rng.randint(o.least, o.most)
+        return Act(seat, action, amount)
+    return Act(seat, action, rng.choice((0, moves[action])))
+
+
+def random_command(hand: Hand, rng: random.Random, start: StartHand) -> Command:
+    """Any command at all, mostly illegal: a seat that is not on the clock
+    or not in the hand, the wrong phase, any amount (negative, huge, one
+    off a limit), cards not held, held twice or beyond the draw limit."""
+    seats = [p.seat for p in hand.players] or [0]
+    waiting = on_the_clock(hand)
+    seat = rng.choice([rng.choice(waiting or seats), rng.choice(seats), rng.randint(-3, 12), 10**9])
+    kind = rng.randrange(6)
+    if kind == 0:
+        return TimeOut(seat)
+    if kind == 1:
+        return start
+    if kind == 2:
+        return Declare(seat, rng.choice(list(Choice)))
+    if kind == 3:
+        held = list(hand.player(seat).cards) if seat in seats else []
+        pool = held + list(ALL_CARDS)
+        discards = [rng.choice(pool) for _ in range(rng.randint(0, 7))]
+        if held and rng.random() < 0.5:
+            discards = rng.sample(held, rng.randint(0, len(held)))
+        return Draw(seat, tuple(discards))
+    return Act(seat, rng.choice(list(Action)), _any_amount(hand, rng))
+
+
+def _any_amount(hand: Hand, rng: random.Random) -> int:
+    near = [0, 1, -1, 10**18, -(10**18), rng.randint(-1000, 10_000)]
+    if hand.phase is Phase.BETTING:
+        o = betting.options(hand)
+        p = hand.player(o.seat)
+        for x in (o.least, o.most, o.call_total, p.bet, p.bet + p.stack, o.bring_in):
+            near += [x - 1, x, x + 1]
+    return rng.choice(near)
+
+
+def passive(hand: Hand) -> Command:
+    """Check or call to the showdown: bring in when due, stand pat, declare
+    high; in jackpots, open with jacks or better, as only an opened pot
+    reaches a showdown."""
+    if hand.phase is Phase.BETTING:
+        r = hand.round
+        if r.bring_in_due or (hand.rules.game is Game.JACKPOTS and hand.first_bettor is None):
+            o = betting.options(hand)
+            if o.bring_in:
+                return Act(o.seat, Action.BRING_IN)
+            if o.raise_action:
+                return Act(o.seat, o.raise_action, o.least)
+            return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
+        # A seat to act is never all in: it has something to call exactly
+        # when the bet is above its own (asking betting.options would do,
+        # but would weigh on the benchmark, which times the engine).
+        seat = r.pending[0]
+        return Act(seat, Action.CALL if r.level > hand.player(seat).bet else Action.CHECK)
+    seat = on_the_clock(hand)[0]
+    if hand.phase is Phase.DRAWING:
+        return Draw(seat, ())
+    return Declare(seat, Choice.HIGH)
+
+
+# -- playing a hand -----------------------------------------------------------
+
+
+@dataclass
+class Played:
+    """A hand played out: its events, the commands that made them and the
+    state after each event (``states[i]`` follows ``events[i]``)."""
+
+    events: list[Event] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    states: list[Hand] = field(default_factory=list)
+
+    @property
+    def hand(self) -> Hand:
+        return self.states[-1] if self.states else NEW_HAND
+
+
+def play(
+    command: StartHand,
+    policy: Policy,
+    *,
+    bound: int = 10_000,
+    each: Callable[[Hand, Event], None] | None = None,
+) -> Played:
+    """Deal with ``command`` and let ``policy`` act until the hand ends or
+    ``bound`` commands have been decided. ``each`` sees every state after
+    its event."""
+    played = Played()
+    hand = NEW_HAND
+    pending: Command = command
+    while True:
+        played.commands.append(pending)
+        for event in decide(hand, pending):
+            hand = evolve(hand, event)
+            played.events.append(event)
+            played.states.append(hand)
+            if each is not None:
+                each(hand, event)
+        if hand.phase is Phase.ENDED or len(played.commands) >= bound:
+            return played
+        pending = policy(hand)
+
+
+def play_fast(command: StartHand, policy: Policy) -> Hand:
+    """As :func:`play`, keeping nothing but the state: for benchmarks."""
+    hand = NEW_HAND
+    pending: Command = command
+    while True:
+        for event in decide(hand, pending):
+            hand = evolve(hand, event)
+        if hand.phase is Phase.ENDED:
+            return hand
+        pending = policy(hand)
