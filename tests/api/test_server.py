@@ -198,12 +198,19 @@ def test_a_malformed_request_is_refused_with_its_fields_but_only_after_the_token
     assert error.code is grpc.StatusCode.UNAUTHENTICATED
 
 
-def test_a_servicer_fault_is_internal_and_shows_no_card(running: Running) -> None:
+def test_a_servicer_fault_is_internal_logged_and_shows_no_card(
+    running: Running, capsys: pytest.CaptureFixture[str]
+) -> None:
     with running.client(auth_pb2.ROLE_ADMIN) as client:
         error = _refusal(lambda: client.get_table(BROKEN))
     assert error.code is grpc.StatusCode.INTERNAL
     assert "As" not in error.message
     assert "KeyError" not in error.message
+    logged = capsys.readouterr().out  # structlog's default output: logging not configured
+    assert "internal_error" in logged
+    assert "/feltline.v1.TableService/GetTable" in logged
+    assert "KeyError: 'seat 2 holds [card] [card]'" in logged
+    assert "As Kd" not in logged
 
 
 def test_a_servicer_that_aborts_keeps_its_own_status(running: Running) -> None:

@@ -14,6 +14,7 @@ wording (a card pattern names the joker, "Jk").
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn, TypeAlias, TypeVar, cast
 
@@ -223,7 +224,10 @@ class ErrorInterceptor(intercept.Interceptor):
                     raise
                 error = from_exception(e)
                 if error.code is Code.INTERNAL:
-                    log.exception("internal_error", method=call.method)
+                    # Scrubbed here, not only by the configured processors:
+                    # it must hold even where logging was never configured.
+                    trace = scrub("".join(traceback.format_exception(e)))
+                    log.error("internal_error", method=call.method, exception=trace)
                 abort(context, error)
 
         return guarded
