@@ -1,0 +1,233 @@
+"""Refusals as the contract spells them: a status code, a message a person
+can act on, and a ``google.rpc.Status`` with an ``ErrorInfo`` (domain
+``feltline.v1``, reason an ``ErrorReason`` name without its prefix) and,
+where they help, ``BadRequest`` field violations or ``RetryInfo``.
+
+Each reason has one status code, the one docs/api.md gives it, so a client
+may rely on either. :func:`from_exception` maps what the engine, the domain
+and the store raise; anything else is a server fault, answered ``INTERNAL``
+with no text of its own, which could hold anything. Every message and
+metadata value is scrubbed of card text (:mod:`feltline.api.secrecy`); field
+violations describe the protos' rules, never a field's value, and keep their
+wording (a card pattern names the joker, "Jk").
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn, TypeAlias, TypeVar, cast
+
+import grpc
+import structlog
+from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from feltline.api import intercept
+from feltline.api.secrecy import scrub
+from feltline.api.tokens import TokenError
+from feltline.domain.hand import CommandIdReused
+from feltline.engine import errors as engine
+from feltline.engine import table
+from feltline.store.hands import Conflict
+from feltline_protos.v1 import errors_pb2
+
+T = TypeVar("T")
+log = structlog.get_logger("feltline.api")
+
+DOMAIN = "feltline.v1"
+Reason: TypeAlias = errors_pb2.ErrorReason.ValueType
+Code = grpc.StatusCode
+R = errors_pb2.ErrorReason
+
+CODES: Mapping[Reason, Code] = {
+    R.ERROR_REASON_UNSPECIFIED: Code.INTERNAL,  # no reason: a server fault
+    R.ERROR_REASON_TOKEN_MISSING: Code.UNAUTHENTICATED,
+    R.ERROR_REASON_TOKEN_INVALID: Code.UNAUTHENTICATED,
+    R.ERROR_REASON_TOKEN_EXPIRED: Code.UNAUTHENTICATED,
+    R.ERROR_REASON_ROLE_FORBIDDEN: Code.PERMISSION_DENIED,
+    R.ERROR_REASON_NOT_YOUR_SEAT: Code.PERMISSION_DENIED,
+    R.ERROR_REASON_INVALID_REQUEST: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_INVALID_CONFIG: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_ILLEGAL_AMOUNT: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_ILLEGAL_DRAW: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_INVALID_CURSOR: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_TABLE_NOT_FOUND: Code.NOT_FOUND,
+    R.ERROR_REASON_ACCOUNT_NOT_FOUND: Code.NOT_FOUND,
+    R.ERROR_REASON_STALE_STATE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_NOT_YOUR_TURN: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_ILLEGAL_ACTION: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_WRONG_PHASE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_SEAT_UNAVAILABLE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_NOT_SEATED: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_TABLE_CLOSED: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_INSUFFICIENT_BALANCE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_GAME_OPTION: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_REQUEST_ID_REUSED: Code.ALREADY_EXISTS,
+    R.ERROR_REASON_CONFLICT: Code.ABORTED,
+    R.ERROR_REASON_TRY_AGAIN: Code.UNAVAILABLE,
+}
+
+# The reason for each rule error the engine raises; a subclass not listed
+# takes its nearest listed ancestor's, else its kind's (below).
+RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
+    engine.ConfigError: R.ERROR_REASON_INVALID_CONFIG,
+    engine.IllegalAmount: R.ERROR_REASON_ILLEGAL_AMOUNT,
+    engine.IllegalDraw: R.ERROR_REASON_ILLEGAL_DRAW,
+    engine.NotYourTurn: R.ERROR_REASON_NOT_YOUR_TURN,
+    engine.IllegalAction: R.ERROR_REASON_ILLEGAL_ACTION,
+    engine.WrongPhase: R.ERROR_REASON_WRONG_PHASE,
+    engine.NotInHand: R.ERROR_REASON_NOT_YOUR_SEAT,
+    table.TableClosedError: R.ERROR_REASON_TABLE_CLOSED,
+    table.SeatUnavailableError: R.ERROR_REASON_SEAT_UNAVAILABLE,
+    table.GameOptionError: R.ERROR_REASON_GAME_OPTION,
+    table.NoSuchSeatError: R.ERROR_REASON_INVALID_REQUEST,
+    # The server, not the caller, makes seeds and hand results: a refusal
+    # of one is the server's fault.
+    table.SeedError: R.ERROR_REASON_UNSPECIFIED,
+    table.HandResultError: R.ERROR_REASON_UNSPECIFIED,
+}
+# By kind, for rule errors with no reason of their own. Keyed by the kind's
+# value, so a kind added below (a store's "not-found") needs no change here.
+KIND_REASONS: Mapping[str, Reason] = {
+    "invalid": R.ERROR_REASON_INVALID_REQUEST,
+    "precondition": R.ERROR_REASON_ILLEGAL_ACTION,
+    "denied": R.ERROR_REASON_NOT_YOUR_SEAT,
+    "not-found": R.ERROR_REASON_TABLE_NOT_FOUND,
+}
+INTERNAL_MESSAGE = "internal error: the server logged it; retrying with the same request_id is safe"
+
+
+class ApiError(Exception):
+    """A refusal to send back: raise it from a servicer, or let
+    :func:`from_exception` make one. The code follows from the reason."""
+
+    def __init__(
+        self,
+        reason: Reason,
+        message: str,
+        *,
+        metadata: Mapping[str, str] | None = None,
+        violations: Iterable[tuple[str, str]] = (),
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.code = CODES[reason]
+        self.message = message
+        self.metadata = dict(metadata or {})
+        self.violations = tuple(violations)
+        self.retry_after = retry_after
+
+    @property
+    def reason_name(self) -> str:
+        """The reason as ErrorInfo carries it, e.g. ``STALE_STATE``."""
+        return R.Name(self.reason).removeprefix("ERROR_REASON_")
+
+    def status(self) -> grpc.Status:
+        """The grpc status with its ``google.rpc.Status`` details trailer."""
+        message = scrub(self.message)
+        details: list[Message] = []
+        if self.reason != R.ERROR_REASON_UNSPECIFIED:
+            details.append(
+                error_details_pb2.ErrorInfo(
+                    reason=self.reason_name,
+                    domain=DOMAIN,
+                    metadata={key: scrub(value) for key, value in self.metadata.items()},
+                )
+            )
+        if self.violations:
+            details.append(
+                error_details_pb2.BadRequest(
+                    field_violations=[
+                        error_details_pb2.BadRequest.FieldViolation(
+                            field=field, description=description
+                        )
+                        for field, description in self.violations
+                    ]
+                )
+            )
+        if self.retry_after is not None:
+            delay = duration_pb2.Duration()
+            delay.FromNanoseconds(round(self.retry_after * 1e9))
+            details.append(error_details_pb2.RetryInfo(retry_delay=delay))
+        status = status_pb2.Status(code=self.code.value[0], message=message)
+        for detail in details:
+            packed = any_pb2.Any()
+            packed.Pack(detail)
+            status.details.append(packed)
+        return rpc_status.to_status(status)
+
+
+def internal() -> ApiError:
+    """A server fault, told without details that could hold anything."""
+    return ApiError(R.ERROR_REASON_UNSPECIFIED, INTERNAL_MESSAGE)
+
+
+def from_exception(error: Exception) -> ApiError:
+    """The refusal ``error`` stands for; :func:`internal` for a fault."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, TokenError):
+        return ApiError(error.reason, str(error))
+    if isinstance(error, engine.RuleError):
+        reason = _rule_reason(error)
+        if reason == R.ERROR_REASON_UNSPECIFIED:
+            return internal()
+        return ApiError(reason, str(error))
+    if isinstance(error, CommandIdReused):
+        return ApiError(
+            R.ERROR_REASON_REQUEST_ID_REUSED,
+            "this request_id was used for another request; make a new one",
+        )
+    if isinstance(error, Conflict):
+        return ApiError(
+            R.ERROR_REASON_CONFLICT,
+            "another request changed the table first; send the same request again",
+        )
+    return internal()
+
+
+def abort(context: grpc.ServicerContext, error: ApiError) -> NoReturn:
+    """End the call with ``error``."""
+    context.abort_with_status(error.status())
+
+
+def _ended(context: grpc.ServicerContext) -> bool:
+    """Whether the call has its status already; ``code()`` is grpc's, though
+    missing from its type stubs."""
+    return cast(Any, context).code() is not None
+
+
+def _rule_reason(error: engine.RuleError) -> Reason:
+    for cls in type(error).__mro__:
+        if cls in RULE_REASONS:
+            return RULE_REASONS[cls]
+    return KIND_REASONS.get(str(error.kind), R.ERROR_REASON_INVALID_REQUEST)
+
+
+class ErrorInterceptor(intercept.Interceptor):
+    """Ends every call that raises with the status its exception stands for,
+    so servicers just raise, and no exception's text reaches a client
+    unmapped (grpc itself would send it as ``UNKNOWN``). Faults are logged."""
+
+    def enter(
+        self, call: grpc.HandlerCallDetails, request: Any, context: grpc.ServicerContext
+    ) -> intercept.Scope:
+        def guarded(step: Callable[[], T]) -> T:
+            try:
+                return step()
+            except Exception as e:
+                if _ended(context):  # the servicer aborted the call itself
+                    raise
+                error = from_exception(e)
+                if error.code is Code.INTERNAL:
+                    # Scrubbed here, not only by the configured processors:
+                    # it must hold even where logging was never configured.
+                    trace = scrub("".join(traceback.format_exception(e)))
+                    log.error("internal_error", method=call.method, exception=trace)
+                abort(context, error)
+
+        return guarded
