@@ -116,6 +116,8 @@ def allowed(viewer: Viewer, event: Event, *, ended: bool) -> tuple[list[str], bo
             return ([str(c) for c in cards or ()] if everything else []), not everything
         case Declared(seat=seat):
             return [], not (own(viewer, seat) or everything)
+        case HandEnded():  # the seed gives every card: auditors only
+            return [], not everything
     return [], False
 
 
@@ -148,6 +150,8 @@ def watch(viewer: Viewer, events: list[Event], *, replay: bool) -> Watched:
         assert (message.sequence, message.hand_number, message.hand_id) == (n, 7, "h")
         if isinstance(event, Declared):
             assert message.declared.HasField("choice") is not withheld
+        if isinstance(event, HandEnded):
+            assert message.hand_ended.HasField("seed") is not withheld
         messages.append((event, message))
     return Watched(viewer, messages)
 

@@ -86,6 +86,7 @@ def test_redacted_fields_can_be_absent() -> None:
         events_pb2.Drew: ("discards",),
         events_pb2.StubReshuffled: ("cards",),
         events_pb2.Declared: ("choice",),
+        events_pb2.HandEnded: ("seed",),
     }.items():
         for name in fields:
             assert message.DESCRIPTOR.fields_by_name[name].has_presence, (message, name)
@@ -93,4 +94,11 @@ def test_redacted_fields_can_be_absent() -> None:
 
 def test_every_redacting_event_is_listed_above() -> None:
     redacting = {cls.__name__ for cls in ENGINE if cls.redacted is not Event.redacted}
-    assert redacting == {"DeckShuffled", "CardDealt", "Drew", "StubReshuffled", "Declared"}
+    assert redacting == {
+        "DeckShuffled",
+        "CardDealt",
+        "Drew",
+        "StubReshuffled",
+        "Declared",
+        "HandEnded",
+    }

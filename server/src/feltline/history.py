@@ -73,5 +73,6 @@ def line(event: Event) -> str | None:
             return "nobody opens: the pot carries to the next deal"
         case HandEnded(stacks=stacks, seed=seed):
             final = ", ".join(f"seat {s}: {chips}" for s, chips in stacks)
-            return f"stacks: {final}\n  seed revealed: {seed.hex()[:16]}..."
+            revealed = f"\n  seed revealed: {seed.hex()[:16]}..." if seed else ""
+            return f"stacks: {final}{revealed}"
     return None

@@ -220,7 +220,7 @@ def _passed_out(e: hand.PassedOut, where: Where) -> tuple[str, Message]:
 @_body.register
 def _hand_ended(e: hand.HandEnded, where: Where) -> tuple[str, Message]:
     return "hand_ended", events_pb2.HandEnded(
-        stacks=_amounts(e.stacks), seed=e.seed, rake=e.rake, cancelled=e.cancelled
+        stacks=_amounts(e.stacks), seed=e.seed or None, rake=e.rake, cancelled=e.cancelled
     )
 
 

@@ -245,9 +245,19 @@ class PassedOut(Event):
 
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
-    """The last event: final stacks and the seed, now public."""
+    """The last event: final stacks, and the seed for auditors.
+
+    The seed gives the whole deck order, folded and mucked cards included,
+    so it goes to auditors only; everyone saw its commitment at the start.
+    """
 
     stacks: tuple[tuple[int, int], ...]
     seed: bytes
     rake: int
     cancelled: bool = False
+
+    def audience(self) -> frozenset[int] | None:
+        return NOBODY
+
+    def redacted(self) -> Event:
+        return replace(self, seed=b"")

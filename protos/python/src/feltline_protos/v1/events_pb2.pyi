@@ -938,7 +938,9 @@ class HandEnded(_message.Message):
     RAKE_FIELD_NUMBER: _builtins.int
     CANCELLED_FIELD_NUMBER: _builtins.int
     seed: _builtins.bytes
-    """The 32-byte seed, revealed."""
+    """The 32-byte seed: auditors only, since it gives the whole deck order,
+    folded cards included. Absent for everyone else.
+    """
     rake: _builtins.int
     """The total rake."""
     cancelled: _builtins.bool
@@ -951,15 +953,17 @@ class HandEnded(_message.Message):
         self,
         *,
         stacks: _abc.Iterable[_common_pb2.SeatAmount] | None = ...,
-        seed: _builtins.bytes = ...,
+        seed: _builtins.bytes | None = ...,
         rake: _builtins.int = ...,
         cancelled: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "rake", b"rake", "seed", b"seed", "stacks", b"stacks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "cancelled", b"cancelled", "rake", b"rake", "seed", b"seed", "stacks", b"stacks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___HandEnded: _TypeAlias = HandEnded  # noqa: Y015
 
