@@ -21,7 +21,7 @@ from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartH
 from feltline.engine.events import Action, Choice, Event, SeatAtStart
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure, default_cap
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 from feltline.engine.values import System
 
@@ -30,8 +30,7 @@ Policy = Callable[[Hand], Command]
 
 def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
     """The usual stakes of a game: blinds in hold'em, antes elsewhere, a
-    bring-in in stud; a cap in fixed limit."""
-    cap = default_cap(game) if structure is Structure.FIXED_LIMIT else None
+    bring-in in stud; in fixed limit, the game's cap."""
     if game is Game.HOLDEM:
         return Stakes(
             structure,
@@ -39,7 +38,6 @@ def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
             big_bet=2 * unit,
             small_blind=unit // 2,
             big_blind=unit,
-            raise_cap=cap,
         )
     bring_in = max(1, unit * 3 // 10) if game is Game.STUD_HI_LO else 0
     return Stakes(
@@ -48,7 +46,6 @@ def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
         big_bet=2 * unit,
         ante=max(1, unit // 5),
         bring_in=bring_in,
-        raise_cap=cap,
     )
 
 

@@ -1,7 +1,17 @@
 import pytest
 
+from feltline.engine.cards import parse_cards
 from feltline.engine.errors import IllegalAction, IllegalAmount, NotYourTurn, RuleError
-from feltline.engine.events import Acted, BetsCollected, HandEnded, Posted, PotAwarded
+from feltline.engine.events import (
+    Acted,
+    BetsCollected,
+    BoardDealt,
+    CardDealt,
+    HandEnded,
+    Posted,
+    PotAwarded,
+    StreetBegan,
+)
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Phase
 
@@ -149,3 +159,108 @@ def test_a_duplicate_table_refuses_seats_that_would_share_deck_positions() -> No
         deal(rules, {1: 100, 4: 100}, button=1, small_blind=1, big_blind=4)
     t = deal(rules, {1: 100, 2: 100, 3: 100}, button=1, small_blind=2, big_blind=3)
     assert t.hand.to_act == 1
+
+
+def test_when_all_but_one_fold_the_last_player_wins_without_acting() -> None:
+    t = deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2)
+    t.act(0, "fold")
+    t.act(1, "fold")
+    assert t.hand.phase is Phase.ENDED
+    assert t.hand.to_act is None
+    collected = t.of(BetsCollected)[0]
+    assert isinstance(collected, BetsCollected)
+    assert (collected.returned_to, collected.returned, collected.pot) == (2, 5, 10)
+    ended = t.of(HandEnded)[0]
+    assert isinstance(ended, HandEnded)
+    assert dict(ended.stacks) == {0: 1000, 1: 995, 2: 1005}
+
+
+def test_cards_come_off_the_top_one_at_a_time_from_left_of_the_button_with_no_burns() -> None:
+    t = deal(
+        NL,
+        [1000] * 4,
+        "Ac Kc Qc Jc Ad Kd Qd Jd 2h 3h 4h 5h 6h",
+        button=2,
+        small_blind=3,
+        big_blind=0,
+    )
+    dealt = [(e.seat, str(e.card), e.position) for e in t.events if isinstance(e, CardDealt)]
+    assert dealt == [
+        (3, "Ac", 0),
+        (0, "Kc", 1),
+        (1, "Qc", 2),
+        (2, "Jc", 3),
+        (3, "Ad", 4),
+        (0, "Kd", 5),
+        (1, "Qd", 6),
+        (2, "Jd", 7),
+    ]
+    for seat in (1, 2, 3):
+        t.act(seat, "call")
+    t.act(0, "check")
+    for _ in range(3):
+        for seat in (3, 0, 1, 2):
+            t.act(seat, "check")
+    boards = [(e.cards, e.positions) for e in t.events if isinstance(e, BoardDealt)]
+    assert boards == [
+        (parse_cards("2h 3h 4h"), (8, 9, 10)),
+        (parse_cards("5h"), (11,)),
+        (parse_cards("6h"), (12,)),
+    ]
+    assert t.hand.board == parse_cards("2h 3h 4h 5h 6h")
+
+
+def test_first_to_act_left_of_the_big_blind_then_first_active_left_of_the_button() -> None:
+    t = deal(NL, [1000, 1000, 100, 1000, 1000], button=0, small_blind=1, big_blind=2)
+    assert t.hand.to_act == 3
+    t.act(3, "raise", 100)
+    t.act(4, "call")
+    t.act(0, "call")
+    t.act(1, "fold")
+    t.act(2, "call")  # all in
+    # the small blind has folded and the big blind is all in: seat 3 begins
+    began = {e.name: e.order for e in t.events if isinstance(e, StreetBegan)}
+    assert began["flop betting"] == (3, 4, 0)
+    assert t.hand.to_act == 3
+
+
+def test_best_five_of_seven_may_use_one_hole_card() -> None:
+    t = deal(
+        NL,
+        [1000, 1000],
+        "3h As 4s Ad Ah Kh Qh 7h 2c",
+        button=1,
+        small_blind=1,
+        big_blind=0,
+    )
+    assert t.hand.player(0).cards == parse_cards("3h 4s")
+    t.act(1, "call")
+    t.act(0, "check")
+    for _ in range(3):
+        t.act(0, "check")
+        t.act(1, "check")
+    award = t.of(PotAwarded)[0]
+    assert isinstance(award, PotAwarded)
+    assert [(s.seat, s.amount) for s in award.shares] == [(0, 20)]
+    assert "flush" in award.shares[0].hand
+
+
+def test_the_hand_is_raked_only_once_the_flop_is_dealt() -> None:
+    t = deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2)
+    t.act(0, "call")
+    t.act(1, "call")
+    assert not t.hand.raked
+    t.act(2, "check")
+    assert t.hand.raked
+
+
+def test_the_big_blind_is_not_asked_to_act_when_everyone_else_called_all_in() -> None:
+    """Nobody may bet or raise when no other player is active, and the big
+    blind has nothing to call: its option is void and the board is dealt."""
+    t = deal(NL, {0: 8, 1: 1000}, button=0, small_blind=0, big_blind=1)
+    t.act(0, "call")  # all in for 8
+    assert t.hand.phase is Phase.ENDED
+    collected = t.of(BetsCollected)[0]
+    assert isinstance(collected, BetsCollected)
+    assert (collected.returned_to, collected.returned, collected.pot) == (1, 2, 16)
+    assert not [e for e in t.events if isinstance(e, Acted) and e.seat == 1]

@@ -43,7 +43,6 @@ from feltline.engine.rules import (
     Rules,
     Stakes,
     Structure,
-    default_cap,
 )
 from feltline.engine.state import Hand, Phase
 from feltline.engine.values import System
@@ -97,7 +96,7 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
     unit = draw(st.integers(1, 40))
     cap = None
     if structure is Structure.FIXED_LIMIT:
-        cap = draw(st.one_of(st.just(default_cap(game)), st.none(), st.integers(0, 5)))
+        cap = draw(st.one_of(st.none(), st.integers(0, 5)))  # None: the game's cap
     stakes = Stakes(
         structure,
         small_bet=unit,

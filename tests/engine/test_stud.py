@@ -12,9 +12,8 @@ Stakes: ante 1, bring-in 2, small bet 4, big bet 8, a bet and three raises.
 
 Choices made where RULES.md leaves room (see the report):
 
-- The cap is a table setting (``Stakes.raise_cap``, default None =
-  uncapped in the engine); these tables set RULES.md's default, a bet and
-  three raises (``rules.default_cap``).
+- The cap is a table setting (``Stakes.raise_cap``); these tables leave it
+  unset, so RULES.md's default applies: a bet and three raises.
 - The bring-in seat that times out brings in (it may neither check nor
   fold); any other seat with the bring-in due (left of an all-in low card)
   may fold, so it folds.
@@ -49,6 +48,7 @@ from feltline.engine.errors import (
     IllegalAmount,
     NotYourTurn,
     RuleError,
+    WrongPhase,
 )
 from feltline.engine.events import (
     Acted,
@@ -65,7 +65,7 @@ from feltline.engine.events import (
     StreetBegan,
 )
 from feltline.engine.hand import decide, replay
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure, default_cap
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Phase
 
 from .stacked import Table, deal
@@ -78,7 +78,6 @@ STUD = Rules(
         big_bet=8,
         ante=1,
         bring_in=2,
-        raise_cap=default_cap(Game.STUD_HI_LO),
     ),
 )
 JOKER = replace(STUD, joker=True)
@@ -398,23 +397,17 @@ def test_low_card_all_in_from_the_ante_the_player_to_its_left_may_complete() -> 
     assert t.hand.pot == 4 + 24
 
 
-def test_low_card_all_in_from_the_ante_a_lone_active_player_can_only_check() -> None:
+def test_low_card_all_in_from_the_ante_a_lone_active_player_is_not_asked_to_act() -> None:
     """Nobody may bet when no other player is active: once seat 2 folds,
-    seat 0 faces only the all-in low card and has nothing to call."""
+    seat 0 faces only the all-in low card with nothing to call, so the
+    round closes at once and the cards are dealt out."""
     hands = {0: "Kc Kd Ks 9c 9d Qh Jh", 1: "Ac 2d 2c 3s 4h 6d 7c", 2: "Qc Qd Qs"}
     t = play(STUD, {0: 100, 1: 1, 2: 100}, hands, button=2)
     assert t.hand.to_act == 2
     t.act(2, "fold")
-    o = betting.options(t.hand)
-    assert (o.seat, o.to_call, o.bring_in, o.raise_action) == (0, 0, 0, None)
-    assert o.can_check
-    rejects(t, act(0, "bring-in"), IllegalAction, "seat 0 cannot bring in: the bring-in is not due")
-    rejects(
-        t, act(0, "complete", 4), IllegalAction, "seat 0 cannot complete: no other player can call"
-    )
-    t.act(0, "check")
     assert t.hand.phase is Phase.ENDED
-    assert acts(t) == [(2, Action.FOLD, 0), (0, Action.CHECK, 0)]
+    rejects(t, act(0, "check"), WrongPhase, "the hand is over")
+    assert acts(t) == [(2, Action.FOLD, 0)]
     assert shares(t) == [
         (0, 0, 2, "high", "full house, kings full of nines"),
         (0, 1, 1, "low", "6-4-3-2-A low"),
@@ -995,11 +988,11 @@ def test_left_of_an_all_in_low_card_a_player_out_of_time_folds() -> None:
     assert t.events[-1] == Acted(2, Action.FOLD, 0, 0, timed_out=True)
     assert t.hand.to_act == 3
     t.do(TimeOut(3))
-    assert t.events[-1] == Acted(3, Action.FOLD, 0, 0, timed_out=True)
-    o = betting.options(t.hand)
-    assert (o.seat, o.to_call, o.can_check) == (0, 0, True)  # alone against the all-in
-    t.do(TimeOut(0))
-    assert acts(t)[-1] == (0, Action.CHECK, 0)
+    assert acts(t)[-1] == (3, Action.FOLD, 0)
+    # seat 0 is alone against the all-in low card: nothing to decide, the
+    # cards are dealt out without asking it
+    assert t.hand.phase is Phase.ENDED
+    assert [a.seat for a in t.of(Acted)] == [2, 3]
 
 
 # -- table and replay ----------------------------------------------------------------------

@@ -117,9 +117,9 @@ def capped(hand: Hand) -> bool:
     and the cap had not been reached before."""
     stakes = hand.rules.stakes
     r = hand.round
-    if stakes.structure is not Structure.FIXED_LIMIT or stakes.raise_cap is None:
+    if stakes.structure is not Structure.FIXED_LIMIT:
         return False
-    if r.bets < 1 + stakes.raise_cap:
+    if r.bets < 1 + hand.rules.raise_cap:
         return False
     heads_up = sum(1 for p in hand.players if p.active) <= 2
     return r.capped or not (stakes.uncapped_heads_up and heads_up)

@@ -179,7 +179,7 @@ def _raised(hand: Hand, total: int) -> Round:
         return replace(r, level=total, bring_in_due=False)
     increment = total - (r.level if r.bets else r.full)
     bets = r.bets + 1
-    cap = hand.rules.stakes.raise_cap
+    cap = hand.rules.raise_cap if hand.rules.stakes.structure is Structure.FIXED_LIMIT else None
     crowded = sum(1 for p in hand.players if p.active) > 2
     capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
     return replace(

@@ -311,7 +311,7 @@ def _dealer(hand: Hand) -> list[Event]:
     # the last player wins uncontested at once.
     alone = len(hand.live) == 1
     if hand.phase is Phase.BETTING:
-        if hand.round.pending and not alone:
+        if hand.round.pending and not _nothing_to_decide(hand):
             return []
         return [_collect(hand)]
     if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending and not alone:
@@ -332,6 +332,14 @@ def _dealer(hand: Hand) -> list[Event]:
     began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
     after = evolve(hand, began)
     return [began, *_automatic(after, step)]
+
+
+def _nothing_to_decide(hand: Hand) -> bool:
+    """The round is over though seats are pending: all but one have folded
+    (the last player wins without acting), or the one player who could bet
+    has nothing to call and nobody to bet against."""
+    active = hand.active
+    return len(hand.live) == 1 or (len(active) == 1 and active[0].bet >= hand.round.level)
 
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:

@@ -45,6 +45,8 @@ class Stakes:
     big_blind: int = 0
     bring_in: int = 0
     raise_cap: int | None = None
+    """Raises allowed after the bet in fixed limit; None is the game's
+    default (three, four in draw games)."""
     uncapped_heads_up: bool = True
 
     @property
@@ -78,6 +80,12 @@ class Rules:
     def draw_limit(self, players: int) -> int:
         """Fewer than six players dealt in draw up to five cards; more, three."""
         return self.draw_limit_small if players < 6 else self.draw_limit_large
+
+    @property
+    def raise_cap(self) -> int:
+        """A bet and three raises, a bet and four in draw games, unless set."""
+        cap = self.stakes.raise_cap
+        return (4 if self.game in DRAW_GAMES else 3) if cap is None else cap
 
     def validate(self) -> Rules:
         """Refuse settings no hand could be played with."""
@@ -123,8 +131,3 @@ class Rules:
         if self.low is System.HIGH:
             raise ConfigError("the low must be a low system")
         return self
-
-
-def default_cap(game: Game) -> int:
-    """A bet and three raises, a bet and four in draw games."""
-    return 4 if game in DRAW_GAMES else 3

@@ -1,0 +1,381 @@
+"""A typed, synchronous client for Feltline's gRPC API.
+
+It hides three things every caller would otherwise repeat: the bearer token
+in each call's metadata, a fresh idempotency id for each change (reused when
+a call is retried, so a retry is never applied twice), and reconnecting a
+table's watch from the last cursor received.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Literal, NamedTuple, TypeVar
+
+import grpc
+
+from feltline_client.errors import FeltlineError, from_rpc_error
+from feltline_protos.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    auth_pb2,
+    common_pb2,
+    play_pb2,
+    play_pb2_grpc,
+    tables_pb2,
+    tables_pb2_grpc,
+    watch_pb2,
+    watch_pb2_grpc,
+)
+
+T = TypeVar("T")
+
+# Codes after which the same request, with the same request id, may be sent
+# again: nothing was applied, or it was and the server answers as before.
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+DECLARATIONS = {
+    "low": common_pb2.DECLARATION_LOW,
+    "high": common_pb2.DECLARATION_HIGH,
+    "both": common_pb2.DECLARATION_BOTH,
+}
+
+
+class Seen(NamedTuple):
+    """The hand and the sequence of its latest event a player decided on:
+    the server refuses an action when the hand has moved on since."""
+
+    hand_number: int
+    sequence: int
+
+    @classmethod
+    def of(cls, hand: tables_pb2.HandView) -> Seen:
+        return cls(hand.hand_number, hand.sequence)
+
+
+def token_claims(token: str) -> auth_pb2.TokenClaims:
+    """What a token says (role, player, expiry), read without verifying its
+    signature: only the server can vouch for it. Layout: ``v1.<claims>.<sig>``,
+    both parts unpadded base64url."""
+    parts = token.split(".")
+    if len(parts) != 3 or parts[0] != "v1":
+        raise ValueError("not a Feltline v1 token: expected v1.<claims>.<signature>")
+    payload = parts[1] + "=" * (-len(parts[1]) % 4)
+    return auth_pb2.TokenClaims.FromString(base64.urlsafe_b64decode(payload))
+
+
+class Client:
+    """One connection to a Feltline server, acting with one token.
+
+    ``token`` is the bearer token, or a function returning the current one
+    (called before every call, so a refreshed token is picked up). Pass
+    ``channel`` to use a channel of your own (TLS, options); otherwise an
+    insecure channel to ``target`` is opened, fit only for local use.
+    """
+
+    def __init__(
+        self,
+        target: str = "",
+        token: str | Callable[[], str] = "",
+        *,
+        channel: grpc.Channel | None = None,
+        timeout: float | None = 10.0,
+        retries: int = 3,
+        backoff: float = 0.2,
+    ) -> None:
+        if channel is None and not target:
+            raise ValueError("give a target such as 'localhost:50051', or a channel")
+        self._owned = channel is None
+        self.channel = channel if channel is not None else grpc.insecure_channel(target)
+        self._token = token if callable(token) else (lambda: token)
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.tables = tables_pb2_grpc.TableServiceStub(self.channel)
+        self.play = play_pb2_grpc.PlayServiceStub(self.channel)
+        self.watcher = watch_pb2_grpc.WatchServiceStub(self.channel)
+        self.accounts = accounts_pb2_grpc.AccountServiceStub(self.channel)
+
+    def close(self) -> None:
+        """Close the channel, if this client opened it."""
+        if self._owned:
+            self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # ---- plumbing
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The call metadata: the bearer token."""
+        token = self._token()
+        return (("authorization", f"Bearer {token}"),) if token else ()
+
+    def _call(self, call: Callable[[], T], *, retry: bool) -> T:
+        """Run ``call``; on a retryable failure run it again (the request,
+        request id included, is the same) with a growing pause."""
+        attempt = 0
+        while True:
+            try:
+                return call()
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+                if not retry or error.code not in RETRYABLE or attempt >= self.retries:
+                    raise error from None
+                delay = error.retry_after
+                time.sleep(self.backoff * 2**attempt if delay is None else delay)
+                attempt += 1
+
+    @staticmethod
+    def _request_id(request_id: str | None) -> str:
+        return request_id if request_id is not None else str(uuid.uuid4())
+
+    # ---- tables
+
+    def create_table(
+        self, config: common_pb2.TableConfig, display_name: str, *, request_id: str | None = None
+    ) -> tables_pb2.Table:
+        """Open a table (admin)."""
+        request = tables_pb2.CreateTableRequest(
+            config=config, display_name=display_name, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.CreateTable(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).table
+
+    def close_table(
+        self, table_id: str, reason: str = "", *, request_id: str | None = None
+    ) -> tables_pb2.Table:
+        """Close a table (admin): a hand in progress is cancelled."""
+        request = tables_pb2.CloseTableRequest(
+            table_id=table_id, reason=reason, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.CloseTable(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
+    def list_tables_page(
+        self,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        state: tables_pb2.TableState.ValueType = tables_pb2.TABLE_STATE_UNSPECIFIED,
+        game: common_pb2.Game.ValueType = common_pb2.GAME_UNSPECIFIED,
+    ) -> tables_pb2.ListTablesResponse:
+        """One page of tables, as the server returns it."""
+        request = tables_pb2.ListTablesRequest(
+            page_size=page_size, page_token=page_token, state=state, game=game
+        )
+        return self._call(
+            lambda: self.tables.ListTables(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    def list_tables(
+        self,
+        *,
+        page_size: int = 0,
+        state: tables_pb2.TableState.ValueType = tables_pb2.TABLE_STATE_UNSPECIFIED,
+        game: common_pb2.Game.ValueType = common_pb2.GAME_UNSPECIFIED,
+    ) -> Iterator[tables_pb2.Table]:
+        """Every table, fetching pages as the iteration needs them."""
+        token = ""
+        while True:
+            page = self.list_tables_page(
+                page_size=page_size, page_token=token, state=state, game=game
+            )
+            yield from page.tables
+            token = page.next_page_token
+            if not token:
+                return
+
+    def get_table(self, table_id: str) -> tables_pb2.Table:
+        """A table as this client's token may see it."""
+        request = tables_pb2.GetTableRequest(table_id=table_id)
+        return self._call(
+            lambda: self.tables.GetTable(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
+    def sit_down(
+        self,
+        table_id: str,
+        seat: int,
+        buy_in: int,
+        *,
+        post_now: bool = False,
+        join_pot: bool = False,
+        request_id: str | None = None,
+    ) -> tables_pb2.Table:
+        """Take a seat between hands, buying in from the player's account."""
+        request = tables_pb2.SitDownRequest(
+            table_id=table_id,
+            seat=seat,
+            buy_in=buy_in,
+            post_now=post_now,
+            join_pot=join_pot,
+            request_id=self._request_id(request_id),
+        )
+        return self._call(
+            lambda: self.tables.SitDown(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
+    def stand_up(
+        self, table_id: str, *, request_id: str | None = None
+    ) -> tables_pb2.StandUpResponse:
+        """Leave the table (at the end of the hand, if one is being played)."""
+        request = tables_pb2.StandUpRequest(
+            table_id=table_id, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.StandUp(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    # ---- play
+
+    def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
+        """Send an action as built; a missing request id is filled in."""
+        if not request.request_id:
+            request.request_id = self._request_id(None)
+        return self._call(
+            lambda: self.play.Act(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    def _act(
+        self, table_id: str, seen: Seen, request_id: str | None, **action: object
+    ) -> play_pb2.ActResponse:
+        request = play_pb2.ActRequest(
+            table_id=table_id,
+            request_id=self._request_id(request_id),
+            hand_number=seen.hand_number,
+            sequence=seen.sequence,
+            **action,  # type: ignore[arg-type]
+        )
+        return self.act(request)
+
+    def check(
+        self, table_id: str, seen: Seen, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Check."""
+        return self._act(table_id, seen, request_id, check=play_pb2.Check())
+
+    def call(
+        self, table_id: str, seen: Seen, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Call the bet."""
+        return self._act(table_id, seen, request_id, call=play_pb2.Call())
+
+    def bet(
+        self, table_id: str, seen: Seen, to: int, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Bet, making the seat's bet this round ``to``."""
+        return self._act(table_id, seen, request_id, bet=play_pb2.Bet(to=to))
+
+    def raise_to(
+        self, table_id: str, seen: Seen, to: int, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Raise, making the seat's bet this round ``to``."""
+        return self._act(table_id, seen, request_id, raise_bet=play_pb2.Raise(to=to))
+
+    def fold(
+        self, table_id: str, seen: Seen, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Fold."""
+        return self._act(table_id, seen, request_id, fold=play_pb2.Fold())
+
+    def complete(
+        self, table_id: str, seen: Seen, to: int, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Stud: complete, making the seat's bet this round ``to``."""
+        return self._act(table_id, seen, request_id, complete=play_pb2.Complete(to=to))
+
+    def bring_in(
+        self, table_id: str, seen: Seen, *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Stud: post the bring-in."""
+        return self._act(table_id, seen, request_id, bring_in=play_pb2.BringIn())
+
+    def draw(
+        self, table_id: str, seen: Seen, discards: Sequence[str], *, request_id: str | None = None
+    ) -> play_pb2.ActResponse:
+        """Draw games: throw away ``discards`` (cards like ``"As"``); none to stand pat."""
+        return self._act(table_id, seen, request_id, draw=play_pb2.Draw(discards=discards))
+
+    def declare(
+        self,
+        table_id: str,
+        seen: Seen,
+        declaration: Literal["low", "high", "both"],
+        *,
+        request_id: str | None = None,
+    ) -> play_pb2.ActResponse:
+        """Draw-declare: declare low, high or both."""
+        choice = play_pb2.Declare(declaration=DECLARATIONS[declaration])
+        return self._act(table_id, seen, request_id, declare=choice)
+
+    # ---- watch
+
+    def watch(
+        self, table_id: str, *, after: str = "", reconnect: bool = True
+    ) -> Iterator[watch_pb2.WatchTableResponse]:
+        """A table's stream: a snapshot first (unless resuming ``after`` a
+        cursor), then every event. If the connection drops, it resumes from
+        the last cursor received, so nothing is missed or repeated; it gives
+        up after ``retries`` failed attempts in a row."""
+        cursor = after
+        failures = 0
+        while True:
+            request = watch_pb2.WatchTableRequest(table_id=table_id, after=cursor)
+            try:
+                for item in self.watcher.WatchTable(request, metadata=self.metadata()):
+                    failures = 0
+                    cursor = item.cursor
+                    yield item
+                return
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+                if not reconnect or error.code not in RETRYABLE or failures >= self.retries:
+                    raise error from None
+                delay = error.retry_after
+                time.sleep(self.backoff * 2**failures if delay is None else delay)
+                failures += 1
+
+    # ---- accounts
+
+    def get_account(self, player_id: str = "") -> accounts_pb2.Account:
+        """An account; by default the caller's own."""
+        request = accounts_pb2.GetAccountRequest(player_id=player_id)
+        return self._call(
+            lambda: self.accounts.GetAccount(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).account
+
+    def mint_chips(
+        self, player_id: str, amount: int, note: str = "", *, request_id: str | None = None
+    ) -> accounts_pb2.Account:
+        """Add chips to a player's account (admin)."""
+        request = accounts_pb2.MintChipsRequest(
+            player_id=player_id, amount=amount, note=note, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.accounts.MintChips(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).account
+
+
+__all__ = ["Client", "FeltlineError", "Seen", "token_claims"]

@@ -1,0 +1,96 @@
+"""The Event oneof mirrors every engine event, hand and table alike."""
+
+import dataclasses
+import re
+import typing
+
+import pytest
+from google.protobuf.descriptor import Descriptor
+
+import feltline.engine.events as hand_events
+import feltline.engine.table as table_events
+from feltline.engine.events import Event
+from feltline_protos.v1 import events_pb2
+
+# Engine field names the contract spells differently, and why: ids of people
+# are `player_id`, instants are Timestamps named for what they time, a hand is
+# counted by `hand_number`, and enums are named for what they hold.
+RENAMES = {
+    "player": "player_id",
+    "at": "time",
+    "entry": "status",
+    "hand": "hand_number",
+    "half": "part",
+}
+# Events the contract has that the engine does not yet: closing a table.
+CONTRACT_ONLY = {"TableClosed"}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _engine_events() -> list[type[Event]]:
+    found = []
+    for module in (hand_events, table_events):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Event)
+                and value is not Event
+                and value is not table_events.TableEvent
+                and value.__module__ == module.__name__
+            ):
+                found.append(value)
+    return found
+
+
+ENGINE = _engine_events()
+ONEOF = events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"]
+
+
+def test_every_engine_event_has_a_place_in_the_oneof() -> None:
+    names = {field.name for field in ONEOF.fields}
+    engine = {_snake(cls.__name__) for cls in ENGINE}
+    assert engine <= names, engine - names
+    assert names - engine == {_snake(name) for name in CONTRACT_ONLY}
+
+
+def _proto_field_name(message: Descriptor, name: str) -> str:
+    if name in message.fields_by_name:
+        return name
+    renamed = RENAMES.get(name, name)
+    if renamed == "time" and "open_time" in message.fields_by_name:
+        return "open_time"
+    return renamed
+
+
+@pytest.mark.parametrize("cls", ENGINE, ids=lambda cls: cls.__name__)
+def test_every_engine_field_is_carried(cls: type[Event]) -> None:
+    message = ONEOF.fields[[f.name for f in ONEOF.fields].index(_snake(cls.__name__))].message_type
+    hints = typing.get_type_hints(cls, vars(hand_events) | vars(table_events))
+    for field in dataclasses.fields(cls):
+        name = _proto_field_name(message, field.name)
+        assert name in message.fields_by_name, f"{cls.__name__}.{field.name}"
+        proto = message.fields_by_name[name]
+        if type(None) in typing.get_args(hints[field.name]) and not proto.is_repeated:
+            # None in the engine (a redacted card, no blind) is absence here.
+            assert proto.has_presence, f"{cls.__name__}.{field.name} must be optional"
+
+
+def test_redacted_fields_can_be_absent() -> None:
+    """What ``redacted()`` withholds must be distinguishable from 'none'."""
+    for message, fields in {
+        events_pb2.DeckShuffled: ("seed", "cards"),
+        events_pb2.CardDealt: ("card",),
+        events_pb2.Drew: ("discards",),
+        events_pb2.StubReshuffled: ("cards",),
+        events_pb2.Declared: ("choice",),
+    }.items():
+        for name in fields:
+            assert message.DESCRIPTOR.fields_by_name[name].has_presence, (message, name)
+
+
+def test_every_redacting_event_is_listed_above() -> None:
+    redacting = {cls.__name__ for cls in ENGINE if cls.redacted is not Event.redacted}
+    assert redacting == {"DeckShuffled", "CardDealt", "Drew", "StubReshuffled", "Declared"}
