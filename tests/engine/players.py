@@ -30,7 +30,7 @@ Policy = Callable[[Hand], Command]
 
 def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
     """The usual stakes of a game: blinds in hold'em, antes elsewhere, a
-    bring-in in stud; the game's own cap in fixed limit."""
+    bring-in in stud; in fixed limit, the game's cap."""
     if game is Game.HOLDEM:
         return Stakes(
             structure,

@@ -96,7 +96,7 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
     unit = draw(st.integers(1, 40))
     cap = None
     if structure is Structure.FIXED_LIMIT:
-        cap = draw(st.one_of(st.none(), st.integers(0, 5)))
+        cap = draw(st.one_of(st.none(), st.integers(0, 5)))  # None: the game's cap
     stakes = Stakes(
         structure,
         small_bet=unit,
