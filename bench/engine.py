@@ -3,7 +3,7 @@
 Run with ``uv run python bench/engine.py``. Every player checks or calls to
 the showdown (bringing in when due; in jackpots the first player with jacks
 or better opens, or the deal is passed out). A Feltline hand is the engine
-alone: ``decide`` and ``evolve`` from the ``StartHand`` command (deck
+alone: ``play`` (decide, evolving each event once) from the ``StartHand`` command (deck
 derivation from the seed included) through the payouts, showdown
 evaluation included. PokerKit plays the same stakes and stacks with every
 automation on but the players' actions. Times are the process's CPU time,

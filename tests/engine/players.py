@@ -21,6 +21,7 @@ from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartH
 from feltline.engine.events import Action, Choice, Event, SeatAtStart
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.hand import play as play_command
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 from feltline.engine.values import System
@@ -341,8 +342,7 @@ def play_fast(command: StartHand, policy: Policy) -> Hand:
     hand = NEW_HAND
     pending: Command = command
     while True:
-        for event in decide(hand, pending):
-            hand = evolve(hand, event)
+        hand = play_command(hand, pending)[1]
         if hand.phase is Phase.ENDED:
             return hand
         pending = policy(hand)

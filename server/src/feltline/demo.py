@@ -14,8 +14,8 @@ from feltline.engine import betting
 from feltline.engine.commands import Act, Command, Declare, Draw, StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import EVERYONE, Action, Choice, Event, SeatAtStart
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.hand import NEW_HAND
+from feltline.engine.hand import play as play_hand
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 
@@ -73,10 +73,9 @@ def play(rules: Rules, rng: random.Random, out: list[str]) -> Hand:
         small_blind=0 if holdem else None,
         big_blind=1 if holdem else None,
     )
-    hand, events = NEW_HAND, decide(NEW_HAND, start)
+    events, hand = play_hand(NEW_HAND, start)
     while True:
         for event in events:
-            hand = evolve(hand, event)
             text = history.line(spectate(event))
             if text:
                 out.append(text)
@@ -84,7 +83,7 @@ def play(rules: Rules, rng: random.Random, out: list[str]) -> Hand:
             return hand
         while True:
             try:
-                events = decide(hand, choose(hand, rng))
+                events, hand = play_hand(hand, choose(hand, rng))
                 break
             except RuleError:  # e.g. a bet without openers in jackpots: choose again
                 continue

@@ -40,26 +40,10 @@ _PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phas
 
 def evolve(hand: Hand, event: Event) -> Hand:
     """Hand first, event second, as ``functools.reduce`` calls it."""
-    known = _RECENT.get(id(event))
-    if known is not None and known[0] is hand and known[1] is event:
-        return known[2]
     rule = _RULES.get(event.__class__)
     if rule is None:  # the first event of its class: ask singledispatch once
         rule = _RULES[event.__class__] = _mutate.dispatch(event.__class__)
-    after = rule(event, hand)
-    if len(_RECENT) >= _REMEMBERED:
-        _RECENT.clear()
-    _RECENT[id(event)] = (hand, event, after)
-    return after
-
-
-# decide() evolves the hand through the events it returns, and its caller
-# evolves the same hand through the same events again: the last transitions
-# are remembered, keyed by the event's identity, so the second time is a
-# look-up. An entry holds its hand and event, so no id is reused while it
-# is there; states are immutable, so a remembered one is as good as new.
-_REMEMBERED = 512
-_RECENT: dict[int, tuple[Hand, Event, Hand]] = {}
+    return rule(event, hand)
 
 
 _RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {}

@@ -61,19 +61,30 @@ def replay(events: Iterable[Event]) -> Hand:
 
 
 def decide(hand: Hand, command: Command) -> list[Event]:
+    return play(hand, command)[0]
+
+
+def play(hand: Hand, command: Command) -> tuple[list[Event], Hand]:
+    """``decide`` and the hand after its events, for a caller that keeps the
+    state: the events are evolved once, not once here and again there."""
     events = _command(hand, command)
     for event in events:
         hand = evolve(hand, event)
-    return events + advance(hand)
+    more, hand = _run(hand)
+    return events + more, hand
 
 
 def advance(hand: Hand) -> list[Event]:
     """What the dealer does until a player must act or the hand is over."""
+    return _run(hand)[0]
+
+
+def _run(hand: Hand) -> tuple[list[Event], Hand]:
     events: list[Event] = []
     while True:
         more = _dealer(hand)
         if not more:
-            return events
+            return events, hand
         for event in more:
             hand = evolve(hand, event)
         events.extend(more)
