@@ -37,7 +37,7 @@ def test_open_hands_follows_the_environment(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with open_hands() as hands:
-        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS))
+        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS), at=0)
     assert (tmp_path / "feltline.db").exists()
     assert (tmp_path / "feltline.key").exists()
 
@@ -68,7 +68,7 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
         link = chain.link(
             link, hand=str(hand_id), position=position, name=name, version=version, data=data
         )
-        stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", ""))
+        stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", "", 0))
     hands = store.open()
     hands.save(*stored)
     loaded = hands.get(hand_id)
@@ -77,3 +77,22 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
     assert first.algorithm == DECK_ALGORITHM
     assert first == events[0]
     assert loaded.hand == replay(events)
+
+
+def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store) -> None:
+    hands = store.open()
+    hand_id = uuid.uuid4()
+    hands.execute(hand_id, "start", start(Game.HOLDEM), at=17)
+    assert hands.get(hand_id).since == 17
+    rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
+    ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
+    for row in ours:
+        state = bytes(row[2]).replace(b',"at":17,"class_version":2', b"")  # type: ignore[arg-type]
+        assert b'"at"' not in state
+        store.sql(
+            "UPDATE {events} SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            state,
+            row[0],
+            row[1],
+        )
+    assert store.open().get(hand_id).since == 0

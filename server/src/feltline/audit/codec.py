@@ -129,8 +129,9 @@ def decode_event(
     return typing.cast(events.Event, _decode(cls, upcast))
 
 
-def encode_command(command: commands.Command | table.TableCommand) -> dict[str, JSON]:
-    """A command as data, named, for fingerprints of idempotent requests."""
+def encode_command(command: object) -> dict[str, JSON]:
+    """A command (any dataclass) as data, named, for fingerprints of
+    idempotent requests."""
     return {"type": type(command).__name__, "data": _fields(command)}
 
 

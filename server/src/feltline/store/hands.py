@@ -49,16 +49,21 @@ class Hands(Application[UUID]):
             )
         return stream
 
-    def execute(self, hand_id: UUID, command_id: str, command: Command) -> tuple[Event, ...]:
-        """The engine events the command caused, stored; the same events
-        again, with nothing stored, when the command id was seen before.
+    def execute(
+        self, hand_id: UUID, command_id: str, command: Command, *, at: int
+    ) -> tuple[Event, ...]:
+        """The engine events the command caused, stored with the command's
+        time ``at``; the same events again, with nothing stored, when the
+        command id was seen before.
 
         A ``StartHand`` gets a fresh seed from the OS CSPRNG here, whatever
         seed it came with: only the commitment is public until the hand ends.
         """
-        return self.decide(self.get(hand_id), command_id, command)
+        return self.decide(self.get(hand_id), command_id, command, at=at)
 
-    def decide(self, stream: HandStream, command_id: str, command: Command) -> tuple[Event, ...]:
+    def decide(
+        self, stream: HandStream, command_id: str, command: Command, *, at: int
+    ) -> tuple[Event, ...]:
         """:meth:`execute` against a stream already read: it fails with
         :class:`Conflict` if the stored hand has moved on since."""
         done = stream.repeat(command_id, command)
@@ -66,7 +71,7 @@ class Hands(Application[UUID]):
             return done
         if isinstance(command, StartHand):
             command = replace(command, seed=secrets.token_bytes(SEED_BYTES))
-        stored = stream.execute(command_id, command, self.signer)
+        stored = stream.execute(command_id, command, self.signer, at=at)
         try:
             self.save(*stored)
         except IntegrityError as e:
