@@ -139,3 +139,12 @@ def test_a_newcomer_posting_at_once_has_a_live_big_blind() -> None:
 def test_extra_big_blind_must_be_a_seat_without_another_blind() -> None:
     with pytest.raises(IllegalAction, match="extra big blind"):
         deal(NL, [1000, 1000, 1000], button=0, small_blind=1, big_blind=2, extra_big_blinds=(2,))
+
+
+def test_the_hand_ends_as_soon_as_all_but_one_have_folded() -> None:
+    t = deal(NL, {0: 1000, 1: 1000}, button=0, small_blind=0, big_blind=1)
+    t.act(0, "fold")  # the big blind, alone, has nobody left to act against
+    assert t.hand.phase is Phase.ENDED
+    ended = t.events[-1]
+    assert isinstance(ended, HandEnded)
+    assert dict(ended.stacks) == {0: 995, 1: 1005}

@@ -287,9 +287,9 @@ def _dealer(hand: Hand) -> list[Event]:
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
         return []
     if hand.phase is Phase.BETTING:
-        if hand.round.pending:
+        if hand.round.pending and len(hand.live) > 1:
             return []
-        return [_collect(hand)]
+        return [_collect(hand)]  # everyone has acted, or all but one folded: nobody else may
     if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending:
         return []
     if hand.phase is Phase.DECLARING:
