@@ -25,11 +25,9 @@ def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> 
     assert config.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
     assert config.env["SQLITE_DBNAME"] == "feltline.db"
     assert config.key_file == Path("feltline.key")
-    forced = StoreConfig.from_env(
-        {"POSTGRES_ENABLE_DB_FUNCTIONS": "y", "HANDS_POSTGRES_ENABLE_DB_FUNCTIONS": "y"}
-    )
-    assert forced.env["POSTGRES_ENABLE_DB_FUNCTIONS"] == "n"
-    assert forced.env["HANDS_POSTGRES_ENABLE_DB_FUNCTIONS"] == "n"
+    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "HANDS_", "CARDROOM_")]
+    forced = StoreConfig.from_env(dict.fromkeys(names, "y"))
+    assert [forced.env[name] for name in names] == ["n", "n", "n"]
 
 
 def test_open_hands_follows_the_environment(

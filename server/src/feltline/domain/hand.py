@@ -195,4 +195,3 @@ def project(stream: HandStream | None, stored: Iterable[StoredHandEvent]) -> Han
     for event in stored:
         stream = (stream or HandStream.new(event.originator_id)).apply(event)
     return stream
-
