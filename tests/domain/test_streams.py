@@ -1,18 +1,24 @@
-"""The table and account aggregates without a database."""
+"""The table, account and hand aggregates without a database."""
 
+import random
 from uuid import uuid4
 
 import pytest
 
-from feltline.demo import TABLES
+from feltline.audit.keys import Signer
+from feltline.demo import TABLES, choose
 from feltline.domain.account import Account, InsufficientChips
 from feltline.domain.account import project as project_account
-from feltline.domain.hand import CommandIdReused
+from feltline.domain.hand import CommandIdReused, HandStream
+from feltline.domain.hand import project as project_hand
 from feltline.domain.table import TableStream
 from feltline.domain.table import project as project_table
-from feltline.engine.errors import IllegalAmount
+from feltline.engine.commands import StartHand
+from feltline.engine.errors import IllegalAmount, RuleError
+from feltline.engine.events import SeatAtStart
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from feltline.engine.state import Phase
 from feltline.engine.table import OpenTable, SatDown, SitDown
 
 CONFIG = TableConfig(TABLES[Game.HOLDEM], 6)
@@ -55,3 +61,31 @@ def test_an_account_moves_only_chips_it_holds() -> None:
     with pytest.raises(CommandIdReused):
         account.repeat("m1", "fp-x")
     assert project_account(None, [minted, bought, back, out]) == account
+
+
+@pytest.mark.parametrize("game", list(Game))
+def test_a_hand_after_its_commands_is_the_hand_its_records_load_as(game: Game) -> None:
+    rng = random.Random(4)
+    signer = Signer.generate()
+    stream = HandStream.new(uuid4())
+    seats = tuple(SeatAtStart(s, f"p{s}", 300) for s in range(1, 5))
+    holdem = game is Game.HOLDEM
+    start = StartHand(
+        TABLES[game],
+        button=4,
+        seats=seats,
+        seed=bytes(32),
+        small_blind=1 if holdem else None,
+        big_blind=2 if holdem else None,
+    )
+    records, stream = stream.execute("start", start, signer, at=1)
+    n = 0
+    while stream.hand.phase is not Phase.ENDED:
+        n += 1
+        try:
+            more, stream = stream.execute(f"c{n}", choose(stream.hand, rng), signer, at=n)
+        except RuleError:
+            continue
+        records += more
+    assert stream.seal is not None
+    assert project_hand(None, records) == stream

@@ -26,7 +26,7 @@ from feltline.domain.ids import fingerprint
 from feltline.engine.commands import Command
 from feltline.engine.events import Event, HandEnded
 from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.hand import NEW_HAND, step
 from feltline.engine.state import Hand
 
 
@@ -113,12 +113,13 @@ class HandStream:
         *,
         at: int,
         request: str | None = None,
-    ) -> list[StoredHandEvent]:
-        """The stored events the engine decides on; a seal follows the hand's
-        end. ``request`` is the fingerprint to file them under when the
-        command is a consequence of another request (the command's own by
-        default)."""
-        events = decide(self.hand, command)
+    ) -> tuple[list[StoredHandEvent], HandStream]:
+        """The stored events the engine decides on, a seal after the hand's
+        end, and the stream after them (what :meth:`apply` would make of
+        them, without checking again what was just made). ``request`` is the
+        fingerprint to file them under when the command is a consequence of
+        another request (the command's own by default)."""
+        events, hand = step(self.hand, command)
         stored: list[StoredHandEvent] = []
         link = self.link
         filed_under = fingerprint(command) if request is None else request
@@ -132,18 +133,30 @@ class HandStream:
                     self.id, position, name, version, data, link.hex(), command_id, filed_under, at
                 )
             )
+        seal = None
         if isinstance(events[-1], HandEnded):
-            stored.append(
-                Sealed(
-                    self.id,
-                    self.version + len(events) + 1,
-                    chain.CHAIN_ALGORITHM,
-                    link.hex(),
-                    signer.sign(link).hex(),
-                    signer.public_hex,
-                )
+            seal = Sealed(
+                self.id,
+                self.version + len(events) + 1,
+                chain.CHAIN_ALGORITHM,
+                link.hex(),
+                signer.sign(link).hex(),
+                signer.public_hex,
             )
-        return stored
+            stored.append(seal)
+        done = self.commands.get(command_id, (filed_under, ()))[1]
+        after = replace(
+            self,
+            version=stored[-1].originator_version,
+            hand=hand,
+            link=link,
+            commands=MappingProxyType(
+                {**self.commands, command_id: (filed_under, (*done, *events))}
+            ),
+            seal=seal,
+            since=at,
+        )
+        return stored, after
 
     def apply(self, stored: StoredHandEvent) -> HandStream:
         """The stream after one stored event, which must fit its chain and seal."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from functools import lru_cache
 from uuid import UUID, uuid5
 
 from feltline.audit.codec import JSON, canonical, encode_command
@@ -48,8 +49,10 @@ def table_id(command_id: str) -> UUID:
     return uuid5(TABLES, command_id)
 
 
+@lru_cache(maxsize=4096)
 def hand_id(table: UUID, number: int) -> UUID:
-    """Hand ``number`` of a table (its first hand is 1)."""
+    """Hand ``number`` of a table (its first hand is 1); remembered, as every
+    request at a table asks for it."""
     return uuid5(table, f"hand/{number}")
 
 

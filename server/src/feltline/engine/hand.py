@@ -61,19 +61,30 @@ def replay(events: Iterable[Event]) -> Hand:
 
 
 def decide(hand: Hand, command: Command) -> list[Event]:
+    return step(hand, command)[0]
+
+
+def step(hand: Hand, command: Command) -> tuple[list[Event], Hand]:
+    """:func:`decide`, and the hand after the events: what folding
+    :func:`evolve` over them gives, which deciding has already worked out."""
     events = _command(hand, command)
     for event in events:
         hand = evolve(hand, event)
-    return events + advance(hand)
+    more, hand = _advance(hand)
+    return events + more, hand
 
 
 def advance(hand: Hand) -> list[Event]:
     """What the dealer does until a player must act or the hand is over."""
+    return _advance(hand)[0]
+
+
+def _advance(hand: Hand) -> tuple[list[Event], Hand]:
     events: list[Event] = []
     while True:
         more = _dealer(hand)
         if not more:
-            return events
+            return events, hand
         for event in more:
             hand = evolve(hand, event)
         events.extend(more)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import reduce
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -71,7 +70,7 @@ class Hands(Application[UUID]):
             return done
         if isinstance(command, StartHand):
             command = replace(command, seed=secrets.token_bytes(SEED_BYTES))
-        stored = stream.execute(command_id, command, self.signer, at=at)
+        stored, after = stream.execute(command_id, command, self.signer, at=at)
         try:
             self.save(*stored)
         except IntegrityError as e:
@@ -79,7 +78,7 @@ class Hands(Application[UUID]):
                 f"hand {stream.id} changed after version {stream.version} while this command "
                 "was decided; run it again against the new state"
             ) from e
-        return reduce(HandStream.apply, stored, stream).commands[command_id][1]
+        return after.commands[command_id][1]
 
 
 def open_hands(config: StoreConfig | None = None) -> Hands:

@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import reduce
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -157,11 +156,12 @@ class _Work:
 
     def at_hand(self, key: str, command: Command, request: str, at: int) -> None:
         assert self.hand is not None
-        records = self.hand.execute(key, command, self.room.cardroom.signer, at=at, request=request)
-        self.hand = reduce(HandStream.apply, records, self.hand)
+        records, self.hand = self.hand.execute(
+            key, command, self.room.cardroom.signer, at=at, request=request
+        )
         self.records += records
         made = sum(1 for r in records if isinstance(r, Recorded))
-        self.hand_events += self.hand.commands[key][1][-made:] if made else ()
+        self.hand_events += self.hand.commands[key][1][-made:]
 
     def account(self, player: str) -> Account:
         key = account_id(player)
