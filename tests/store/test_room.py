@@ -21,7 +21,7 @@ from feltline.domain.ids import CommandIdError
 from feltline.engine.commands import Act, Declare, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.events import Acted, Action, HandEnded, HandStarted
-from feltline.engine.house import TableConfig
+from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game
 from feltline.engine.table import (
     HandDealt,
@@ -30,6 +30,7 @@ from feltline.engine.table import (
     LeavingAfterHand,
     SeatUnavailableError,
     StoodUp,
+    TimeCharged,
 )
 from feltline.store.check import check
 from feltline.store.hands import Conflict
@@ -259,3 +260,29 @@ def test_two_writers_racing_on_one_table_cannot_both_succeed(store: Store) -> No
     assert sorted(outcomes) == ["HandInProgressError", "stored"]
     assert store.room().table(table).table.hands == 1
     assert check(one.cardroom).problems == []
+
+
+def test_a_passed_jackpots_deal_carries_its_pot_and_time_charges_go_to_the_house(
+    store: Store,
+) -> None:
+    room = store.room()
+    config = TableConfig(TABLES[Game.JACKPOTS], 6, time_charge=TimeCharge(3, window=600))
+    table = seated(room, 3, config)  # antes of 5, buy-ins of 500
+    first = room.deal(table, "d1", at=10)
+    assert [type(e) for e in first.table] == [TimeCharged] * 3 + [HandDealt]
+    while room.table(table).table.dealt is not None:
+        seat = waiting_on(room.hand(table, 1).hand)[0]
+        room.act(table, 1, cid(), seat, Action.CHECK, at=11)
+    after = room.table(table).table
+    assert after.pot.shares == ((1, 5), (2, 5), (3, 5))
+    assert [s.stack for s in after.seats] == [492] * 3
+    assert after.house == 9
+    second = room.deal(table, "d2", at=20)  # the same window: no second charge
+    dealt = second.table[-1]
+    assert isinstance(dealt, HandDealt)
+    assert [type(e) for e in second.table] == [HandDealt]
+    assert [s.carried for s in dealt.seats] == [5, 5, 5]
+    started = second.hand[0]
+    assert isinstance(started, HandStarted)
+    assert started.seats == dealt.seats
+    assert check(room.cardroom).problems == []
