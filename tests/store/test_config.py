@@ -94,3 +94,12 @@ def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store)
             row[1],
         )
     assert store.open().get(hand_id).since == 0
+
+
+def test_compressed_events_still_load(store: Store) -> None:
+    hands = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    hand_id = play(hands, Game.STUD_HI_LO, random.Random(3))
+    states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
+    assert b"HandEnded" not in states
+    reopened = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    assert reopened.get(hand_id).seal is not None
