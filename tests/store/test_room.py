@@ -19,7 +19,7 @@ from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.ids import CommandIdError
 from feltline.engine.commands import Act, Declare, Draw
-from feltline.engine.errors import RuleError
+from feltline.engine.errors import NotYourTurn, RuleError
 from feltline.engine.events import Acted, Action, HandEnded, HandStarted
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game
@@ -236,7 +236,7 @@ def race(rooms: list[Room], request: Callable[[Room], object]) -> list[str]:
         barrier.wait()
         try:
             request(room)
-        except (SeatUnavailableError, HandInProgressError) as e:
+        except (SeatUnavailableError, HandInProgressError, NotYourTurn) as e:
             return type(e).__name__
         return "stored"
 
@@ -244,7 +244,7 @@ def race(rooms: list[Room], request: Callable[[Room], object]) -> list[str]:
         return list(pool.map(run, rooms))
 
 
-def test_two_writers_racing_on_one_table_cannot_both_succeed(store: Store) -> None:
+def test_two_writers_racing_on_one_table_or_hand_cannot_both_succeed(store: Store) -> None:
     one, two = store.room(), store.room()
     table = seated(one, 2)
     two.table(table)  # both have the table in memory
@@ -259,6 +259,11 @@ def test_two_writers_racing_on_one_table_cannot_both_succeed(store: Store) -> No
     outcomes = race([one, two], lambda room: room.deal(table, cid(), at=0))
     assert sorted(outcomes) == ["HandInProgressError", "stored"]
     assert store.room().table(table).table.hands == 1
+    seat = waiting_on(store.room().hand(table, 1).hand)[0]
+    outcomes = race([one, two], lambda room: room.act(table, 1, cid(), seat, Action.CALL, at=0))
+    assert sorted(outcomes) == ["NotYourTurn", "stored"]
+    events = [e for _, made in store.room().hand(table, 1).commands.values() for e in made]
+    assert [(e.seat, e.action) for e in events if isinstance(e, Acted)] == [(seat, Action.CALL)]
     assert check(one.cardroom).problems == []
 
 
