@@ -5,6 +5,7 @@ import pytest
 
 from feltline.audit.codec import (
     EVENT_TYPES,
+    TABLE_EVENT_TYPES,
     CodecError,
     canonical,
     decode_event,
@@ -14,7 +15,7 @@ from feltline.audit.codec import (
 from feltline.engine.cards import Card
 from feltline.engine.commands import Draw
 from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.events import Acted, Action, HandStarted
+from feltline.engine.events import Acted, Action, HandStarted, PassedOut
 from feltline.engine.rules import Game
 
 from .play import play
@@ -110,3 +111,45 @@ def test_canonical_form_is_sorted_and_compact() -> None:
     assert canonical(data) == (
         b'{"action":"call","all_in":false,"amount":5,"seat":1,"timed_out":false,"total":10}'
     )
+
+
+def test_every_table_event_class_is_registered_and_survives_json() -> None:
+    from feltline.engine import table
+    from feltline.engine.house import TableConfig, TimeCharge
+    from feltline.engine.rules import Rules, Stakes, Structure
+
+    declared = {
+        cls
+        for cls in vars(table).values()
+        if isinstance(cls, type)
+        and issubclass(cls, table.TableEvent)
+        and cls is not table.TableEvent
+    }
+    assert declared == {cls for cls, _ in TABLE_EVENT_TYPES.values()}
+    rules = Rules(Game.JACKPOTS, Stakes(Structure.FIXED_LIMIT, small_bet=2, big_bet=4, ante=1))
+    state = table.Table()
+    made: list[table.TableEvent] = []
+    for command in (
+        table.OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0),
+        table.SitDown(1, "ann", 50, at=0),
+        table.SitDown(2, "bob", 50, at=0),
+        table.AddChips(2, 10),
+        table.DealHand(at=5, seed=bytes(32)),
+        table.EndHand(((1, 48), (2, 58)), passed_out=PassedOut(((1, 1), (2, 1)), dead=0)),
+        table.SitDown(3, "cy", 50, at=6, join_pot=True),
+        table.DealHand(at=7, seed=bytes(32)),
+        table.StandUp(1),
+        table.EndHand(
+            ((1, 47), (2, 57), (3, 47)), passed_out=PassedOut(((1, 2), (2, 2), (3, 2)), dead=0)
+        ),
+        table.StandUp(3),
+    ):
+        for event in table.decide(state, command):
+            state = table.evolve(state, event)
+            made.append(event)
+    assert {type(e) for e in made} == declared
+    for event in made:
+        name, version, data = encode_event(event, TABLE_EVENT_TYPES)
+        assert decode_event(name, version, _through_json(data), TABLE_EVENT_TYPES) == event
+    with pytest.raises(CodecError, match="not a registered"):
+        encode_event(made[0])

@@ -264,3 +264,12 @@ def test_the_big_blind_is_not_asked_to_act_when_everyone_else_called_all_in() ->
     assert isinstance(collected, BetsCollected)
     assert (collected.returned_to, collected.returned, collected.pot) == (1, 2, 16)
     assert not [e for e in t.events if isinstance(e, Acted) and e.seat == 1]
+
+
+def test_the_hand_ends_as_soon_as_all_but_one_have_folded() -> None:
+    t = deal(NL, {0: 1000, 1: 1000}, button=0, small_blind=0, big_blind=1)
+    t.act(0, "fold")  # the big blind, alone, has nobody left to act against
+    assert t.hand.phase is Phase.ENDED
+    ended = t.events[-1]
+    assert isinstance(ended, HandEnded)
+    assert dict(ended.stacks) == {0: 995, 1: 1005}

@@ -203,6 +203,7 @@ def test_opening_records_the_buy_ins_and_the_time_charge_window() -> None:
             "a duplicate stud-hi-lo table has 2 to 7 seats",
         ),
         (TableConfig(JACKPOTS, 6, ante_cap=0), "antes on at least one deal"),
+        (TableConfig(JACKPOTS, 6, action_clock=0), "at least a second"),
         (
             TableConfig(Rules(Game.JACKPOTS, Stakes(Structure.FIXED_LIMIT, 2, 4)), 6),
             "needs an ante",

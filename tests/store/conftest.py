@@ -1,5 +1,5 @@
 """Every store test runs on SQLite (a temporary file) and on PostgreSQL (a
-fresh schema per test run). Without PostgreSQL its tests skip, unless
+fresh schema per test). Without PostgreSQL its tests skip, unless
 FELTLINE_REQUIRE_POSTGRES=1 (as in CI), where its absence is a failure."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
 from feltline.store.hands import Hands
+from feltline.store.room import Cardroom, Room
 
 PG = {
     "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
@@ -43,12 +44,20 @@ class Store:
         self.opened.append(hands)
         return hands
 
+    def cardroom(self) -> Cardroom:
+        cardroom = Cardroom(self.signer, env=StoreConfig.from_env(self.env).env)
+        self.opened.append(cardroom)
+        return cardroom
+
+    def room(self) -> Room:
+        return Room(self.cardroom())
+
     def sql(self, statement: str, *params: object) -> list[tuple[object, ...]]:
         return self.execute_sql(statement.format(events=self.events_table), params)
 
 
 @pytest.fixture(scope="session")
-def postgres_schema() -> Iterator[str]:
+def postgres() -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     try:
         conn = psycopg.connect(**PG, connect_timeout=3, autocommit=True)
     except psycopg.OperationalError as e:
@@ -56,11 +65,17 @@ def postgres_schema() -> Iterator[str]:
         if os.environ.get("FELTLINE_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"FELTLINE_REQUIRE_POSTGRES=1 but {reason}")
         pytest.skip(reason)
-    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
     with conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-        yield schema
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        yield conn
+
+
+@pytest.fixture
+def postgres_schema(postgres: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
+    """A fresh schema per test, so a test that reads the whole log sees only its own."""
+    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
+    postgres.execute(f"CREATE SCHEMA {schema}")
+    yield schema
+    postgres.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -29,12 +29,12 @@ def start(game: Game) -> StartHand:
 
 def play(hands: Hands, game: Game, rng: random.Random) -> UUID:
     hand_id = uuid.uuid4()
-    hands.execute(hand_id, "start", start(game))
+    hands.execute(hand_id, "start", start(game), at=0)
     n = 0
     while (hand := hands.get(hand_id).hand).phase is not Phase.ENDED:
         n += 1
         try:
-            hands.execute(hand_id, f"c{n}", choose(hand, rng))
+            hands.execute(hand_id, f"c{n}", choose(hand, rng), at=0)
         except RuleError:
             continue
     return hand_id

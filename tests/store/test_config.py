@@ -25,11 +25,9 @@ def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> 
     assert config.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
     assert config.env["SQLITE_DBNAME"] == "feltline.db"
     assert config.key_file == Path("feltline.key")
-    forced = StoreConfig.from_env(
-        {"POSTGRES_ENABLE_DB_FUNCTIONS": "y", "HANDS_POSTGRES_ENABLE_DB_FUNCTIONS": "y"}
-    )
-    assert forced.env["POSTGRES_ENABLE_DB_FUNCTIONS"] == "n"
-    assert forced.env["HANDS_POSTGRES_ENABLE_DB_FUNCTIONS"] == "n"
+    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "HANDS_", "CARDROOM_")]
+    forced = StoreConfig.from_env(dict.fromkeys(names, "y"))
+    assert [forced.env[name] for name in names] == ["n", "n", "n"]
 
 
 def test_open_hands_follows_the_environment(
@@ -37,7 +35,7 @@ def test_open_hands_follows_the_environment(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with open_hands() as hands:
-        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS))
+        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS), at=0)
     assert (tmp_path / "feltline.db").exists()
     assert (tmp_path / "feltline.key").exists()
 
@@ -68,7 +66,7 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
         link = chain.link(
             link, hand=str(hand_id), position=position, name=name, version=version, data=data
         )
-        stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", ""))
+        stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", "", 0))
     hands = store.open()
     hands.save(*stored)
     loaded = hands.get(hand_id)
@@ -77,3 +75,31 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
     assert first.algorithm == DECK_ALGORITHM
     assert first == events[0]
     assert loaded.hand == replay(events)
+
+
+def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store) -> None:
+    hands = store.open()
+    hand_id = uuid.uuid4()
+    hands.execute(hand_id, "start", start(Game.HOLDEM), at=17)
+    assert hands.get(hand_id).since == 17
+    rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
+    ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
+    for row in ours:
+        state = bytes(row[2]).replace(b',"at":17,"class_version":2', b"")  # type: ignore[arg-type]
+        assert b'"at"' not in state
+        store.sql(
+            "UPDATE {events} SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            state,
+            row[0],
+            row[1],
+        )
+    assert store.open().get(hand_id).since == 0
+
+
+def test_compressed_events_still_load(store: Store) -> None:
+    hands = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    hand_id = play(hands, Game.STUD_HI_LO, random.Random(3))
+    states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
+    assert b"HandEnded" not in states
+    reopened = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    assert reopened.get(hand_id).seal is not None

@@ -60,7 +60,7 @@ def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(store: Sto
     seeds = set()
     for _ in range(2):
         hand_id = uuid.uuid4()
-        first = hands.execute(hand_id, "start", start(Game.HOLDEM))
+        first = hands.execute(hand_id, "start", start(Game.HOLDEM), at=0)
         shuffled = first[1]
         assert isinstance(shuffled, DeckShuffled)
         assert len(shuffled.seed) == 32
@@ -72,36 +72,36 @@ def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(store: Sto
 def test_the_same_command_id_returns_the_first_result_without_a_new_event(store: Store) -> None:
     hands = store.open()
     hand_id = uuid.uuid4()
-    started = hands.execute(hand_id, "start", start(Game.HOLDEM))
+    started = hands.execute(hand_id, "start", start(Game.HOLDEM), at=0)
     version = hands.get(hand_id).version
-    assert hands.execute(hand_id, "start", start(Game.HOLDEM)) == started
+    assert hands.execute(hand_id, "start", start(Game.HOLDEM), at=0) == started
     seat = hands.get(hand_id).hand.to_act
     assert seat is not None
-    called = hands.execute(hand_id, "a1", Act(seat, Action.CALL))
-    assert hands.execute(hand_id, "a1", Act(seat, Action.CALL)) == called
+    called = hands.execute(hand_id, "a1", Act(seat, Action.CALL), at=0)
+    assert hands.execute(hand_id, "a1", Act(seat, Action.CALL), at=0) == called
     assert hands.get(hand_id).version == version + len(called)
     with pytest.raises(CommandIdReused):
-        hands.execute(hand_id, "a1", Act(seat, Action.FOLD))
+        hands.execute(hand_id, "a1", Act(seat, Action.FOLD), at=0)
 
 
 def test_two_writers_on_one_hand_cannot_both_succeed(store: Store) -> None:
     one, two = store.open(), store.open()
     hand_id = uuid.uuid4()
-    one.execute(hand_id, "start", start(Game.HOLDEM))
+    one.execute(hand_id, "start", start(Game.HOLDEM), at=0)
     seen_by_one, seen_by_two = one.get(hand_id), two.get(hand_id)
     seat = seen_by_one.hand.to_act
     assert seat is not None
-    one.decide(seen_by_one, "fold", Act(seat, Action.FOLD))
+    one.decide(seen_by_one, "fold", Act(seat, Action.FOLD), at=0)
     with pytest.raises(Conflict, match="run it again"):
-        two.decide(seen_by_two, "call", Act(seat, Action.CALL))
+        two.decide(seen_by_two, "call", Act(seat, Action.CALL), at=0)
     with pytest.raises(NotYourTurn):  # the retry decides against the new state
-        two.execute(hand_id, "call", Act(seat, Action.CALL))
+        two.execute(hand_id, "call", Act(seat, Action.CALL), at=0)
 
 
 def test_writers_racing_in_threads_store_one_action(store: Store) -> None:
     writers = [store.open() for _ in range(4)]
     hand_id = uuid.uuid4()
-    writers[0].execute(hand_id, "start", start(Game.HOLDEM))
+    writers[0].execute(hand_id, "start", start(Game.HOLDEM), at=0)
     seat = writers[0].get(hand_id).hand.to_act
     assert seat is not None
     barrier = threading.Barrier(len(writers))
@@ -109,7 +109,7 @@ def test_writers_racing_in_threads_store_one_action(store: Store) -> None:
     def race(n: int) -> str:
         barrier.wait()
         try:
-            writers[n].execute(hand_id, f"w{n}", Act(seat, Action.CALL))
+            writers[n].execute(hand_id, f"w{n}", Act(seat, Action.CALL), at=0)
         except (Conflict, NotYourTurn) as e:
             return type(e).__name__
         return "stored"

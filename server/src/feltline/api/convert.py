@@ -345,6 +345,7 @@ def table_config(c: house.TableConfig) -> common_pb2.TableConfig:
         max_buy_in=c.max_buy_in,
         ante_cap=c.ante_cap,
     )
+    config.action_clock.FromSeconds(c.action_clock)
     if c.time_charge is not None:
         config.time_charge.amount = c.time_charge.amount
         config.time_charge.window.FromSeconds(c.time_charge.window)

@@ -1,7 +1,8 @@
 """One explicit, versioned mapping between engine events and plain JSON data.
 
-Every engine event class is listed in :data:`EVENT_TYPES` under a stable name
-and a version. Encoding walks the dataclass fields by value; decoding walks
+Every engine event class is listed under a stable name and a version: a
+hand's in :data:`EVENT_TYPES`, the table's in :data:`TABLE_EVENT_TYPES`, each
+stream decoding only its own kind. Encoding walks the dataclass fields by value; decoding walks
 them by their type hints, so cards, enums, bytes and tuples come back as the
 engine made them. Writing this once, generically, beats a hand-written
 transcoding per class: a new event needs one line here, and the canonical JSON
@@ -22,7 +23,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, Union
 
-from feltline.engine import commands, events
+from feltline.engine import commands, events, table
 from feltline.engine.cards import Card
 from feltline.engine.deck import DECK_ALGORITHM
 
@@ -58,6 +59,23 @@ EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
 """Event name -> (class, current version). Bump the version with each change
 of a class's fields and add an upcaster from the old version."""
 
+TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
+    cls.__name__: (cls, 1)
+    for cls in (
+        table.TableOpened,
+        table.SatDown,
+        table.JoinedPot,
+        table.ChipsAdded,
+        table.LeavingAfterHand,
+        table.StoodUp,
+        table.TimeCharged,
+        table.HandDealt,
+        table.HandFinished,
+        table.CarriedPotWon,
+    )
+}
+"""The table decider's events, versioned like a hand's."""
+
 
 def _hand_started_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
     """Version 1 did not name the deck algorithm: only feltline-deck-v1 existed."""
@@ -82,18 +100,25 @@ COMMAND_TYPES: Mapping[str, type[commands.Command]] = {
 }
 
 
-def encode_event(event: events.Event) -> tuple[str, int, dict[str, JSON]]:
+def encode_event(
+    event: events.Event, types: Mapping[str, tuple[type[events.Event], int]] = EVENT_TYPES
+) -> tuple[str, int, dict[str, JSON]]:
     """The event's name, current version and data."""
     name = type(event).__name__
-    if EVENT_TYPES.get(name, (None, 0))[0] is not type(event):
+    if types.get(name, (None, 0))[0] is not type(event):
         raise CodecError(f"{name} is not a registered event type")
-    return name, EVENT_TYPES[name][1], _fields(event)
+    return name, types[name][1], _fields(event)
 
 
-def decode_event(name: str, version: int, data: Mapping[str, JSON]) -> events.Event:
+def decode_event(
+    name: str,
+    version: int,
+    data: Mapping[str, JSON],
+    types: Mapping[str, tuple[type[events.Event], int]] = EVENT_TYPES,
+) -> events.Event:
     """The event stored under ``name`` and ``version``, upcast to the current version."""
     try:
-        cls, current = EVENT_TYPES[name]
+        cls, current = types[name]
     except KeyError:
         raise CodecError(f"unknown event type {name!r}") from None
     if not 1 <= version <= current:
@@ -104,8 +129,9 @@ def decode_event(name: str, version: int, data: Mapping[str, JSON]) -> events.Ev
     return typing.cast(events.Event, _decode(cls, upcast))
 
 
-def encode_command(command: commands.Command) -> dict[str, JSON]:
-    """A command as data, named, for fingerprints of idempotent requests."""
+def encode_command(command: object) -> dict[str, JSON]:
+    """A command (any dataclass) as data, named, for fingerprints of
+    idempotent requests."""
     return {"type": type(command).__name__, "data": _fields(command)}
 
 

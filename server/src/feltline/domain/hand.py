@@ -8,23 +8,25 @@ hand fails to load instead of replaying something it never was.
 A command carries a client-chosen id. The stream remembers, per id, a
 fingerprint of the command and the engine events it caused, so a repeat gives
 the same answer without a second event and a different command under a used
-id is refused.
+id is refused. It also comes with the time on the caller's clock, stored with
+its events, so the action clock runs from stored times and replays the same.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import Any, ClassVar
 from uuid import UUID
 
 from feltline.audit import chain, keys
-from feltline.audit.codec import JSON, canonical, decode_event, encode_command, encode_event
-from feltline.engine.commands import Command, StartHand
+from feltline.audit.codec import JSON, decode_event, encode_event
+from feltline.domain.ids import fingerprint
+from feltline.engine.commands import Command
 from feltline.engine.events import Event, HandEnded
 from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide
+from feltline.engine.hand import NEW_HAND, play
 from feltline.engine.state import Hand
 
 
@@ -39,7 +41,8 @@ class CommandIdReused(Exception):
 @dataclass(frozen=True)
 class Recorded:
     """One engine event as stored: its codec name, version and data, the chain
-    link after it, and the client's command id with the command's fingerprint."""
+    link after it, the client's command id with the command's fingerprint,
+    and the command's time (whole seconds on the caller's clock)."""
 
     originator_id: UUID
     originator_version: int
@@ -49,6 +52,14 @@ class Recorded:
     link: str
     command_id: str
     fingerprint: str
+    at: int
+
+    class_version: ClassVar[int] = 2
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """Version 1 kept no time: its events count as made at time 0."""
+        state["at"] = 0
 
 
 @dataclass(frozen=True)
@@ -68,12 +79,16 @@ StoredHandEvent = Recorded | Sealed
 
 @dataclass(frozen=True)
 class HandStream:
+    """A hand as stored. ``since`` is the time of its last event, when the
+    player it now waits on was put on the clock."""
+
     id: UUID
     version: int
     hand: Hand
     link: bytes
     commands: Mapping[str, tuple[str, tuple[Event, ...]]]
     seal: Sealed | None = None
+    since: int = 0
 
     @classmethod
     def new(cls, hand_id: UUID) -> HandStream:
@@ -83,21 +98,31 @@ class HandStream:
         """The events a command already caused, or None if the id is new."""
         if command_id not in self.commands:
             return None
-        fingerprint, events = self.commands[command_id]
-        if fingerprint != _fingerprint(command):
+        first, events = self.commands[command_id]
+        if first != fingerprint(command):
             raise CommandIdReused(
                 f"command id {command_id!r} was used for another command in hand {self.id}"
             )
         return events
 
     def execute(
-        self, command_id: str, command: Command, signer: keys.Signer
-    ) -> list[StoredHandEvent]:
-        """The stored events the engine decides on; a seal follows the hand's end."""
-        events = decide(self.hand, command)
+        self,
+        command_id: str,
+        command: Command,
+        signer: keys.Signer,
+        *,
+        at: int,
+        request: str | None = None,
+    ) -> tuple[list[StoredHandEvent], HandStream]:
+        """The stored events the engine decides on, a seal after the hand's
+        end, and the stream after them (what :meth:`apply` would make of
+        them, without checking again what was just made). ``request`` is the
+        fingerprint to file them under when the command is a consequence of
+        another request (the command's own by default)."""
+        events, hand = play(self.hand, command)
         stored: list[StoredHandEvent] = []
         link = self.link
-        fingerprint = _fingerprint(command)
+        filed_under = fingerprint(command) if request is None else request
         for position, event in enumerate(events, self.version + 1):
             name, version, data = encode_event(event)
             link = chain.link(
@@ -105,21 +130,33 @@ class HandStream:
             )
             stored.append(
                 Recorded(
-                    self.id, position, name, version, data, link.hex(), command_id, fingerprint
+                    self.id, position, name, version, data, link.hex(), command_id, filed_under, at
                 )
             )
+        seal = None
         if isinstance(events[-1], HandEnded):
-            stored.append(
-                Sealed(
-                    self.id,
-                    self.version + len(events) + 1,
-                    chain.CHAIN_ALGORITHM,
-                    link.hex(),
-                    signer.sign(link).hex(),
-                    signer.public_hex,
-                )
+            seal = Sealed(
+                self.id,
+                self.version + len(events) + 1,
+                chain.CHAIN_ALGORITHM,
+                link.hex(),
+                signer.sign(link).hex(),
+                signer.public_hex,
             )
-        return stored
+            stored.append(seal)
+        done = self.commands.get(command_id, (filed_under, ()))[1]
+        after = replace(
+            self,
+            version=stored[-1].originator_version,
+            hand=hand,
+            link=link,
+            commands=MappingProxyType(
+                {**self.commands, command_id: (filed_under, (*done, *events))}
+            ),
+            seal=seal,
+            since=at,
+        )
+        return stored, after
 
     def apply(self, stored: StoredHandEvent) -> HandStream:
         """The stream after one stored event, which must fit its chain and seal."""
@@ -155,6 +192,7 @@ class HandStream:
             hand=evolve(self.hand, event),
             link=link,
             commands=MappingProxyType(commands),
+            since=stored.at,
         )
 
     def _sealed(self, seal: Sealed) -> HandStream:
@@ -170,12 +208,3 @@ def project(stream: HandStream | None, stored: Iterable[StoredHandEvent]) -> Han
     for event in stored:
         stream = (stream or HandStream.new(event.originator_id)).apply(event)
     return stream
-
-
-def _fingerprint(command: Command) -> str:
-    """What makes two commands the same: everything but a hand's seed, which
-    the server draws afresh for every attempt."""
-    if isinstance(command, StartHand):
-        command = replace(command, seed=b"")
-    data: JSON = encode_command(command)
-    return hashlib.sha256(canonical(data)).hexdigest()

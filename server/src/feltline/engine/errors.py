@@ -13,6 +13,7 @@ class Kind(StrEnum):
     INVALID = "invalid"  # the command can never be right (bad amount, bad card)
     PRECONDITION = "precondition"  # right in another phase or turn
     DENIED = "denied"  # acting for another seat
+    NOT_FOUND = "not-found"  # a table or hand the store does not hold
 
 
 class RuleError(Exception):

@@ -1,4 +1,5 @@
-"""The house's settings for a table: seats, buy-ins, time charge, ante cap.
+"""The house's settings for a table: seats, buy-ins, time charge, ante cap,
+action clock.
 
 The hand's own settings travel in :class:`Rules`; these are the ones only
 the table needs. Chip amounts are whole numbers of chips, time whole
@@ -14,6 +15,7 @@ from feltline.engine.rules import MAX_SEATS, Game, Rules, Structure
 
 DEFAULT_ANTE_CAP = 3
 DEFAULT_WINDOW = 1800
+DEFAULT_ACTION_CLOCK = 30
 # Buy-ins in big bets (fixed limit) or big blinds (pot and no limit; the
 # minimum bet in an antes game): the house minimum and default maximum.
 FIXED_LIMIT_BUY_IN = (10, 25)
@@ -35,7 +37,10 @@ class TimeCharge:
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     """A table's settings. Buy-ins left as None take the house defaults,
-    which :meth:`validate` fills in so the opening records real numbers."""
+    which :meth:`validate` fills in so the opening records real numbers.
+    ``action_clock`` is how many seconds a player has before a time-out may
+    act for them; the caller's clock decides, the time coming with each
+    command."""
 
     rules: Rules
     seats: int
@@ -43,6 +48,7 @@ class TableConfig:
     max_buy_in: int | None = None
     time_charge: TimeCharge | None = None
     ante_cap: int = DEFAULT_ANTE_CAP
+    action_clock: int = DEFAULT_ACTION_CLOCK
 
     def buy_in_limits(self) -> tuple[int, int]:
         """The smallest and largest stack a player may sit down with."""
@@ -90,4 +96,6 @@ class TableConfig:
             raise ConfigError("a duplicate match takes no rake or time charge")
         if self.ante_cap < 1:
             raise ConfigError("a jackpots pot takes antes on at least one deal")
+        if self.action_clock < 1:
+            raise ConfigError("the action clock gives a player at least a second")
         return replace(self, rules=rules, min_buy_in=low, max_buy_in=high)

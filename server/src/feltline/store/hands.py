@@ -6,7 +6,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import reduce
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -49,16 +48,21 @@ class Hands(Application[UUID]):
             )
         return stream
 
-    def execute(self, hand_id: UUID, command_id: str, command: Command) -> tuple[Event, ...]:
-        """The engine events the command caused, stored; the same events
-        again, with nothing stored, when the command id was seen before.
+    def execute(
+        self, hand_id: UUID, command_id: str, command: Command, *, at: int
+    ) -> tuple[Event, ...]:
+        """The engine events the command caused, stored with the command's
+        time ``at``; the same events again, with nothing stored, when the
+        command id was seen before.
 
         A ``StartHand`` gets a fresh seed from the OS CSPRNG here, whatever
         seed it came with: only the commitment is public until the hand ends.
         """
-        return self.decide(self.get(hand_id), command_id, command)
+        return self.decide(self.get(hand_id), command_id, command, at=at)
 
-    def decide(self, stream: HandStream, command_id: str, command: Command) -> tuple[Event, ...]:
+    def decide(
+        self, stream: HandStream, command_id: str, command: Command, *, at: int
+    ) -> tuple[Event, ...]:
         """:meth:`execute` against a stream already read: it fails with
         :class:`Conflict` if the stored hand has moved on since."""
         done = stream.repeat(command_id, command)
@@ -66,7 +70,7 @@ class Hands(Application[UUID]):
             return done
         if isinstance(command, StartHand):
             command = replace(command, seed=secrets.token_bytes(SEED_BYTES))
-        stored = stream.execute(command_id, command, self.signer)
+        stored, after = stream.execute(command_id, command, self.signer, at=at)
         try:
             self.save(*stored)
         except IntegrityError as e:
@@ -74,7 +78,7 @@ class Hands(Application[UUID]):
                 f"hand {stream.id} changed after version {stream.version} while this command "
                 "was decided; run it again against the new state"
             ) from e
-        return reduce(HandStream.apply, stored, stream).commands[command_id][1]
+        return after.commands[command_id][1]
 
 
 def open_hands(config: StoreConfig | None = None) -> Hands:

@@ -1,0 +1,175 @@
+"""A player's account: the chips they hold off the table.
+
+Chips come into being only when an admin mints them (an event naming the
+admin) and leave only when the player cashes out of the cardroom. Between
+the two they move between the account and the player's seats: a buy-in or
+chips added take them to a seat, standing up brings the stack back. Each
+move is an event of the account, saved in the same transaction as the
+table's, so that no chip is ever in both places or in neither.
+
+:class:`Account` is an immutable aggregate whose events are stored as they
+are: a few whole numbers and names need no codec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from uuid import UUID
+
+from feltline.domain.hand import CommandIdReused
+from feltline.engine.errors import IllegalAmount, Kind, RuleError
+
+
+class InsufficientChips(RuleError):
+    """The account holds fewer chips than the move takes."""
+
+    kind = Kind.PRECONDITION
+
+
+@dataclass(frozen=True, slots=True)
+class Mint:
+    """A request to make chips: only an admin may, and says who they are."""
+
+    player: str
+    amount: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class CashOut:
+    """A request to pay chips out of the cardroom."""
+
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class AccountEvent:
+    """``command_id`` is the key of the request that moved the chips (derived,
+    with the table's id, for moves to and from seats) and ``fingerprint``
+    the request's."""
+
+    originator_id: UUID
+    originator_version: int
+    command_id: str
+    fingerprint: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Minted(AccountEvent):
+    """New chips, made by the admin ``by``."""
+
+    by: str
+
+
+@dataclass(frozen=True)
+class CashedOut(AccountEvent):
+    """Chips paid out of the cardroom."""
+
+
+@dataclass(frozen=True)
+class BoughtIn(AccountEvent):
+    """Chips taken to a seat: a buy-in or chips added."""
+
+    table: UUID
+    seat: int
+
+
+@dataclass(frozen=True)
+class Returned(AccountEvent):
+    """A stack brought back from a seat when the player stood up."""
+
+    table: UUID
+    seat: int
+
+
+@dataclass(frozen=True)
+class Account:
+    """``minted`` and ``cashed_out`` are the account's totals of each, for
+    checking that every chip is accounted for."""
+
+    id: UUID
+    version: int
+    balance: int
+    minted: int
+    cashed_out: int
+    commands: Mapping[str, tuple[str, tuple[AccountEvent, ...]]]
+
+    @classmethod
+    def new(cls, account_id: UUID) -> Account:
+        return cls(account_id, 0, 0, 0, 0, MappingProxyType({}))
+
+    def repeat(self, key: str, request: str) -> tuple[AccountEvent, ...] | None:
+        """The events a request filed under ``key`` caused, or None if the key is new."""
+        if key not in self.commands:
+            return None
+        first, events = self.commands[key]
+        if first != request:
+            raise CommandIdReused(f"command id {key!r} was used for another command")
+        return events
+
+    def mint(self, key: str, request: str, amount: int, by: str) -> Minted:
+        _positive(amount, "mint")
+        return Minted(self.id, self.version + 1, key, request, amount, by)
+
+    def cash_out(self, key: str, request: str, amount: int, player: str) -> CashedOut:
+        _positive(amount, "cash out")
+        self._cover(amount, player)
+        return CashedOut(self.id, self.version + 1, key, request, amount)
+
+    def buy_in(
+        self, key: str, request: str, amount: int, *, player: str, table: UUID, seat: int
+    ) -> BoughtIn:
+        self._cover(amount, player)
+        return BoughtIn(self.id, self.version + 1, key, request, amount, table, seat)
+
+    def returned(self, key: str, request: str, amount: int, *, table: UUID, seat: int) -> Returned:
+        return Returned(self.id, self.version + 1, key, request, amount, table, seat)
+
+    def apply(self, event: AccountEvent) -> Account:
+        if event.originator_version != self.version + 1:
+            raise ValueError(
+                f"account {self.id}: event {event.originator_version} follows {self.version}"
+            )
+        minted, cashed_out, balance = self.minted, self.cashed_out, self.balance
+        match event:
+            case Minted():
+                minted += event.amount
+                balance += event.amount
+            case Returned():
+                balance += event.amount
+            case CashedOut():
+                cashed_out += event.amount
+                balance -= event.amount
+            case _:
+                balance -= event.amount
+        first, before = self.commands.get(event.command_id, (event.fingerprint, ()))
+        commands = {**self.commands, event.command_id: (first, (*before, event))}
+        return replace(
+            self,
+            version=event.originator_version,
+            balance=balance,
+            minted=minted,
+            cashed_out=cashed_out,
+            commands=MappingProxyType(commands),
+        )
+
+    def _cover(self, amount: int, player: str) -> None:
+        if amount > self.balance:
+            raise InsufficientChips(
+                f"{player} has {self.balance} chips off the table, not the {amount} this takes"
+            )
+
+
+def _positive(amount: int, what: str) -> None:
+    if amount <= 0:
+        raise IllegalAmount(f"cannot {what} {amount} chips: the amount must be at least 1")
+
+
+def project(account: Account | None, events: Iterable[AccountEvent]) -> Account | None:
+    for event in events:
+        account = (account or Account.new(event.originator_id)).apply(event)
+    return account

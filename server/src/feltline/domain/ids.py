@@ -1,0 +1,60 @@
+"""Names the store derives: command fingerprints and stream ids.
+
+Client command ids make requests idempotent; the store derives ids of its
+own from them (a hand's start, a hand's end, a leaver's fold), so client ids
+may not contain ``/``, which only derived ids do. Stream ids are derived too,
+so a table's hands and a player's account are found without an index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from functools import lru_cache
+from uuid import UUID, uuid5
+
+from feltline.audit.codec import JSON, canonical, encode_command
+from feltline.engine.commands import StartHand
+from feltline.engine.errors import RuleError
+from feltline.engine.table import DealHand
+
+MAX_COMMAND_ID = 128
+TABLES = UUID("0b6f4f36-8e35-4cf1-9c36-6a8f4be1f0a1")
+ACCOUNTS = UUID("5d0f8a53-3b0e-4d7e-8a61-2f1c9e5b7c42")
+
+
+class CommandIdError(RuleError):
+    """A client command id the store cannot take."""
+
+
+def check_command_id(command_id: str) -> str:
+    if not 0 < len(command_id) <= MAX_COMMAND_ID or "/" in command_id:
+        raise CommandIdError(
+            f"a command id is 1 to {MAX_COMMAND_ID} characters without '/', not {command_id!r}"
+        )
+    return command_id
+
+
+def fingerprint(command: object) -> str:
+    """What makes two requests the same: everything but a deal's seed, which
+    the server draws afresh for every attempt."""
+    if isinstance(command, StartHand | DealHand):
+        command = replace(command, seed=b"")
+    data: JSON = encode_command(command)
+    return hashlib.sha256(canonical(data)).hexdigest()
+
+
+def table_id(command_id: str) -> UUID:
+    """The table an opening command creates: the same id on a repeat."""
+    return uuid5(TABLES, command_id)
+
+
+@lru_cache(maxsize=4096)
+def hand_id(table: UUID, number: int) -> UUID:
+    """Hand ``number`` of a table (its first hand is 1); remembered, as every
+    request at a table asks for it."""
+    return uuid5(table, f"hand/{number}")
+
+
+def account_id(player: str) -> UUID:
+    return uuid5(ACCOUNTS, player)

@@ -1,0 +1,134 @@
+"""A check over everything a cardroom stored: every chip accounted for and
+every hand either finished or resumable.
+
+It reads every stream in the cardroom's notification log, so it sees what
+the database holds, not what a running server believes. Chips are created
+only by minting and leave only by cashing out, so at any committed moment
+
+    accounts + stacks at the tables + carried pots + rake and time charges
+        + cashed out == minted
+
+(a hand in progress counts at its starting stacks: the table settles it
+when it ends). Each hand is loaded through its chain and seal, must start
+from the commitment its table recorded, and must be ended and sealed with
+the stacks its table took, unless it is its table's hand in progress,
+which must wait on a player.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from feltline.domain.account import AccountEvent
+from feltline.domain.hand import Recorded, Sealed
+from feltline.domain.ids import hand_id
+from feltline.domain.table import TableRecord, TableStream
+from feltline.engine.events import HandEnded, HandStarted
+from feltline.engine.state import Phase
+from feltline.engine.table import HandDealt, HandFinished
+from feltline.store.room import Cardroom, waiting_on
+
+PAGE = 1000
+
+
+@dataclass
+class Ledger:
+    """Chip totals by where the chips are, and what did not add up."""
+
+    minted: int = 0
+    cashed_out: int = 0
+    accounts: int = 0
+    seats: int = 0
+    carried: int = 0
+    house: int = 0
+    tables: int = 0
+    hands: int = 0
+    finished: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def balanced(self) -> bool:
+        on_hand = self.accounts + self.seats + self.carried + self.house + self.cashed_out
+        return on_hand == self.minted
+
+
+def check(cardroom: Cardroom) -> Ledger:
+    """Read and check every stream of ``cardroom``."""
+    kinds = _streams(cardroom)
+    ledger = Ledger()
+    for key in kinds["account"]:
+        owned = cardroom.account(key)
+        ledger.minted += owned.minted
+        ledger.cashed_out += owned.cashed_out
+        ledger.accounts += owned.balance
+        if owned.balance < 0:
+            ledger.problems.append(f"account {key} holds {owned.balance} chips")
+    expected_hands: set[UUID] = set()
+    for key in kinds["table"]:
+        stream = cardroom.table(key)
+        ledger.tables += 1
+        ledger.seats += sum(s.stack for s in stream.table.seats)
+        ledger.carried += stream.table.pot.total
+        ledger.house += stream.table.house
+        for number in range(1, stream.table.hands + 1):
+            expected_hands.add(hand_id(key, number))
+            _check_hand(cardroom, stream, number, ledger)
+    strays = kinds["hand"] - expected_hands
+    if strays:
+        ledger.problems.append(f"{len(strays)} hand streams belong to no table's deal")
+    if not ledger.balanced:
+        ledger.problems.append(f"the chips do not add up: {ledger}")
+    return ledger
+
+
+def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
+    """Every stream id in the log, by kind."""
+    kinds: dict[str, set[UUID]] = defaultdict(set)
+    topics = {
+        "table": (TableRecord,),
+        "hand": (Recorded, Sealed),
+        "account": tuple(AccountEvent.__subclasses__()),
+    }
+    by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
+    start = 1
+    while page := cardroom.recorder.select_notifications(start, PAGE):
+        for notification in page:
+            kinds[by_topic[notification.topic]].add(UUID(str(notification.originator_id)))
+        start = page[-1].id + 1
+    return kinds
+
+
+def _check_hand(cardroom: Cardroom, stream: TableStream, number: int, ledger: Ledger) -> None:
+    dealt: HandDealt | None = None
+    finished: HandFinished | None = None
+    for done in stream.commands.values():
+        if done.hand == number:
+            for event in done.events:
+                if isinstance(event, HandDealt) and event.hand == number:
+                    dealt = event
+                if isinstance(event, HandFinished):
+                    finished = event
+    where = f"table {stream.id} hand {number}"
+    hand = cardroom.get(hand_id(stream.id, number))  # checks the chain and the seal
+    ledger.hands += 1
+    events = [e for _, made in hand.commands.values() for e in made]
+    started = events[0] if events else None
+    if dealt is None or not isinstance(started, HandStarted):
+        ledger.problems.append(f"{where}: not dealt, or not started")
+        return
+    if started.commitment != dealt.commitment:
+        ledger.problems.append(f"{where}: starts from another deck than the table committed to")
+    in_progress = number == stream.table.hands and stream.table.dealt is not None
+    if in_progress:
+        if finished is not None or hand.hand.phase is Phase.ENDED or not waiting_on(hand.hand):
+            ledger.problems.append(f"{where}: in progress at the table but cannot be resumed")
+        return
+    ended = events[-1]
+    if not isinstance(ended, HandEnded) or hand.seal is None or finished is None:
+        ledger.problems.append(f"{where}: the table moved on but the hand is not ended and sealed")
+        return
+    if tuple(sorted(ended.stacks)) != finished.stacks or ended.rake != finished.rake:
+        ledger.problems.append(f"{where}: the table took other stacks than the hand ended with")
+    ledger.finished += 1

@@ -1,0 +1,572 @@
+"""The cardroom: the one service the API calls to run tables, hands and accounts.
+
+:class:`Room` takes a request, decides it with the engine against the
+tables, hands and accounts it touches, and commits everything it decided in
+one transaction: a buy-in and the account it comes from, a deal and the
+hand it starts, a hand's end, the table's new stacks and the chips of
+players who leave. Nothing else in it knows the database: the streams are
+the domain's and :class:`Cardroom` is the eventsourcing application that
+stores them, on SQLite or PostgreSQL as configured.
+
+Every request carries a client command id. The same id with the same
+request answers as the first time and stores nothing; with another request
+it is refused (:class:`CommandIdReused`). Ids are scoped to the stream the
+request addresses: the table for table requests (the cardroom for opening a
+table, whose id comes from it), the hand for play, the account for minting
+and cashing out. Every request that can start the action clock carries the
+time (whole seconds on the caller's clock); nothing here reads a clock.
+
+A Room keeps the tables it serves, their current hands and the accounts it
+has seen in memory, and serves one request per table at a time. It decides
+against that state and lets the database check it: if another writer got
+there first, it reloads and decides again, and gives up with
+:class:`Conflict` after a few tries.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from feltline.audit.keys import Signer
+from feltline.domain.account import Account, AccountEvent, CashOut, Mint
+from feltline.domain.account import project as project_account
+from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
+from feltline.domain.ids import account_id, check_command_id, fingerprint, hand_id, table_id
+from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.table import project as project_table
+from feltline.engine.cards import Card
+from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.deck import SEED_BYTES
+from feltline.engine.errors import Kind, RuleError
+from feltline.engine.events import Action, Choice, Event, HandEnded, HandStarted, PassedOut
+from feltline.engine.house import TableConfig
+from feltline.engine.state import Hand, Phase
+from feltline.engine.table import (
+    AddChips,
+    ChipsAdded,
+    DealHand,
+    EndHand,
+    HandDealt,
+    OpenTable,
+    SatDown,
+    SitDown,
+    StandUp,
+    StoodUp,
+    Table,
+    TableCommand,
+    TableEvent,
+)
+from feltline.store.commit import GroupCommit
+from feltline.store.config import StoreConfig
+from feltline.store.hands import Conflict, Hands
+
+Stored = StoredHandEvent | TableRecord | AccountEvent
+RETRIES = 8
+BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
+
+
+class NotFound(RuleError):
+    """A table or hand the store does not hold."""
+
+    kind = Kind.NOT_FOUND
+
+
+class ClockRunning(RuleError):
+    """A time-out before the player's time is up."""
+
+    kind = Kind.PRECONDITION
+
+
+class Cardroom(Hands):
+    """Every table, hand and account in one events table (``cardroom_events``),
+    so that one save is one transaction; saves from concurrent requests are
+    committed together (:mod:`feltline.store.commit`)."""
+
+    def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(signer, env)
+        self.group_commit: GroupCommit[Stored] = GroupCommit(lambda records: self.save(*records))
+
+    def table(self, table_id: UUID) -> TableStream:
+        """The stored table, or a new one if none is stored."""
+        try:
+            stream: TableStream = self.repository.get(table_id, projector_func=project_table)
+        except AggregateNotFoundError:
+            return TableStream.new(table_id)
+        return stream
+
+    def account(self, account_id: UUID) -> Account:
+        """The stored account, or an empty one."""
+        try:
+            stored: Account = self.repository.get(account_id, projector_func=project_account)
+        except AggregateNotFoundError:
+            return Account.new(account_id)
+        return stored
+
+    def commit(self, records: Sequence[Stored]) -> None:
+        """Store ``records`` in one transaction, or raise :class:`Conflict` if
+        another writer stored events at any of their positions first."""
+        try:
+            self.group_commit(records)
+        except IntegrityError as e:
+            raise Conflict("another writer changed these streams first") from e
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a request did: the table's events, the hand's, and the number of
+    the hand it touched (0 for none). A repeated request gets the same."""
+
+    table: tuple[TableEvent, ...] = ()
+    hand: tuple[Event, ...] = ()
+    number: int = 0
+
+
+class _Work:
+    """One request's changes to the streams it touches, applied as they are
+    decided, to be committed together."""
+
+    def __init__(self, room: Room, stream: TableStream) -> None:
+        self.room = room
+        self.table = stream
+        self.hand: HandStream | None = None
+        self.accounts: dict[UUID, Account] = {}
+        self.records: list[Stored] = []
+        self.hand_events: list[Event] = []
+
+    def at_table(
+        self, key: str, command: TableCommand, request: str, hand: int = 0
+    ) -> tuple[TableEvent, ...]:
+        before = self.table.table
+        records = self.table.execute(key, command, request=request, hand=hand)
+        self.table = self.table.extend(records)
+        self.records += records
+        events = self.table.commands[key].events[-len(records) :] if records else ()
+        for event in events:
+            self._settle(f"{self.table.id}/{key}", request, event, before)
+        return events
+
+    def at_hand(self, key: str, command: Command, request: str, at: int) -> None:
+        assert self.hand is not None
+        records, self.hand = self.hand.execute(
+            key, command, self.room.cardroom.signer, at=at, request=request
+        )
+        self.records += records
+        made = sum(1 for r in records if isinstance(r, Recorded))
+        self.hand_events += self.hand.commands[key][1][-made:]
+
+    def account(self, player: str) -> Account:
+        key = account_id(player)
+        if key not in self.accounts:
+            self.accounts[key] = self.room.account(key)
+        return self.accounts[key]
+
+    def _settle(self, key: str, request: str, event: TableEvent, before: Table) -> None:
+        """Move the chips a table event brings on or takes off the table."""
+        moved: AccountEvent
+        match event:
+            case SatDown(seat=seat, player=player, buy_in=amount):
+                moved = self.account(player).buy_in(
+                    key, request, amount, player=player, table=self.table.id, seat=seat
+                )
+            case ChipsAdded(seat=seat, amount=amount):
+                occupant = before.seat(seat)
+                assert occupant is not None
+                player = occupant.player
+                moved = self.account(player).buy_in(
+                    key, request, amount, player=player, table=self.table.id, seat=seat
+                )
+            case StoodUp(seat=seat, player=player, stack=amount) if amount > 0:
+                moved = self.account(player).returned(
+                    key, request, amount, table=self.table.id, seat=seat
+                )
+            case _:
+                return
+        self.accounts[moved.originator_id] = self.accounts[moved.originator_id].apply(moved)
+        self.records.append(moved)
+
+
+class Room:
+    """The application service over one :class:`Cardroom`."""
+
+    def __init__(self, cardroom: Cardroom) -> None:
+        self.cardroom = cardroom
+        self.retries = RETRIES
+        self._tables: dict[UUID, TableStream] = {}
+        self._hands: dict[UUID, HandStream] = {}
+        self._accounts: dict[UUID, Account] = {}
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def close(self) -> None:
+        self.cardroom.close()
+
+    # ---- tables
+
+    def open_table(self, command_id: str, config: TableConfig, *, at: int) -> UUID:
+        """Open a table; its id follows from the command id."""
+        new = table_id(check_command_id(command_id))
+        command = OpenTable(config, at)
+        self._run(
+            new,
+            command_id,
+            command,
+            lambda work, request: Outcome(work.at_table(command_id, command, request)),
+        )
+        return new
+
+    def sit_down(
+        self,
+        table_id: UUID,
+        command_id: str,
+        seat: int,
+        player: str,
+        buy_in: int,
+        *,
+        at: int,
+        post_now: bool = False,
+        join_pot: bool = False,
+    ) -> Outcome:
+        """Buy in from the player's account and take an empty seat."""
+        command = SitDown(seat, player, buy_in, at, post_now, join_pot)
+        return self._at_table(table_id, command_id, command)
+
+    def add_chips(self, table_id: UUID, command_id: str, seat: int, amount: int) -> Outcome:
+        """Top up a stack from the player's account, between hands."""
+        return self._at_table(table_id, command_id, AddChips(seat, amount))
+
+    def stand_up(self, table_id: UUID, command_id: str, seat: int, *, at: int) -> Outcome:
+        """Leave the seat, the stack going back to the account: at once
+        between hands, else when the hand ends, the player being folded at
+        their turn (now, if it is their turn)."""
+        command = StandUp(seat)
+
+        def stand(work: _Work, request: str) -> Outcome:
+            number = work.table.table.hands if work.table.table.dealt is not None else 0
+            work.at_table(command_id, command, request, hand=number)
+            if number:
+                work.hand = self._hand(work.table, number)
+                self._follow(work, command_id, f"table/{command_id}", request, at)
+            events = work.table.commands[command_id].events
+            return Outcome(events, tuple(work.hand_events), number)
+
+        return self._run(table_id, command_id, command, stand)
+
+    def deal(self, table_id: UUID, command_id: str, *, at: int) -> Outcome:
+        """Deal the next hand from a fresh seed, drawn here from the OS CSPRNG;
+        the table records only its commitment, the hand the seed."""
+
+        def deal(work: _Work, request: str) -> Outcome:
+            seed = secrets.token_bytes(SEED_BYTES)
+            dealt = work.at_table(
+                command_id, DealHand(at, seed), request, work.table.table.hands + 1
+            )[-1]
+            assert isinstance(dealt, HandDealt)
+            config = work.table.table.config
+            assert config is not None
+            work.hand = HandStream.new(hand_id(work.table.id, dealt.hand))
+            start = StartHand(
+                config.rules,
+                button=dealt.button,
+                seats=dealt.seats,
+                seed=seed,
+                antes=dealt.antes,
+                small_blind=dealt.small_blind,
+                big_blind=dealt.big_blind,
+                extra_big_blinds=dealt.extra_big_blinds,
+                dead=dealt.dead,
+            )
+            work.at_hand(f"table/{command_id}", start, request, at)
+            started = work.hand_events[0]
+            if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
+                raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
+            self._follow(work, command_id, f"table/{command_id}", request, at)
+            return Outcome(
+                work.table.commands[command_id].events, tuple(work.hand_events), dealt.hand
+            )
+
+        return self._run(table_id, command_id, DealHand(at, b""), deal)
+
+    # ---- hands
+
+    def act(
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        action: Action,
+        *,
+        amount: int = 0,
+        at: int,
+    ) -> Outcome:
+        """Check, call, fold, bring in; bet, raise or complete to ``amount``."""
+        return self._play(table_id, hand, command_id, Act(seat, action, amount), at)
+
+    def draw(
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        discards: tuple[Card, ...],
+        *,
+        at: int,
+    ) -> Outcome:
+        return self._play(table_id, hand, command_id, Draw(seat, discards), at)
+
+    def declare(
+        self, table_id: UUID, hand: int, command_id: str, seat: int, choice: Choice, *, at: int
+    ) -> Outcome:
+        return self._play(table_id, hand, command_id, Declare(seat, choice), at)
+
+    def time_out(
+        self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
+    ) -> Outcome:
+        """Act for a player whose time is up: the table's action clock,
+        counted from the hand's last event, must have run out by ``at``."""
+        return self._play(table_id, hand, command_id, TimeOut(seat), at)
+
+    # ---- accounts
+
+    def mint(self, command_id: str, player: str, amount: int, *, by: str) -> int:
+        """Make ``amount`` new chips in the player's account, as admin ``by``;
+        the new balance."""
+        return self._at_account(
+            command_id,
+            Mint(player, amount, by),
+            lambda owned, request: owned.mint(command_id, request, amount, by),
+        )
+
+    def cash_out(self, command_id: str, player: str, amount: int) -> int:
+        """Pay ``amount`` chips out of the cardroom from the player's account;
+        the new balance."""
+        return self._at_account(
+            command_id,
+            CashOut(player, amount),
+            lambda owned, request: owned.cash_out(command_id, request, amount, player),
+        )
+
+    def balance(self, player: str) -> int:
+        """The chips the player holds off the table, as stored now."""
+        fresh = self.cardroom.account(account_id(player))
+        self._remember_accounts({fresh.id: fresh})
+        return fresh.balance
+
+    # ---- reads
+
+    def table(self, table_id: UUID) -> TableStream:
+        stream = self._table(table_id)
+        if stream.version == 0:
+            raise NotFound(f"there is no table {table_id}")
+        return stream
+
+    def hand(self, table_id: UUID, number: int) -> HandStream:
+        return self._hand(self.table(table_id), number)
+
+    def account(self, key: UUID) -> Account:
+        return self._accounts.get(key) or self.cardroom.account(key)
+
+    # ---- the work
+
+    def _table(self, table_id: UUID) -> TableStream:
+        """The table as this room last wrote or read it: a request that
+        commits is what finds out whether another writer moved it on."""
+        cached = self._tables.get(table_id)
+        if cached is not None:
+            return cached
+        stored = self.cardroom.table(table_id)
+        return self._tables.setdefault(table_id, stored) if stored.version else stored
+
+    def _hand(self, stream: TableStream, number: int) -> HandStream:
+        if not 1 <= number <= stream.table.hands:
+            raise NotFound(
+                f"table {stream.id} has dealt hands 1 to {stream.table.hands}, not {number}"
+            )
+        wanted = hand_id(stream.id, number)
+        cached = self._hands.get(stream.id)
+        return cached if cached is not None and cached.id == wanted else self.cardroom.get(wanted)
+
+    def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
+        def run(work: _Work, request: str) -> Outcome:
+            return Outcome(work.at_table(command_id, command, request))
+
+        return self._run(table_id, command_id, command, run)
+
+    def _play(
+        self, table_id: UUID, number: int, command_id: str, command: Command, at: int
+    ) -> Outcome:
+        check_command_id(command_id)
+        table_key = f"hand/{number}/{command_id}"
+
+        def play(work: _Work, request: str) -> Outcome:
+            work.hand = self._hand(work.table, number)
+            repeated = work.hand.repeat(command_id, command)
+            if repeated is not None:
+                done = work.table.commands.get(table_key)
+                return Outcome(done.events if done else (), repeated, number)
+            if isinstance(command, TimeOut):
+                config = work.table.table.config
+                assert config is not None
+                due = work.hand.since + config.action_clock
+                if at < due:
+                    raise ClockRunning(
+                        f"seat {command.seat} has until {due} to act, and it is only {at}"
+                    )
+            work.at_hand(command_id, command, request, at)
+            self._follow(work, table_key, command_id, request, at)
+            done_here = work.table.commands.get(table_key)
+            return Outcome(done_here.events if done_here else (), tuple(work.hand_events), number)
+
+        return self._run(table_id, None, command, play)
+
+    def _follow(self, work: _Work, table_key: str, hand_key: str, request: str, at: int) -> None:
+        """What the dealer does after a hand moves on: fold players who stood
+        up when their turn comes, and when the hand ends, settle it at the
+        table in the same transaction."""
+        assert work.hand is not None
+        while True:
+            hand = work.hand.hand
+            if hand.phase is Phase.ENDED:
+                ended = work.hand_events[-1]
+                assert isinstance(ended, HandEnded)
+                passed = next((e for e in work.hand_events if isinstance(e, PassedOut)), None)
+                work.at_table(
+                    table_key,
+                    EndHand(ended.stacks, passed, ended.rake),
+                    request,
+                    work.table.table.hands,
+                )
+                return
+            leaving = set(work.table.table.leaving)
+            seat = next((s for s in waiting_on(hand) if s in leaving), None)
+            if seat is None:
+                return
+            try:
+                work.at_hand(hand_key, Act(seat, Action.FOLD), request, at)
+            except RuleError:  # not a betting turn, or a bring-in that must be posted
+                work.at_hand(hand_key, TimeOut(seat), request, at)
+
+    def _run(
+        self,
+        table_id: UUID,
+        command_id: str | None,
+        command: object,
+        body: Callable[[_Work, str], Outcome],
+    ) -> Outcome:
+        """Run ``body`` against the table, committing what it decided, again
+        after a conflict; a repeated table request is answered from the table."""
+        request = fingerprint(command)
+        with self._lock(table_id):
+            for attempt in range(self.retries):
+                _back_off(attempt)
+                stream = self._table(table_id)
+                if command_id is not None:
+                    check_command_id(command_id)
+                    done = stream.repeat(command_id, request)
+                    if done is not None:
+                        hand_events: tuple[Event, ...] = ()
+                        if done.hand:
+                            hand_events = self._hand(stream, done.hand).commands.get(
+                                f"table/{command_id}", ("", ())
+                            )[1]
+                        return Outcome(done.events, hand_events, done.hand)
+                if stream.version == 0 and not isinstance(command, OpenTable):
+                    raise NotFound(f"there is no table {table_id}")
+                work = _Work(self, stream)
+                outcome = body(work, request)
+                try:
+                    self.cardroom.commit(work.records)
+                except Conflict:
+                    self._forget(table_id, work.accounts)
+                    continue
+                except Exception:
+                    self._forget(table_id, work.accounts)  # stored or not, nobody knows
+                    raise
+                self._tables[table_id] = work.table
+                if work.hand is not None:
+                    if work.hand.hand.phase is Phase.ENDED:
+                        self._hands.pop(table_id, None)
+                    else:
+                        self._hands[table_id] = work.hand
+                self._remember_accounts(work.accounts)
+                return outcome
+        raise Conflict(f"table {table_id} kept changing under this request; try again")
+
+    def _at_account(
+        self,
+        command_id: str,
+        what: Mint | CashOut,
+        decide: Callable[[Account, str], AccountEvent],
+    ) -> int:
+        check_command_id(command_id)
+        request = fingerprint(what)
+        player = what.player
+        key = account_id(player)
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            owned = self.account(key)
+            if owned.repeat(command_id, request) is not None:
+                return owned.balance
+            event = decide(owned, request)
+            try:
+                self.cardroom.commit([event])
+            except Conflict:
+                self._accounts.pop(key, None)
+                continue
+            except Exception:
+                self._accounts.pop(key, None)  # stored or not, nobody knows
+                raise
+            after = owned.apply(event)
+            self._remember_accounts({key: after})
+            return after.balance
+        raise Conflict(f"the account of {player} kept changing under this request; try again")
+
+    def _lock(self, table_id: UUID) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(table_id, threading.Lock())
+
+    def _forget(self, table_id: UUID, accounts: Mapping[UUID, Account]) -> None:
+        self._tables.pop(table_id, None)
+        self._hands.pop(table_id, None)
+        for key in accounts:
+            self._accounts.pop(key, None)
+
+    def _remember_accounts(self, accounts: Mapping[UUID, Account]) -> None:
+        """Keep the newest of each account: requests at other tables may have
+        stored a later version meanwhile."""
+        with self._guard:
+            for key, latest in accounts.items():
+                known = self._accounts.get(key)
+                if known is None or known.version < latest.version:
+                    self._accounts[key] = latest
+
+
+def _back_off(attempt: int) -> None:
+    """Wait a random while before a retry, longer after each conflict."""
+    if attempt:
+        time.sleep(random.uniform(0, BACKOFF * attempt))  # jitter, not a secret
+
+
+def waiting_on(hand: Hand) -> tuple[int, ...]:
+    """The seats the hand waits on: whoever is to bet or draw, or everyone
+    still to declare."""
+    if hand.phase in (Phase.BETTING, Phase.DRAWING):
+        return hand.round.pending[:1]
+    if hand.phase is Phase.DECLARING:
+        return hand.round.pending
+    return ()
+
+
+def open_room(config: StoreConfig | None = None) -> Room:
+    """The cardroom as configured (by default, from the environment)."""
+    config = config or StoreConfig.from_env()
+    return Room(Cardroom(Signer.from_file(config.key_file), env=config.env))
