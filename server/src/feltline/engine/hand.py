@@ -82,12 +82,16 @@ def advance(hand: Hand) -> list[Event]:
 def _run(hand: Hand) -> tuple[list[Event], Hand]:
     events: list[Event] = []
     while True:
-        more = _dealer(hand)
+        more, hand = _dealer(hand)
         if not more:
             return events, hand
-        for event in more:
-            hand = evolve(hand, event)
-        events.extend(more)
+        events += more
+
+
+def _evolved(hand: Hand, events: list[Event]) -> Hand:
+    for event in events:
+        hand = evolve(hand, event)
+    return hand
 
 
 # -- commands ---------------------------------------------------------------
@@ -315,34 +319,37 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 # -- the dealer ----------------------------------------------------------------
 
 
-def _dealer(hand: Hand) -> list[Event]:
+def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
+    """The dealer's next events, none when a player must act or the hand is
+    over, and the hand after them: each event is evolved once."""
     if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
-        return []
+        return [], hand
     # When all but one player have folded, nobody else acts or declares:
     # the last player wins uncontested at once.
     alone = len(hand.live) == 1
     if hand.phase is Phase.BETTING:
         if hand.round.pending and not _nothing_to_decide(hand):
-            return []
-        return [_collect(hand)]
+            return [], hand
+        collected = _collect(hand)
+        return [collected], evolve(hand, collected)
     if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending and not alone:
-        return []
+        return [], hand
     if hand.phase is Phase.DECLARING:
-        return [
-            DeclarationsRevealed(
-                tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
-            )
-        ]
+        revealed = DeclarationsRevealed(
+            tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
+        )
+        return [revealed], evolve(hand, revealed)
     if len(hand.live) == 1:
         return _finish(hand)
     script = SCRIPTS[hand.rules.game]
     step_no = hand.step + 1
     step = script[step_no]
     if step.kind is Kind.DRAW and hand.rules.game is Game.JACKPOTS and hand.first_bettor is None:
-        return _pass_out(hand)
+        events = _pass_out(hand)
+        return events, _evolved(hand, events)
     began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
-    after = evolve(hand, began)
-    return [began, *_automatic(after, step)]
+    events, hand = _automatic(evolve(hand, began), step)
+    return [began, *events], hand
 
 
 def _nothing_to_decide(hand: Hand) -> bool:
@@ -376,16 +383,21 @@ def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
 
 
-def _automatic(hand: Hand, step: Step) -> list[Event]:
+def _automatic(hand: Hand, step: Step) -> tuple[list[Event], Hand]:
+    """What the dealer does in a step that waits on nobody, and the hand after it."""
     if step.kind is Kind.FORCED:
-        return _forced(hand)
-    if step.kind is Kind.DEAL:
-        return dealing.deal_street(hand, step)
-    if step.kind is Kind.BOARD:
-        return dealing.deal_board(hand, step.board)
-    if step.kind is Kind.SHOWDOWN:
-        return showdown.show(hand) + _finish(hand)
-    return []
+        events = _forced(hand)
+    elif step.kind is Kind.DEAL:
+        events = dealing.deal_street(hand, step)
+    elif step.kind is Kind.BOARD:
+        events = dealing.deal_board(hand, step.board)
+    elif step.kind is Kind.SHOWDOWN:
+        shown = showdown.show(hand)
+        events, hand = _finish(_evolved(hand, shown))
+        return shown + events, hand
+    else:
+        return [], hand
+    return events, _evolved(hand, events)
 
 
 def _forced(hand: Hand) -> list[Event]:
@@ -433,7 +445,8 @@ def _pass_out(hand: Hand) -> list[Event]:
     ]
 
 
-def _finish(hand: Hand) -> list[Event]:
+def _finish(hand: Hand) -> tuple[list[Event], Hand]:
+    """Collect the last bets, prove openers, award the pots and end the hand."""
     events: list[Event] = []
     if any(p.bet for p in hand.players):
         collected = _collect(hand)
@@ -446,9 +459,6 @@ def _finish(hand: Hand) -> list[Event]:
         for share in award.shares:
             stacks[share.seat] += share.amount
     rake = sum(a.rake for a in awards)
-    return [
-        *events,
-        *proof,
-        *awards,
-        HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake),
-    ]
+    ended = HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake)
+    rest = [*proof, *awards, ended]
+    return events + rest, _evolved(hand, rest)
