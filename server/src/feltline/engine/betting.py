@@ -40,7 +40,7 @@ def options(hand: Hand) -> Options:
     to_call = max(0, min(r.level, reach) - p.bet)
     # Left of an all-in low card, the bring-in is due unless nobody else is
     # active: then nobody may bet, and the seat may only check or fold.
-    if r.bring_in_due and any(o.active for o in hand.players if o.seat != seat):
+    if r.bring_in_due and others_active(hand, p):
         stakes = hand.rules.stakes
         bring_in = min(stakes.bring_in, reach)
         if reach <= stakes.bring_in:  # all in to bring in: nothing is left to complete
@@ -87,7 +87,7 @@ def _may_raise(hand: Hand, p: Player) -> bool:
     r = hand.round
     if p.stack <= max(0, r.level - p.bet):
         return False
-    if not any(o.active for o in hand.players if o.seat != p.seat):
+    if not others_active(hand, p):
         return False
     if lacks_openers(hand, p):
         return False
@@ -100,6 +100,11 @@ def _may_raise(hand: Hand, p: Player) -> bool:
         if not reopened:
             return False
     return not capped(hand)
+
+
+def others_active(hand: Hand, p: Player) -> bool:
+    """Whether a player other than ``p`` is active."""
+    return hand.active_count > p.active
 
 
 def lacks_openers(hand: Hand, p: Player) -> bool:
@@ -121,7 +126,7 @@ def capped(hand: Hand) -> bool:
         return False
     if r.bets < 1 + hand.rules.raise_cap:
         return False
-    heads_up = sum(1 for p in hand.players if p.active) <= 2
+    heads_up = hand.active_count <= 2
     return r.capped or not (stakes.uncapped_heads_up and heads_up)
 
 

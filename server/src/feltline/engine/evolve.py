@@ -57,6 +57,7 @@ def _mutate(event: Event, hand: Hand) -> Hand:
 @_mutate.register
 def _started(e: HandStarted, hand: Hand) -> Hand:
     players = tuple(Player(s.seat, s.player, s.stack, paid=s.carried) for s in e.seats)
+    live_count, active_count = _counts(players)
     return Hand(
         rules=e.rules,
         button=e.button,
@@ -68,6 +69,8 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
         extra_big_blinds=e.extra_big_blinds,
         pot=sum(s.carried for s in e.seats) + e.dead,
         dead=e.dead,
+        live_count=live_count,
+        active_count=active_count,
     )
 
 
@@ -108,12 +111,26 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
 
 @_mutate.register
 def _posted(e: Posted, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
+    before = hand.player(e.seat)
     if e.forced is Forced.ANTE:
-        p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount)
-        return replace(hand, players=hand.players_with(p), pot=hand.pot + e.amount)
-    p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount, bet=p.bet + e.amount)
-    return hand.with_player(p)
+        p = replace(before, stack=before.stack - e.amount, paid=before.paid + e.amount)
+        pot = hand.pot + e.amount
+    else:
+        p = replace(
+            before,
+            stack=before.stack - e.amount,
+            paid=before.paid + e.amount,
+            bet=before.bet + e.amount,
+        )
+        pot = hand.pot
+    live_count, active_count = _counts_after(hand, before, p)
+    return replace(
+        hand,
+        players=hand.players_with(p),
+        pot=pot,
+        live_count=live_count,
+        active_count=active_count,
+    )
 
 
 @_mutate.register
@@ -131,16 +148,19 @@ def _board(e: BoardDealt, hand: Hand) -> Hand:
 
 @_mutate.register
 def _acted(e: Acted, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
+    before = p = hand.player(e.seat)
     r = hand.round
     pending = tuple(s for s in r.pending if s != e.seat)
     if e.action is Action.FOLD:
         p = replace(p, folded=True)
+        live_count, active_count = _counts_after(hand, before, p)
         return replace(
             hand,
             players=hand.players_with(p),
             muck=hand.muck + p.cards,
             round=replace(r, pending=pending),
+            live_count=live_count,
+            active_count=active_count,
         )
     # The round and who must act next are read from the hand before the
     # action: only the acting seat changes, and it is never among them.
@@ -153,7 +173,14 @@ def _acted(e: Acted, hand: Hand) -> Hand:
         pending = _others(hand, e.seat)
         opens = hand.rounds == 0 and hand.first_bettor is None
     p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount, acted_at=r.level)
-    hand = replace(hand, players=hand.players_with(p), round=replace(r, pending=pending))
+    live_count, active_count = _counts_after(hand, before, p)
+    hand = replace(
+        hand,
+        players=hand.players_with(p),
+        round=replace(r, pending=pending),
+        live_count=live_count,
+        active_count=active_count,
+    )
     return _opened(hand, p) if opens else hand
 
 
@@ -164,7 +191,7 @@ def _raised(hand: Hand, total: int) -> Round:
     increment = total - (r.level if r.bets else r.full)
     bets = r.bets + 1
     cap = hand.rules.raise_cap if hand.rules.stakes.structure is Structure.FIXED_LIMIT else None
-    crowded = sum(1 for p in hand.players if p.active) > 2
+    crowded = hand.active_count > 2
     capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
     return replace(
         r,
@@ -206,9 +233,12 @@ def _collected(e: BetsCollected, hand: Hand) -> Hand:
         else p
         for p in hand.players
     )
+    live_count, active_count = _counts(players)
     return replace(
         hand,
         players=players,
+        live_count=live_count,
+        active_count=active_count,
         pot=e.pot,
         phase=Phase.DEALING,
         rounds=hand.rounds + 1,
@@ -246,12 +276,18 @@ def _reshuffled(e: StubReshuffled, hand: Hand) -> Hand:
 
 @_mutate.register
 def _declared(e: Declared, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
-    p = replace(p, choice=e.choice, folded=e.choice is None)
+    before = hand.player(e.seat)
+    p = replace(before, choice=e.choice, folded=e.choice is None)
     muck = hand.muck + p.cards if p.folded else hand.muck
     pending = tuple(s for s in hand.round.pending if s != e.seat)
+    live_count, active_count = _counts_after(hand, before, p)
     return replace(
-        hand, players=hand.players_with(p), muck=muck, round=replace(hand.round, pending=pending)
+        hand,
+        players=hand.players_with(p),
+        muck=muck,
+        round=replace(hand.round, pending=pending),
+        live_count=live_count,
+        active_count=active_count,
     )
 
 
@@ -271,7 +307,15 @@ def _awarded(e: PotAwarded, hand: Hand) -> Hand:
     for share in e.shares:
         won[share.seat] += share.amount
     players = tuple(replace(p, stack=p.stack + won.get(p.seat, 0)) for p in hand.players)
-    return replace(hand, players=players, pot=hand.pot - e.amount, rake=hand.rake + e.rake)
+    live_count, active_count = _counts(players)
+    return replace(
+        hand,
+        players=players,
+        pot=hand.pot - e.amount,
+        rake=hand.rake + e.rake,
+        live_count=live_count,
+        active_count=active_count,
+    )
 
 
 @_mutate.register
@@ -285,4 +329,26 @@ def _ended(e: HandEnded, hand: Hand) -> Hand:
         return replace(hand, phase=Phase.ENDED)
     stacks = dict(e.stacks)
     players = tuple(replace(p, stack=stacks[p.seat], bet=0, paid=0) for p in hand.players)
-    return replace(hand, players=players, pot=hand.dead, phase=Phase.ENDED)
+    live_count, active_count = _counts(players)
+    return replace(
+        hand,
+        players=players,
+        pot=hand.dead,
+        phase=Phase.ENDED,
+        live_count=live_count,
+        active_count=active_count,
+    )
+
+
+def _counts(players: tuple[Player, ...]) -> tuple[int, int]:
+    """How many players are live, and how many active."""
+    return sum(1 for p in players if p.live), sum(1 for p in players if p.active)
+
+
+def _counts_after(hand: Hand, before: Player, after: Player) -> tuple[int, int]:
+    """The hand's counts of live and active players once ``after`` replaces
+    ``before``."""
+    return (
+        hand.live_count + after.live - before.live,
+        hand.active_count + after.active - before.active,
+    )

@@ -256,7 +256,7 @@ def _proving(hand: Hand, acted: Acted) -> list[Event]:
 
 
 def _why_no_raise(hand: Hand, p: Player) -> str:
-    if not any(o.active for o in hand.players if o.seat != p.seat):
+    if not betting.others_active(hand, p):
         return "no other player can call"
     if hand.round.bring_in_due and p.stack <= hand.rules.stakes.bring_in:
         return "not enough chips to complete"
@@ -326,7 +326,7 @@ def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
         return [], hand
     # When all but one player have folded, nobody else acts or declares:
     # the last player wins uncontested at once.
-    alone = len(hand.live) == 1
+    alone = hand.live_count == 1
     if hand.phase is Phase.BETTING:
         if hand.round.pending and not _nothing_to_decide(hand):
             return [], hand
@@ -339,7 +339,7 @@ def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
             tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
         )
         return [revealed], evolve(hand, revealed)
-    if len(hand.live) == 1:
+    if alone:
         return _finish(hand)
     script = SCRIPTS[hand.rules.game]
     step_no = hand.step + 1
@@ -356,8 +356,14 @@ def _nothing_to_decide(hand: Hand) -> bool:
     """The round is over though seats are pending: all but one have folded
     (the last player wins without acting), or the one player who could bet
     has nothing to call and nobody to bet against."""
-    active = hand.active
-    return len(hand.live) == 1 or (len(active) == 1 and active[0].bet >= hand.round.level)
+    return hand.live_count == 1 or (
+        hand.active_count == 1 and _active_one(hand).bet >= hand.round.level
+    )
+
+
+def _active_one(hand: Hand) -> Player:
+    """The first active player: the only one, when the count is one."""
+    return next(p for p in hand.players if p.active)
 
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
@@ -373,11 +379,11 @@ def _order(hand: Hand, step: Step) -> tuple[int, ...]:
 def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
     """Who must act when a betting round opens, first actor first; nobody
     when no one could bet against anyone."""
-    active = [p for p in hand.players if p.active]
     level = (
         hand.rules.stakes.big_blind if hand.big_blind_seat is not None and not hand.rounds else 0
     )
-    if not active or (len(active) == 1 and active[0].bet >= level):
+    active = hand.active_count
+    if not active or (active == 1 and _active_one(hand).bet >= level):
         return ()
     first = turn.first_to_act(hand)
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)

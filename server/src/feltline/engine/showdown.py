@@ -48,7 +48,7 @@ def prove_openers(hand: Hand) -> list[Event]:
     if hand.opener is None:
         return []
     opener = hand.player(hand.opener)
-    if not opener.live or len(hand.live) > 1:
+    if not opener.live or hand.live_count > 1:
         return []
     return [openers_shown(hand, opener.seat)]
 
@@ -68,7 +68,7 @@ def award(hand: Hand) -> list[PotAwarded]:
     rule = hand.rules.rake
     if rule is not None and hand.raked:
         raked = list(pots.rake(formed, basis_points=rule.basis_points, cap=rule.cap)[0])
-    holdings = _holdings(hand) if len(hand.live) > 1 else {}
+    holdings = _holdings(hand) if hand.live_count > 1 else {}
     return [
         PotAwarded(
             index=i,

@@ -111,6 +111,10 @@ class Hand:
     opener: int | None = None
     openers: tuple[Card, ...] = ()
     raked: bool = False
+    # Kept by evolve as players fold or go all in or win chips back, so the
+    # decider need not count them again and again: len(live), len(active).
+    live_count: int = 0
+    active_count: int = 0
 
     def player(self, seat: int) -> Player:
         for p in self.players:
