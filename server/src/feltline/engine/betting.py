@@ -37,12 +37,9 @@ def options(hand: Hand) -> Options:
     seat = r.pending[0]
     p = hand.player(seat)
     reach = p.bet + p.stack
-    to_call = max(0, min(r.level, reach) - p.bet)
-    # Left of an all-in low card, the bring-in is due unless nobody else is
-    # active: then nobody may bet, and the seat may only check or fold.
-    if r.bring_in_due and others_active(hand, p):
+    to_call, bring_in = owed(hand, p)
+    if bring_in:
         stakes = hand.rules.stakes
-        bring_in = min(stakes.bring_in, reach)
         if reach <= stakes.bring_in:  # all in to bring in: nothing is left to complete
             return Options(seat, 0, p.bet, None, 0, 0, bring_in)
         complete = min(stakes.small_bet, reach)
@@ -56,6 +53,19 @@ def options(hand: Hand) -> Options:
     if hand.rules.stakes.structure is Structure.FIXED_LIMIT:
         most = least
     return Options(seat, to_call, p.bet + to_call, action, least, max(least, most))
+
+
+def owed(hand: Hand, p: Player) -> tuple[int, int]:
+    """What ``p`` must add to stay in, as (to call, bring-in): the bring-in
+    when it is due (with nothing to call), else the call, all in when short.
+    The part of :func:`options` a check, call, fold or bring-in needs."""
+    r = hand.round
+    reach = p.bet + p.stack
+    # Left of an all-in low card, the bring-in is due unless nobody else is
+    # active: then nobody may bet, and the seat may only check or fold.
+    if r.bring_in_due and others_active(hand, p):
+        return 0, min(hand.rules.stakes.bring_in, reach)
+    return max(0, min(r.level, reach) - p.bet), 0
 
 
 def raise_target(hand: Hand) -> int:

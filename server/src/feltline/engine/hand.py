@@ -195,35 +195,37 @@ def _act(hand: Hand, c: Act) -> list[Event]:
         raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
     if hand.to_act != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot act: it is seat {hand.to_act}'s turn")
-    o = betting.options(hand)
     action, amount = c.action, c.amount
-    if action in (Action.FOLD, Action.CHECK, Action.CALL, Action.BRING_IN):
-        total = {
-            Action.FOLD: p.bet,
-            Action.CHECK: p.bet,
-            Action.CALL: o.call_total,
-            Action.BRING_IN: p.bet + o.bring_in,
-        }[action]
+    if action in _STAYING:
+        # Options weighs the raises too; checking, calling and folding need less.
+        to_call, bring_in = betting.owed(hand, p)
+        if action is Action.CALL:
+            total = p.bet + to_call
+        elif action is Action.BRING_IN:
+            total = p.bet + bring_in
+        else:
+            total = p.bet
         if amount not in (0, total):
             raise IllegalAmount(
                 f"seat {c.seat} cannot {action} for {amount}: leave the amount out"
                 + (f" or give {total}" if total else "")
             )
-        if o.bring_in and action not in (Action.BRING_IN, Action.FOLD):
-            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
-        if o.bring_in and action is Action.FOLD and p.seat == turn.bring_in_seat(hand):
-            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
-        if action is Action.BRING_IN and not o.bring_in:
+        if bring_in and action not in (Action.BRING_IN, Action.FOLD):
+            raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
+        if bring_in and action is Action.FOLD and p.seat == turn.bring_in_seat(hand):
+            raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
+        if action is Action.BRING_IN and not bring_in:
             raise IllegalAction(f"seat {c.seat} cannot bring in: the bring-in is not due")
-        if action is Action.CHECK and not o.can_check:
+        if action is Action.CHECK and (to_call or bring_in):
             raise IllegalAction(
-                f"seat {c.seat} cannot check: {o.to_call} to call"
-                if o.to_call
+                f"seat {c.seat} cannot check: {to_call} to call"
+                if to_call
                 else f"seat {c.seat} cannot check: bring in or complete"
             )
-        if action is Action.CALL and o.to_call == 0:
+        if action is Action.CALL and to_call == 0:
             raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
         return _proving(hand, _acted(hand, p, action, total))
+    o = betting.options(hand)
     if o.raise_action is None:
         raise IllegalAction(f"seat {c.seat} cannot {action}: {_why_no_raise(hand, p)}")
     if action is not o.raise_action:
@@ -232,6 +234,9 @@ def _act(hand: Hand, c: Act) -> list[Event]:
         span = f"to {o.least}" if o.least == o.most else f"to {o.least} to {o.most}"
         raise IllegalAmount(f"seat {c.seat} cannot {action} to {amount}: {action} {span}")
     return [_acted(hand, p, action, amount)]
+
+
+_STAYING = frozenset({Action.FOLD, Action.CHECK, Action.CALL, Action.BRING_IN})
 
 
 def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
