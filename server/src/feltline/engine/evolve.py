@@ -71,6 +71,7 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
         dead=e.dead,
         live_count=live_count,
         active_count=active_count,
+        seats=tuple(p.seat for p in players),
     )
 
 

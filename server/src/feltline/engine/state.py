@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -116,12 +117,14 @@ class Hand:
     # decider need not count them again and again: len(live), len(active).
     live_count: int = 0
     active_count: int = 0
+    seats: tuple[int, ...] = ()
+    """The players' seats, in order: where each player is in ``players``."""
 
     def player(self, seat: int) -> Player:
-        for p in self.players:
-            if p.seat == seat:
-                return p
-        raise KeyError(seat)
+        try:
+            return self.players[self.seats.index(seat)]
+        except ValueError:
+            raise KeyError(seat) from None
 
     def with_player(self, updated: Player) -> Hand:
         return replace(self, players=self.players_with(updated))
@@ -129,14 +132,11 @@ class Hand:
     def players_with(self, updated: Player) -> tuple[Player, ...]:
         """The players, ``updated`` in place of the player at its seat."""
         players = self.players
-        for i, p in enumerate(players):
-            if p.seat == updated.seat:
-                return (*players[:i], updated, *players[i + 1 :])
-        return players
-
-    @property
-    def seats(self) -> tuple[int, ...]:
-        return tuple(p.seat for p in self.players)
+        try:
+            i = self.seats.index(updated.seat)
+        except ValueError:
+            return players
+        return (*players[:i], updated, *players[i + 1 :])
 
     @property
     def live(self) -> tuple[Player, ...]:
@@ -149,7 +149,7 @@ class Hand:
     def clockwise(self, after: int) -> tuple[Player, ...]:
         """Every player, starting with the first seat clockwise after ``after``."""
         players = self.players
-        start = next((i for i, p in enumerate(players) if p.seat > after), 0)
+        start = bisect_right(self.seats, after)  # len(players): wraps round to the first
         return players[start:] + players[:start]
 
     @property
