@@ -40,13 +40,11 @@ _PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phas
 
 def evolve(hand: Hand, event: Event) -> Hand:
     """Hand first, event second, as ``functools.reduce`` calls it."""
-    rule = _RULES.get(event.__class__)
-    if rule is None:  # the first event of its class: ask singledispatch once
-        rule = _RULES[event.__class__] = _mutate.dispatch(event.__class__)
+    try:
+        rule = _RULES[event.__class__]
+    except KeyError:  # not an event class of this module: singledispatch decides
+        rule = _mutate.dispatch(event.__class__)
     return rule(event, hand)
-
-
-_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {}
 
 
 @singledispatch
@@ -105,9 +103,10 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
         )
         return replace(hand, step=e.step, phase=phase, raked=raked, round=r, players=players)
-    return replace(
-        hand, step=e.step, phase=phase, raked=raked, round=replace(hand.round, pending=e.order)
-    )
+    r = hand.round
+    if r.pending != e.order:  # a step that deals or forces bets waits on nobody, as before
+        r = replace(r, pending=e.order)
+    return replace(hand, step=e.step, phase=phase, raked=raked, round=r)
 
 
 @_mutate.register
@@ -151,7 +150,7 @@ def _board(e: BoardDealt, hand: Hand) -> Hand:
 def _acted(e: Acted, hand: Hand) -> Hand:
     before = p = hand.player(e.seat)
     r = hand.round
-    pending = tuple(s for s in r.pending if s != e.seat)
+    pending = _without(r.pending, e.seat)
     if e.action is Action.FOLD:
         p = replace(p, folded=True)
         live_count, active_count = _counts_after(hand, before, p)
@@ -252,7 +251,7 @@ def _drew(e: Drew, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     thrown = e.discards or ()
     p = replace(p, cards=tuple(c for c in p.cards if c not in thrown), drawn=True)
-    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    pending = _without(hand.round.pending, e.seat)
     return replace(
         hand,
         players=hand.players_with(p),
@@ -280,7 +279,7 @@ def _declared(e: Declared, hand: Hand) -> Hand:
     before = hand.player(e.seat)
     p = replace(before, choice=e.choice, folded=e.choice is None)
     muck = hand.muck + p.cards if p.folded else hand.muck
-    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    pending = _without(hand.round.pending, e.seat)
     live_count, active_count = _counts_after(hand, before, p)
     return replace(
         hand,
@@ -348,8 +347,23 @@ def _counts(players: tuple[Player, ...]) -> tuple[int, int]:
 
 def _counts_after(hand: Hand, before: Player, after: Player) -> tuple[int, int]:
     """The hand's counts of live and active players once ``after`` replaces
-    ``before``."""
+    ``before`` (Player.live and Player.active, read from the fields)."""
     return (
-        hand.live_count + after.live - before.live,
-        hand.active_count + after.active - before.active,
+        hand.live_count + before.folded - after.folded,
+        hand.active_count
+        + (not after.folded and after.stack > 0)
+        - (not before.folded and before.stack > 0),
     )
+
+
+def _without(pending: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    """The seats still to act once ``seat`` has: nearly always the first."""
+    if pending and pending[0] == seat:
+        return pending[1:]
+    return tuple(s for s in pending if s != seat)
+
+
+# Each event class's rule, looked up once per event without singledispatch.
+_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {
+    cls: rule for cls, rule in _mutate.registry.items() if cls is not object
+}
