@@ -35,7 +35,29 @@ from feltline.engine.rules import Game, Structure
 from feltline.engine.script import SCRIPTS, Kind
 from feltline.engine.state import Hand, Phase, Player, Round, replace
 
-_PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phase.DECLARING}
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_DEAL_STEP = Kind.DEAL
+_BOARD_STEP = Kind.BOARD
+_BET_STEP = Kind.BET
+_DRAW_STEP = Kind.DRAW
+_DECLARE_STEP = Kind.DECLARE
+_DEALING = Phase.DEALING
+_BETTING = Phase.BETTING
+_DRAWING = Phase.DRAWING
+_DECLARING = Phase.DECLARING
+_ENDED = Phase.ENDED
+_FOLD = Action.FOLD
+_BET = Action.BET
+_RAISE = Action.RAISE
+_BRING_IN = Action.BRING_IN
+_COMPLETE = Action.COMPLETE
+_STUD_HI_LO = Game.STUD_HI_LO
+_JACKPOTS = Game.JACKPOTS
+_FIXED_LIMIT = Structure.FIXED_LIMIT
+_ANTE = Forced.ANTE
+
+_PHASES = {_BET_STEP: _BETTING, _DRAW_STEP: _DRAWING, _DECLARE_STEP: _DECLARING}
 
 
 def evolve(hand: Hand, event: Event) -> Hand:
@@ -60,7 +82,7 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
         rules=e.rules,
         button=e.button,
         players=players,
-        phase=Phase.DEALING,
+        phase=_DEALING,
         antes=e.antes,
         small_blind_seat=e.small_blind,
         big_blind_seat=e.big_blind,
@@ -81,11 +103,11 @@ def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
 @_mutate.register
 def _began(e: StreetBegan, hand: Hand) -> Hand:
     step = SCRIPTS[hand.rules.game][e.step]
-    phase = _PHASES.get(step.kind, Phase.DEALING)
-    raked = hand.raked or (hand.rounds > 0 and step.kind in (Kind.DEAL, Kind.BOARD, Kind.DRAW))
+    phase = _PHASES.get(step.kind, _DEALING)
+    raked = hand.raked or (hand.rounds > 0 and step.kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
     stakes = hand.rules.stakes
-    if step.kind is Kind.BET:
-        fixed = stakes.structure is Structure.FIXED_LIMIT
+    if step.kind is _BET_STEP:
+        fixed = stakes.structure is _FIXED_LIMIT
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
         if hand.rounds == 0 and hand.big_blind_seat is not None:
             bb = stakes.big_blind
@@ -95,9 +117,7 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
                 bet_size=size,
                 increment=size,
                 pending=e.order,
-                bring_in_due=bool(e.order)
-                and hand.rules.game is Game.STUD_HI_LO
-                and not hand.rounds,
+                bring_in_due=bool(e.order) and hand.rules.game is _STUD_HI_LO and not hand.rounds,
             )
         players = tuple(
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
@@ -112,7 +132,7 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
 @_mutate.register
 def _posted(e: Posted, hand: Hand) -> Hand:
     before = hand.player(e.seat)
-    if e.forced is Forced.ANTE:
+    if e.forced is _ANTE:
         p = replace(before, stack=before.stack - e.amount, paid=before.paid + e.amount)
         pot = hand.pot + e.amount
     else:
@@ -151,7 +171,7 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     before = p = hand.player(e.seat)
     r = hand.round
     pending = _without(r.pending, e.seat)
-    if e.action is Action.FOLD:
+    if e.action is _FOLD:
         p = replace(p, folded=True)
         live_count, active_count = _counts_after(hand, before, p)
         return replace(
@@ -165,10 +185,10 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     # The round and who must act next are read from the hand before the
     # action: only the acting seat changes, and it is never among them.
     opens = False
-    if e.action is Action.BRING_IN:
+    if e.action is _BRING_IN:
         r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
         pending = _others(hand, e.seat)
-    elif e.action in (Action.BET, Action.RAISE, Action.COMPLETE) and e.total > r.level:
+    elif e.action in (_BET, _RAISE, _COMPLETE) and e.total > r.level:
         r = _raised(hand, e.total)
         pending = _others(hand, e.seat)
         opens = hand.rounds == 0 and hand.first_bettor is None
@@ -190,7 +210,7 @@ def _raised(hand: Hand, total: int) -> Round:
         return replace(r, level=total, bring_in_due=False)
     increment = total - (r.level if r.bets else r.full)
     bets = r.bets + 1
-    cap = hand.rules.raise_cap if hand.rules.stakes.structure is Structure.FIXED_LIMIT else None
+    cap = hand.rules.raise_cap if hand.rules.stakes.structure is _FIXED_LIMIT else None
     crowded = hand.active_count > 2
     capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
     return replace(
@@ -205,7 +225,7 @@ def _raised(hand: Hand, total: int) -> Round:
 
 
 def _opened(hand: Hand, p: Player) -> Hand:
-    if hand.rules.game is Game.JACKPOTS:
+    if hand.rules.game is _JACKPOTS:
         return replace(
             hand,
             first_bettor=p.seat,
@@ -240,7 +260,7 @@ def _collected(e: BetsCollected, hand: Hand) -> Hand:
         live_count=live_count,
         active_count=active_count,
         pot=e.pot,
-        phase=Phase.DEALING,
+        phase=_DEALING,
         rounds=hand.rounds + 1,
         round=Round(bet_size=0),
     )
@@ -293,7 +313,7 @@ def _declared(e: Declared, hand: Hand) -> Hand:
 
 @_mutate.register
 def _revealed(e: DeclarationsRevealed, hand: Hand) -> Hand:
-    return replace(hand, phase=Phase.DEALING)
+    return replace(hand, phase=_DEALING)
 
 
 @_mutate.register
@@ -320,13 +340,13 @@ def _awarded(e: PotAwarded, hand: Hand) -> Hand:
 
 @_mutate.register
 def _passed(e: PassedOut, hand: Hand) -> Hand:
-    return replace(hand, phase=Phase.ENDED)
+    return replace(hand, phase=_ENDED)
 
 
 @_mutate.register
 def _ended(e: HandEnded, hand: Hand) -> Hand:
     if not e.cancelled:
-        return replace(hand, phase=Phase.ENDED)
+        return replace(hand, phase=_ENDED)
     stacks = dict(e.stacks)
     players = tuple(replace(p, stack=stacks[p.seat], bet=0, paid=0) for p in hand.players)
     live_count, active_count = _counts(players)
@@ -334,7 +354,7 @@ def _ended(e: HandEnded, hand: Hand) -> Hand:
         hand,
         players=players,
         pot=hand.dead,
-        phase=Phase.ENDED,
+        phase=_ENDED,
         live_count=live_count,
         active_count=active_count,
     )

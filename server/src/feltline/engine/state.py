@@ -41,6 +41,11 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_BETTING = Phase.BETTING
+
+
 @dataclass(frozen=True)  # no slots: see replace
 class Player:
     """One seat dealt in. ``bet`` is in front of the seat this round, ``paid``
@@ -155,7 +160,7 @@ class Hand:
     @property
     def to_act(self) -> int | None:
         pending = self.round.pending
-        return pending[0] if pending and self.phase is Phase.BETTING else None
+        return pending[0] if pending and self.phase is _BETTING else None
 
     @property
     def chips(self) -> int:
