@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from feltline.engine.cards import ACE, JOKER_INDEX, Card
@@ -56,6 +55,8 @@ def showing(cards: Sequence[Card]) -> tuple[int, ...]:
     the group sizes of two seats never run into each other's ranks."""
     if len(cards) >= 5:
         return (1, high(cards).strength)
-    counts = Counter(ACE if c == JOKER_INDEX else c.rank for c in cards)
-    pattern = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
-    return (0, *(n for n, _ in pattern), *(rank for _, rank in pattern))
+    # Ranks read as card >> 2 (a card is rank * 4 + suit); at most four
+    # cards, so counting each rank in a list beats a Counter.
+    ranks = [ACE if c == JOKER_INDEX else c >> 2 for c in cards]
+    pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
+    return (0, *[n for n, _ in pattern], *[rank for _, rank in pattern])
