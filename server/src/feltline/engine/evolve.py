@@ -57,7 +57,9 @@ _JACKPOTS = Game.JACKPOTS
 _FIXED_LIMIT = Structure.FIXED_LIMIT
 _ANTE = Forced.ANTE
 
-_PHASES = {_BET_STEP: _BETTING, _DRAW_STEP: _DRAWING, _DECLARE_STEP: _DECLARING}
+# Between betting rounds: nobody to act, nothing bet. Records are immutable,
+# so every hand may share this one.
+_BETWEEN_ROUNDS = Round(bet_size=0)
 
 
 def evolve(hand: Hand, event: Event) -> Hand:
@@ -103,10 +105,10 @@ def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
 @_mutate.register
 def _began(e: StreetBegan, hand: Hand) -> Hand:
     step = SCRIPTS[hand.rules.game][e.step]
-    phase = _PHASES.get(step.kind, _DEALING)
-    raked = hand.raked or (hand.rounds > 0 and step.kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
+    kind = step.kind
+    raked = hand.raked or (hand.rounds > 0 and kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
     stakes = hand.rules.stakes
-    if step.kind is _BET_STEP:
+    if kind is _BET_STEP:
         fixed = stakes.structure is _FIXED_LIMIT
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
         if hand.rounds == 0 and hand.big_blind_seat is not None:
@@ -122,7 +124,8 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
         players = tuple(
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
         )
-        return replace(hand, step=e.step, phase=phase, raked=raked, round=r, players=players)
+        return replace(hand, step=e.step, phase=_BETTING, raked=raked, round=r, players=players)
+    phase = _DRAWING if kind is _DRAW_STEP else _DECLARING if kind is _DECLARE_STEP else _DEALING
     r = hand.round
     if r.pending != e.order:  # a step that deals or forces bets waits on nobody, as before
         r = replace(r, pending=e.order)
@@ -188,12 +191,15 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     if e.action is _BRING_IN:
         r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
         pending = _others(hand, e.seat)
-    elif e.action in (_BET, _RAISE, _COMPLETE) and e.total > r.level:
+    elif e.total > r.level and e.action in (_BET, _RAISE, _COMPLETE):
         r = _raised(hand, e.total)
         pending = _others(hand, e.seat)
         opens = hand.rounds == 0 and hand.first_bettor is None
     p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount, acted_at=r.level)
-    live_count, active_count = _counts_after(hand, before, p)
+    if p.stack:  # still live and active
+        live_count, active_count = hand.live_count, hand.active_count
+    else:
+        live_count, active_count = _counts_after(hand, before, p)
     hand = replace(
         hand,
         players=hand.players_with(p),
@@ -242,18 +248,14 @@ def _others(hand: Hand, seat: int) -> tuple[int, ...]:
 
 @_mutate.register
 def _collected(e: BetsCollected, hand: Hand) -> Hand:
-    players = tuple(
-        replace(
-            p,
-            bet=0,
-            stack=p.stack + (e.returned if p.seat == e.returned_to else 0),
-            paid=p.paid - (e.returned if p.seat == e.returned_to else 0),
-        )
-        if p.bet or p.seat == e.returned_to
-        else p
-        for p in hand.players
-    )
-    live_count, active_count = _counts(players)
+    players = tuple(replace(p, bet=0) if p.bet else p for p in hand.players)
+    live_count, active_count = hand.live_count, hand.active_count
+    if e.returned_to in hand.seats:  # the uncalled bet goes back: the one stack that changes
+        i = hand.seats.index(e.returned_to)
+        before = players[i]
+        back = replace(before, stack=before.stack + e.returned, paid=before.paid - e.returned)
+        players = (*players[:i], back, *players[i + 1 :])
+        live_count, active_count = _counts_after(hand, before, back)
     return replace(
         hand,
         players=players,
@@ -262,7 +264,7 @@ def _collected(e: BetsCollected, hand: Hand) -> Hand:
         pot=e.pot,
         phase=_DEALING,
         rounds=hand.rounds + 1,
-        round=Round(bet_size=0),
+        round=_BETWEEN_ROUNDS,
     )
 
 
