@@ -79,6 +79,7 @@ class Referee:
         assert hand.chips == self.total, f"after {event}: {hand.chips} chips, not {self.total}"
         assert all(p.stack >= 0 and p.bet >= 0 for p in hand.players), event
         assert hand.pot >= 0
+        assert (hand.live_count, hand.active_count) == (len(hand.live), len(hand.active)), event
         self.check_cards(hand, event)
 
     def check_cards(self, hand: Hand, event: Event) -> None:

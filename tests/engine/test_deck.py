@@ -14,6 +14,7 @@ from feltline.engine.deck import (
     DECK_ALGORITHM,
     commitment,
     draw,
+    fisher_yates,
     reshuffle_purpose,
     shuffle,
     words,
@@ -194,6 +195,40 @@ def test_draw_refuses_an_empty_range_and_an_exhausted_stream() -> None:
         draw(crafted(1), 0)
     with pytest.raises(ValueError, match="stream ended"):
         draw(crafted(2**32 - 1), 3)
+
+
+def test_word_by_word_fisher_yates_rejects_as_draw_does() -> None:
+    a, b, c = parse_cards("As Kd 2c")
+    # bound 3 rejects 2**32 - 1 and takes 5 (j = 2); bound 2 takes 7 (j = 1).
+    assert fisher_yates(crafted(2**32 - 1, 5, 7), (a, b, c)) == (a, b, c)
+    # bound 3 takes 3 (j = 0): c and a swap; bound 2 takes 4 (j = 0): b and c swap.
+    assert fisher_yates(crafted(3, 4), (a, b, c)) == (b, c, a)
+
+
+@pytest.mark.parametrize("seed", [ZERO_SEED, COUNTING_SEED, A5_SEED])
+@pytest.mark.parametrize("purpose", ["deck", "reshuffle/1"])
+def test_shuffle_agrees_with_the_word_by_word_path(seed: bytes, purpose: str) -> None:
+    """shuffle takes the words for a whole deck at once when none can be
+    rejected, and goes word by word otherwise: both give one order."""
+    for cards in (deck(), deck(joker=True), deck()[:7], deck()[:2]):
+        assert shuffle(seed, cards, purpose) == fisher_yates(words(seed, purpose), cards)
+
+
+# Found by search: seeds whose first 51 deck words include one above
+# 2**32 - 52, so shuffle reads the stream word by word; with the second, a
+# draw does reject a word (about one deck in three million).
+RARE_SEEDS = [hashlib.sha256(b"reject %d" % i).digest() for i in (373747, 2073303)]
+
+
+@pytest.mark.parametrize("seed", RARE_SEEDS)
+def test_a_deck_with_a_rejectable_word_follows_the_reference(seed: bytes) -> None:
+    stream = words(seed, "deck")
+    first = [next(stream) for _ in range(51)]
+    assert max(first) > 2**32 - 52
+    rejected = any(w >= (2**32 // (52 - k)) * (52 - k) for k, w in enumerate(first))
+    assert rejected == (seed == RARE_SEEDS[1])
+    tokens = [str(c) for c in deck()]
+    assert [str(c) for c in shuffle(seed, deck())] == naive_shuffle(seed, tokens, "deck")
 
 
 def test_cards_spread_evenly_over_positions() -> None:

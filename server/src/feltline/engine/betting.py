@@ -13,6 +13,15 @@ from feltline.engine.events import Action
 from feltline.engine.rules import Game, Structure
 from feltline.engine.state import Hand, Player, Round
 
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_BET = Action.BET
+_RAISE = Action.RAISE
+_COMPLETE = Action.COMPLETE
+_JACKPOTS = Game.JACKPOTS
+_FIXED_LIMIT = Structure.FIXED_LIMIT
+_POT_LIMIT = Structure.POT_LIMIT
+
 
 @dataclass(frozen=True, slots=True)
 class Options:
@@ -37,31 +46,41 @@ def options(hand: Hand) -> Options:
     seat = r.pending[0]
     p = hand.player(seat)
     reach = p.bet + p.stack
-    to_call = max(0, min(r.level, reach) - p.bet)
-    # Left of an all-in low card, the bring-in is due unless nobody else is
-    # active: then nobody may bet, and the seat may only check or fold.
-    if r.bring_in_due and any(o.active for o in hand.players if o.seat != seat):
+    to_call, bring_in = owed(hand, p)
+    if bring_in:
         stakes = hand.rules.stakes
-        bring_in = min(stakes.bring_in, reach)
         if reach <= stakes.bring_in:  # all in to bring in: nothing is left to complete
             return Options(seat, 0, p.bet, None, 0, 0, bring_in)
         complete = min(stakes.small_bet, reach)
-        return Options(seat, 0, p.bet, Action.COMPLETE, complete, complete, bring_in)
+        return Options(seat, 0, p.bet, _COMPLETE, complete, complete, bring_in)
     action = _raise_action(r) if _may_raise(hand, p) else None
     if action is None:
         return Options(seat, to_call, p.bet + to_call, None, 0, 0)
     target = raise_target(hand)
     least = min(target, reach)
     most = min(_pot_limit(hand, p), reach) if _is_pot_limit(hand) else reach
-    if hand.rules.stakes.structure is Structure.FIXED_LIMIT:
+    if hand.rules.stakes.structure is _FIXED_LIMIT:
         most = least
     return Options(seat, to_call, p.bet + to_call, action, least, max(least, most))
+
+
+def owed(hand: Hand, p: Player) -> tuple[int, int]:
+    """What ``p`` must add to stay in, as (to call, bring-in): the bring-in
+    when it is due (with nothing to call), else the call, all in when short.
+    The part of :func:`options` a check, call, fold or bring-in needs."""
+    r = hand.round
+    reach = p.bet + p.stack
+    # Left of an all-in low card, the bring-in is due unless nobody else is
+    # active: then nobody may bet, and the seat may only check or fold.
+    if r.bring_in_due and others_active(hand, p):
+        return 0, min(hand.rules.stakes.bring_in, reach)
+    return max(0, min(r.level, reach) - p.bet), 0
 
 
 def raise_target(hand: Hand) -> int:
     """The smallest total that counts as a full bet or raise."""
     r = hand.round
-    if hand.rules.stakes.structure is Structure.FIXED_LIMIT or r.bets == 0:
+    if hand.rules.stakes.structure is _FIXED_LIMIT or r.bets == 0:
         return r.full + r.bet_size
     return r.level + r.increment
 
@@ -72,29 +91,29 @@ def counts_in_full(hand: Hand, total: int) -> bool:
     r = hand.round
     if total <= r.level:
         return False
-    if hand.rules.stakes.structure is Structure.FIXED_LIMIT:
+    if hand.rules.stakes.structure is _FIXED_LIMIT:
         return 2 * (total - r.full) >= r.bet_size
     return total >= raise_target(hand)
 
 
 def _raise_action(r: Round) -> Action:
     if r.level == 0:
-        return Action.BET
-    return Action.COMPLETE if r.bets == 0 else Action.RAISE
+        return _BET
+    return _COMPLETE if r.bets == 0 else _RAISE
 
 
 def _may_raise(hand: Hand, p: Player) -> bool:
     r = hand.round
     if p.stack <= max(0, r.level - p.bet):
         return False
-    if not any(o.active for o in hand.players if o.seat != p.seat):
+    if not others_active(hand, p):
         return False
     if lacks_openers(hand, p):
         return False
     if p.acted_at is not None:
         reopened = (
             r.full > p.acted_at
-            if hand.rules.stakes.structure is Structure.FIXED_LIMIT
+            if hand.rules.stakes.structure is _FIXED_LIMIT
             else r.level - p.acted_at >= r.increment
         )
         if not reopened:
@@ -102,10 +121,15 @@ def _may_raise(hand: Hand, p: Player) -> bool:
     return not capped(hand)
 
 
+def others_active(hand: Hand, p: Player) -> bool:
+    """Whether a player other than ``p`` is active."""
+    return hand.active_count > p.active
+
+
 def lacks_openers(hand: Hand, p: Player) -> bool:
     """Jackpots: the first bet of the first round needs jacks or better."""
     return (
-        hand.rules.game is Game.JACKPOTS
+        hand.rules.game is _JACKPOTS
         and hand.rounds == 0
         and hand.first_bettor is None
         and openers.combination(p.cards) is None
@@ -117,16 +141,16 @@ def capped(hand: Hand) -> bool:
     and the cap had not been reached before."""
     stakes = hand.rules.stakes
     r = hand.round
-    if stakes.structure is not Structure.FIXED_LIMIT:
+    if stakes.structure is not _FIXED_LIMIT:
         return False
     if r.bets < 1 + hand.rules.raise_cap:
         return False
-    heads_up = sum(1 for p in hand.players if p.active) <= 2
+    heads_up = hand.active_count <= 2
     return r.capped or not (stakes.uncapped_heads_up and heads_up)
 
 
 def _is_pot_limit(hand: Hand) -> bool:
-    return hand.rules.stakes.structure is Structure.POT_LIMIT
+    return hand.rules.stakes.structure is _POT_LIMIT
 
 
 def _pot_limit(hand: Hand, p: Player) -> int:

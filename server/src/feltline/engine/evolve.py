@@ -35,18 +35,40 @@ from feltline.engine.rules import Game, Structure
 from feltline.engine.script import SCRIPTS, Kind
 from feltline.engine.state import Hand, Phase, Player, Round, replace
 
-_PHASES = {Kind.BET: Phase.BETTING, Kind.DRAW: Phase.DRAWING, Kind.DECLARE: Phase.DECLARING}
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_DEAL_STEP = Kind.DEAL
+_BOARD_STEP = Kind.BOARD
+_BET_STEP = Kind.BET
+_DRAW_STEP = Kind.DRAW
+_DECLARE_STEP = Kind.DECLARE
+_DEALING = Phase.DEALING
+_BETTING = Phase.BETTING
+_DRAWING = Phase.DRAWING
+_DECLARING = Phase.DECLARING
+_ENDED = Phase.ENDED
+_FOLD = Action.FOLD
+_BET = Action.BET
+_RAISE = Action.RAISE
+_BRING_IN = Action.BRING_IN
+_COMPLETE = Action.COMPLETE
+_STUD_HI_LO = Game.STUD_HI_LO
+_JACKPOTS = Game.JACKPOTS
+_FIXED_LIMIT = Structure.FIXED_LIMIT
+_ANTE = Forced.ANTE
+
+# Between betting rounds: nobody to act, nothing bet. Records are immutable,
+# so every hand may share this one.
+_BETWEEN_ROUNDS = Round(bet_size=0)
 
 
 def evolve(hand: Hand, event: Event) -> Hand:
     """Hand first, event second, as ``functools.reduce`` calls it."""
-    rule = _RULES.get(event.__class__)
-    if rule is None:  # the first event of its class: ask singledispatch once
-        rule = _RULES[event.__class__] = _mutate.dispatch(event.__class__)
+    try:
+        rule = _RULES[event.__class__]
+    except KeyError:  # not an event class of this module: singledispatch decides
+        rule = _mutate.dispatch(event.__class__)
     return rule(event, hand)
-
-
-_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {}
 
 
 @singledispatch
@@ -57,17 +79,21 @@ def _mutate(event: Event, hand: Hand) -> Hand:
 @_mutate.register
 def _started(e: HandStarted, hand: Hand) -> Hand:
     players = tuple(Player(s.seat, s.player, s.stack, paid=s.carried) for s in e.seats)
+    live_count, active_count = _counts(players)
     return Hand(
         rules=e.rules,
         button=e.button,
         players=players,
-        phase=Phase.DEALING,
+        phase=_DEALING,
         antes=e.antes,
         small_blind_seat=e.small_blind,
         big_blind_seat=e.big_blind,
         extra_big_blinds=e.extra_big_blinds,
         pot=sum(s.carried for s in e.seats) + e.dead,
         dead=e.dead,
+        live_count=live_count,
+        active_count=active_count,
+        seats=tuple(p.seat for p in players),
     )
 
 
@@ -79,11 +105,11 @@ def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
 @_mutate.register
 def _began(e: StreetBegan, hand: Hand) -> Hand:
     step = SCRIPTS[hand.rules.game][e.step]
-    phase = _PHASES.get(step.kind, Phase.DEALING)
-    raked = hand.raked or (hand.rounds > 0 and step.kind in (Kind.DEAL, Kind.BOARD, Kind.DRAW))
+    kind = step.kind
+    raked = hand.raked or (hand.rounds > 0 and kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
     stakes = hand.rules.stakes
-    if step.kind is Kind.BET:
-        fixed = stakes.structure is Structure.FIXED_LIMIT
+    if kind is _BET_STEP:
+        fixed = stakes.structure is _FIXED_LIMIT
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
         if hand.rounds == 0 and hand.big_blind_seat is not None:
             bb = stakes.big_blind
@@ -93,27 +119,41 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
                 bet_size=size,
                 increment=size,
                 pending=e.order,
-                bring_in_due=bool(e.order)
-                and hand.rules.game is Game.STUD_HI_LO
-                and not hand.rounds,
+                bring_in_due=bool(e.order) and hand.rules.game is _STUD_HI_LO and not hand.rounds,
             )
         players = tuple(
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
         )
-        return replace(hand, step=e.step, phase=phase, raked=raked, round=r, players=players)
-    return replace(
-        hand, step=e.step, phase=phase, raked=raked, round=replace(hand.round, pending=e.order)
-    )
+        return replace(hand, step=e.step, phase=_BETTING, raked=raked, round=r, players=players)
+    phase = _DRAWING if kind is _DRAW_STEP else _DECLARING if kind is _DECLARE_STEP else _DEALING
+    r = hand.round
+    if r.pending != e.order:  # a step that deals or forces bets waits on nobody, as before
+        r = replace(r, pending=e.order)
+    return replace(hand, step=e.step, phase=phase, raked=raked, round=r)
 
 
 @_mutate.register
 def _posted(e: Posted, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
-    if e.forced is Forced.ANTE:
-        p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount)
-        return replace(hand, players=hand.players_with(p), pot=hand.pot + e.amount)
-    p = replace(p, stack=p.stack - e.amount, paid=p.paid + e.amount, bet=p.bet + e.amount)
-    return hand.with_player(p)
+    before = hand.player(e.seat)
+    if e.forced is _ANTE:
+        p = replace(before, stack=before.stack - e.amount, paid=before.paid + e.amount)
+        pot = hand.pot + e.amount
+    else:
+        p = replace(
+            before,
+            stack=before.stack - e.amount,
+            paid=before.paid + e.amount,
+            bet=before.bet + e.amount,
+        )
+        pot = hand.pot
+    live_count, active_count = _counts_after(hand, before, p)
+    return replace(
+        hand,
+        players=hand.players_with(p),
+        pot=pot,
+        live_count=live_count,
+        active_count=active_count,
+    )
 
 
 @_mutate.register
@@ -131,29 +171,42 @@ def _board(e: BoardDealt, hand: Hand) -> Hand:
 
 @_mutate.register
 def _acted(e: Acted, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
+    before = p = hand.player(e.seat)
     r = hand.round
-    pending = tuple(s for s in r.pending if s != e.seat)
-    if e.action is Action.FOLD:
+    pending = _without(r.pending, e.seat)
+    if e.action is _FOLD:
         p = replace(p, folded=True)
+        live_count, active_count = _counts_after(hand, before, p)
         return replace(
             hand,
             players=hand.players_with(p),
             muck=hand.muck + p.cards,
             round=replace(r, pending=pending),
+            live_count=live_count,
+            active_count=active_count,
         )
     # The round and who must act next are read from the hand before the
     # action: only the acting seat changes, and it is never among them.
     opens = False
-    if e.action is Action.BRING_IN:
+    if e.action is _BRING_IN:
         r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
         pending = _others(hand, e.seat)
-    elif e.action in (Action.BET, Action.RAISE, Action.COMPLETE) and e.total > r.level:
+    elif e.total > r.level and e.action in (_BET, _RAISE, _COMPLETE):
         r = _raised(hand, e.total)
         pending = _others(hand, e.seat)
         opens = hand.rounds == 0 and hand.first_bettor is None
     p = replace(p, stack=p.stack - e.amount, bet=e.total, paid=p.paid + e.amount, acted_at=r.level)
-    hand = replace(hand, players=hand.players_with(p), round=replace(r, pending=pending))
+    if p.stack:  # still live and active
+        live_count, active_count = hand.live_count, hand.active_count
+    else:
+        live_count, active_count = _counts_after(hand, before, p)
+    hand = replace(
+        hand,
+        players=hand.players_with(p),
+        round=replace(r, pending=pending),
+        live_count=live_count,
+        active_count=active_count,
+    )
     return _opened(hand, p) if opens else hand
 
 
@@ -163,8 +216,8 @@ def _raised(hand: Hand, total: int) -> Round:
         return replace(r, level=total, bring_in_due=False)
     increment = total - (r.level if r.bets else r.full)
     bets = r.bets + 1
-    cap = hand.rules.raise_cap if hand.rules.stakes.structure is Structure.FIXED_LIMIT else None
-    crowded = sum(1 for p in hand.players if p.active) > 2
+    cap = hand.rules.raise_cap if hand.rules.stakes.structure is _FIXED_LIMIT else None
+    crowded = hand.active_count > 2
     capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
     return replace(
         r,
@@ -178,7 +231,7 @@ def _raised(hand: Hand, total: int) -> Round:
 
 
 def _opened(hand: Hand, p: Player) -> Hand:
-    if hand.rules.game is Game.JACKPOTS:
+    if hand.rules.game is _JACKPOTS:
         return replace(
             hand,
             first_bettor=p.seat,
@@ -195,24 +248,23 @@ def _others(hand: Hand, seat: int) -> tuple[int, ...]:
 
 @_mutate.register
 def _collected(e: BetsCollected, hand: Hand) -> Hand:
-    players = tuple(
-        replace(
-            p,
-            bet=0,
-            stack=p.stack + (e.returned if p.seat == e.returned_to else 0),
-            paid=p.paid - (e.returned if p.seat == e.returned_to else 0),
-        )
-        if p.bet or p.seat == e.returned_to
-        else p
-        for p in hand.players
-    )
+    players = tuple(replace(p, bet=0) if p.bet else p for p in hand.players)
+    live_count, active_count = hand.live_count, hand.active_count
+    if e.returned_to in hand.seats:  # the uncalled bet goes back: the one stack that changes
+        i = hand.seats.index(e.returned_to)
+        before = players[i]
+        back = replace(before, stack=before.stack + e.returned, paid=before.paid - e.returned)
+        players = (*players[:i], back, *players[i + 1 :])
+        live_count, active_count = _counts_after(hand, before, back)
     return replace(
         hand,
         players=players,
+        live_count=live_count,
+        active_count=active_count,
         pot=e.pot,
-        phase=Phase.DEALING,
+        phase=_DEALING,
         rounds=hand.rounds + 1,
-        round=Round(bet_size=0),
+        round=_BETWEEN_ROUNDS,
     )
 
 
@@ -221,7 +273,7 @@ def _drew(e: Drew, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     thrown = e.discards or ()
     p = replace(p, cards=tuple(c for c in p.cards if c not in thrown), drawn=True)
-    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    pending = _without(hand.round.pending, e.seat)
     return replace(
         hand,
         players=hand.players_with(p),
@@ -246,18 +298,24 @@ def _reshuffled(e: StubReshuffled, hand: Hand) -> Hand:
 
 @_mutate.register
 def _declared(e: Declared, hand: Hand) -> Hand:
-    p = hand.player(e.seat)
-    p = replace(p, choice=e.choice, folded=e.choice is None)
+    before = hand.player(e.seat)
+    p = replace(before, choice=e.choice, folded=e.choice is None)
     muck = hand.muck + p.cards if p.folded else hand.muck
-    pending = tuple(s for s in hand.round.pending if s != e.seat)
+    pending = _without(hand.round.pending, e.seat)
+    live_count, active_count = _counts_after(hand, before, p)
     return replace(
-        hand, players=hand.players_with(p), muck=muck, round=replace(hand.round, pending=pending)
+        hand,
+        players=hand.players_with(p),
+        muck=muck,
+        round=replace(hand.round, pending=pending),
+        live_count=live_count,
+        active_count=active_count,
     )
 
 
 @_mutate.register
 def _revealed(e: DeclarationsRevealed, hand: Hand) -> Hand:
-    return replace(hand, phase=Phase.DEALING)
+    return replace(hand, phase=_DEALING)
 
 
 @_mutate.register
@@ -271,18 +329,63 @@ def _awarded(e: PotAwarded, hand: Hand) -> Hand:
     for share in e.shares:
         won[share.seat] += share.amount
     players = tuple(replace(p, stack=p.stack + won.get(p.seat, 0)) for p in hand.players)
-    return replace(hand, players=players, pot=hand.pot - e.amount, rake=hand.rake + e.rake)
+    live_count, active_count = _counts(players)
+    return replace(
+        hand,
+        players=players,
+        pot=hand.pot - e.amount,
+        rake=hand.rake + e.rake,
+        live_count=live_count,
+        active_count=active_count,
+    )
 
 
 @_mutate.register
 def _passed(e: PassedOut, hand: Hand) -> Hand:
-    return replace(hand, phase=Phase.ENDED)
+    return replace(hand, phase=_ENDED)
 
 
 @_mutate.register
 def _ended(e: HandEnded, hand: Hand) -> Hand:
     if not e.cancelled:
-        return replace(hand, phase=Phase.ENDED)
+        return replace(hand, phase=_ENDED)
     stacks = dict(e.stacks)
     players = tuple(replace(p, stack=stacks[p.seat], bet=0, paid=0) for p in hand.players)
-    return replace(hand, players=players, pot=hand.dead, phase=Phase.ENDED)
+    live_count, active_count = _counts(players)
+    return replace(
+        hand,
+        players=players,
+        pot=hand.dead,
+        phase=_ENDED,
+        live_count=live_count,
+        active_count=active_count,
+    )
+
+
+def _counts(players: tuple[Player, ...]) -> tuple[int, int]:
+    """How many players are live, and how many active."""
+    return sum(1 for p in players if p.live), sum(1 for p in players if p.active)
+
+
+def _counts_after(hand: Hand, before: Player, after: Player) -> tuple[int, int]:
+    """The hand's counts of live and active players once ``after`` replaces
+    ``before`` (Player.live and Player.active, read from the fields)."""
+    return (
+        hand.live_count + before.folded - after.folded,
+        hand.active_count
+        + (not after.folded and after.stack > 0)
+        - (not before.folded and before.stack > 0),
+    )
+
+
+def _without(pending: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    """The seats still to act once ``seat`` has: nearly always the first."""
+    if pending and pending[0] == seat:
+        return pending[1:]
+    return tuple(s for s in pending if s != seat)
+
+
+# Each event class's rule, looked up once per event without singledispatch.
+_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {
+    cls: rule for cls, rule in _mutate.registry.items() if cls is not object
+}

@@ -55,6 +55,30 @@ from feltline.engine.state import Hand, Phase, Player
 
 NEW_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
 
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_NOT_STARTED = Phase.NOT_STARTED
+_BETTING = Phase.BETTING
+_DRAWING = Phase.DRAWING
+_DECLARING = Phase.DECLARING
+_ENDED = Phase.ENDED
+_FORCED_STEP = Kind.FORCED
+_DEAL_STEP = Kind.DEAL
+_BOARD_STEP = Kind.BOARD
+_BET_STEP = Kind.BET
+_DRAW_STEP = Kind.DRAW
+_DECLARE_STEP = Kind.DECLARE
+_SHOWDOWN_STEP = Kind.SHOWDOWN
+_FOLD = Action.FOLD
+_CHECK = Action.CHECK
+_CALL = Action.CALL
+_BRING_IN = Action.BRING_IN
+_HOLDEM = Game.HOLDEM
+_JACKPOTS = Game.JACKPOTS
+_ANTE = Forced.ANTE
+_SMALL_BLIND = Forced.SMALL_BLIND
+_BIG_BLIND = Forced.BIG_BLIND
+
 
 def replay(events: Iterable[Event]) -> Hand:
     return reduce(evolve, events, NEW_HAND)
@@ -82,12 +106,16 @@ def advance(hand: Hand) -> list[Event]:
 def _run(hand: Hand) -> tuple[list[Event], Hand]:
     events: list[Event] = []
     while True:
-        more = _dealer(hand)
+        more, hand = _dealer(hand)
         if not more:
             return events, hand
-        for event in more:
-            hand = evolve(hand, event)
-        events.extend(more)
+        events += more
+
+
+def _evolved(hand: Hand, events: list[Event]) -> Hand:
+    for event in events:
+        hand = evolve(hand, event)
+    return hand
 
 
 # -- commands ---------------------------------------------------------------
@@ -96,9 +124,9 @@ def _run(hand: Hand) -> tuple[list[Event], Hand]:
 def _command(hand: Hand, command: Command) -> list[Event]:
     if isinstance(command, StartHand):
         return _start(hand, command)
-    if hand.phase is Phase.NOT_STARTED:
+    if hand.phase is _NOT_STARTED:
         raise WrongPhase("no hand has been dealt")
-    if hand.phase is Phase.ENDED:
+    if hand.phase is _ENDED:
         raise WrongPhase("the hand is over")
     if isinstance(command, Cancel):
         return _cancel(hand)
@@ -114,7 +142,7 @@ def _command(hand: Hand, command: Command) -> list[Event]:
 
 
 def _start(hand: Hand, c: StartHand) -> list[Event]:
-    if hand.phase is not Phase.NOT_STARTED:
+    if hand.phase is not _NOT_STARTED:
         raise WrongPhase("this hand has already been dealt")
     rules = c.rules.validate()
     seats = [s.seat for s in c.seats]
@@ -133,7 +161,7 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
         raise IllegalAmount("stacks and carried chips cannot be negative")
     if c.button not in seats:
         raise IllegalAction(f"the button must be at a seat dealt in, not seat {c.button}")
-    if rules.game is Game.HOLDEM:
+    if rules.game is _HOLDEM:
         if c.big_blind not in seats or (c.small_blind is not None and c.small_blind not in seats):
             raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
         if c.small_blind == c.big_blind:
@@ -187,39 +215,41 @@ def _seat(hand: Hand, seat: int) -> Player:
 
 def _act(hand: Hand, c: Act) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not Phase.BETTING:
+    if hand.phase is not _BETTING:
         raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
     if hand.to_act != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot act: it is seat {hand.to_act}'s turn")
-    o = betting.options(hand)
     action, amount = c.action, c.amount
-    if action in (Action.FOLD, Action.CHECK, Action.CALL, Action.BRING_IN):
-        total = {
-            Action.FOLD: p.bet,
-            Action.CHECK: p.bet,
-            Action.CALL: o.call_total,
-            Action.BRING_IN: p.bet + o.bring_in,
-        }[action]
+    if action in _STAYING:
+        # Options weighs the raises too; checking, calling and folding need less.
+        to_call, bring_in = betting.owed(hand, p)
+        if action is _CALL:
+            total = p.bet + to_call
+        elif action is _BRING_IN:
+            total = p.bet + bring_in
+        else:
+            total = p.bet
         if amount not in (0, total):
             raise IllegalAmount(
                 f"seat {c.seat} cannot {action} for {amount}: leave the amount out"
                 + (f" or give {total}" if total else "")
             )
-        if o.bring_in and action not in (Action.BRING_IN, Action.FOLD):
-            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
-        if o.bring_in and action is Action.FOLD and p.seat == turn.bring_in_seat(hand):
-            raise IllegalAction(f"seat {c.seat} must bring in for {o.bring_in} or complete")
-        if action is Action.BRING_IN and not o.bring_in:
+        if bring_in and action not in (_BRING_IN, _FOLD):
+            raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
+        if bring_in and action is _FOLD and p.seat == turn.bring_in_seat(hand):
+            raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
+        if action is _BRING_IN and not bring_in:
             raise IllegalAction(f"seat {c.seat} cannot bring in: the bring-in is not due")
-        if action is Action.CHECK and not o.can_check:
+        if action is _CHECK and (to_call or bring_in):
             raise IllegalAction(
-                f"seat {c.seat} cannot check: {o.to_call} to call"
-                if o.to_call
+                f"seat {c.seat} cannot check: {to_call} to call"
+                if to_call
                 else f"seat {c.seat} cannot check: bring in or complete"
             )
-        if action is Action.CALL and o.to_call == 0:
+        if action is _CALL and to_call == 0:
             raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
         return _proving(hand, _acted(hand, p, action, total))
+    o = betting.options(hand)
     if o.raise_action is None:
         raise IllegalAction(f"seat {c.seat} cannot {action}: {_why_no_raise(hand, p)}")
     if action is not o.raise_action:
@@ -228,6 +258,9 @@ def _act(hand: Hand, c: Act) -> list[Event]:
         span = f"to {o.least}" if o.least == o.most else f"to {o.least} to {o.most}"
         raise IllegalAmount(f"seat {c.seat} cannot {action} to {amount}: {action} {span}")
     return [_acted(hand, p, action, amount)]
+
+
+_STAYING = frozenset({_FOLD, _CHECK, _CALL, _BRING_IN})
 
 
 def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
@@ -246,13 +279,13 @@ def _proving(hand: Hand, acted: Acted) -> list[Event]:
     """A jackpots opener who folds proves openers there and then (seed 003:
     the opener who drops out shows the opening combination), before the
     folded hand goes to the muck and perhaps into a reshuffled stub."""
-    if acted.action is Action.FOLD and acted.seat == hand.opener:
+    if acted.action is _FOLD and acted.seat == hand.opener:
         return [acted, showdown.openers_shown(hand, acted.seat)]
     return [acted]
 
 
 def _why_no_raise(hand: Hand, p: Player) -> str:
-    if not any(o.active for o in hand.players if o.seat != p.seat):
+    if not betting.others_active(hand, p):
         return "no other player can call"
     if hand.round.bring_in_due and p.stack <= hand.rules.stakes.bring_in:
         return "not enough chips to complete"
@@ -267,7 +300,7 @@ def _why_no_raise(hand: Hand, p: Player) -> str:
 
 def _draw(hand: Hand, c: Draw) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not Phase.DRAWING:
+    if hand.phase is not _DRAWING:
         raise WrongPhase(f"seat {c.seat} cannot draw: it is time for {hand.phase}")
     if hand.round.pending[0] != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot draw: it is seat {hand.round.pending[0]}'s turn")
@@ -286,7 +319,7 @@ def _draw(hand: Hand, c: Draw) -> list[Event]:
 
 def _declare(hand: Hand, c: Declare) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not Phase.DECLARING:
+    if hand.phase is not _DECLARING:
         raise WrongPhase(f"seat {c.seat} cannot declare: it is time for {hand.phase}")
     if p.folded:
         raise IllegalAction(f"seat {c.seat} has folded")
@@ -297,17 +330,17 @@ def _declare(hand: Hand, c: Declare) -> list[Event]:
 
 def _time_out(hand: Hand, seat: int) -> list[Event]:
     p = _seat(hand, seat)
-    if hand.phase is Phase.BETTING and hand.to_act == seat:
+    if hand.phase is _BETTING and hand.to_act == seat:
         o = betting.options(hand)
         # The low card may not fold, so it brings in; a player left of an
         # all-in low card may, so it folds.
         if o.bring_in and seat == turn.bring_in_seat(hand):
-            return [_acted(hand, p, Action.BRING_IN, p.bet + o.bring_in, timed_out=True)]
-        action = Action.CHECK if o.can_check else Action.FOLD
+            return [_acted(hand, p, _BRING_IN, p.bet + o.bring_in, timed_out=True)]
+        action = _CHECK if o.can_check else _FOLD
         return _proving(hand, _acted(hand, p, action, p.bet, timed_out=True))
-    if hand.phase is Phase.DRAWING and hand.round.pending[0] == seat:
+    if hand.phase is _DRAWING and hand.round.pending[0] == seat:
         return dealing.draw(hand, p, (), timed_out=True)
-    if hand.phase is Phase.DECLARING and p.live and p.choice is None:
+    if hand.phase is _DECLARING and p.live and p.choice is None:
         return [Declared(seat=seat, choice=None, timed_out=True)]
     raise NotYourTurn(f"seat {seat} is not on the clock")
 
@@ -315,50 +348,59 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 # -- the dealer ----------------------------------------------------------------
 
 
-def _dealer(hand: Hand) -> list[Event]:
-    if hand.phase in (Phase.ENDED, Phase.NOT_STARTED):
-        return []
+def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
+    """The dealer's next events, none when a player must act or the hand is
+    over, and the hand after them: each event is evolved once."""
+    if hand.phase in (_ENDED, _NOT_STARTED):
+        return [], hand
     # When all but one player have folded, nobody else acts or declares:
     # the last player wins uncontested at once.
-    alone = len(hand.live) == 1
-    if hand.phase is Phase.BETTING:
+    alone = hand.live_count == 1
+    if hand.phase is _BETTING:
         if hand.round.pending and not _nothing_to_decide(hand):
-            return []
-        return [_collect(hand)]
-    if hand.phase in (Phase.DRAWING, Phase.DECLARING) and hand.round.pending and not alone:
-        return []
-    if hand.phase is Phase.DECLARING:
-        return [
-            DeclarationsRevealed(
-                tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
-            )
-        ]
-    if len(hand.live) == 1:
+            return [], hand
+        collected = _collect(hand)
+        return [collected], evolve(hand, collected)
+    if hand.phase in (_DRAWING, _DECLARING) and hand.round.pending and not alone:
+        return [], hand
+    if hand.phase is _DECLARING:
+        revealed = DeclarationsRevealed(
+            tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
+        )
+        return [revealed], evolve(hand, revealed)
+    if alone:
         return _finish(hand)
     script = SCRIPTS[hand.rules.game]
     step_no = hand.step + 1
     step = script[step_no]
-    if step.kind is Kind.DRAW and hand.rules.game is Game.JACKPOTS and hand.first_bettor is None:
-        return _pass_out(hand)
+    if step.kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
+        events = _pass_out(hand)
+        return events, _evolved(hand, events)
     began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
-    after = evolve(hand, began)
-    return [began, *_automatic(after, step)]
+    events, hand = _automatic(evolve(hand, began), step)
+    return [began, *events], hand
 
 
 def _nothing_to_decide(hand: Hand) -> bool:
     """The round is over though seats are pending: all but one have folded
     (the last player wins without acting), or the one player who could bet
     has nothing to call and nobody to bet against."""
-    active = hand.active
-    return len(hand.live) == 1 or (len(active) == 1 and active[0].bet >= hand.round.level)
+    return hand.live_count == 1 or (
+        hand.active_count == 1 and _active_one(hand).bet >= hand.round.level
+    )
+
+
+def _active_one(hand: Hand) -> Player:
+    """The first active player: the only one, when the count is one."""
+    return next(p for p in hand.players if p.active)
 
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
-    if step.kind is Kind.BET:
+    if step.kind is _BET_STEP:
         return betting_order(hand, step)
-    if step.kind is Kind.DRAW:
+    if step.kind is _DRAW_STEP:
         return tuple(p.seat for p in hand.clockwise(hand.button) if p.live)
-    if step.kind is Kind.DECLARE:
+    if step.kind is _DECLARE_STEP:
         return tuple(p.seat for p in hand.live)
     return ()
 
@@ -366,26 +408,31 @@ def _order(hand: Hand, step: Step) -> tuple[int, ...]:
 def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
     """Who must act when a betting round opens, first actor first; nobody
     when no one could bet against anyone."""
-    active = [p for p in hand.players if p.active]
     level = (
         hand.rules.stakes.big_blind if hand.big_blind_seat is not None and not hand.rounds else 0
     )
-    if not active or (len(active) == 1 and active[0].bet >= level):
+    active = hand.active_count
+    if not active or (active == 1 and _active_one(hand).bet >= level):
         return ()
     first = turn.first_to_act(hand)
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
 
 
-def _automatic(hand: Hand, step: Step) -> list[Event]:
-    if step.kind is Kind.FORCED:
-        return _forced(hand)
-    if step.kind is Kind.DEAL:
-        return dealing.deal_street(hand, step)
-    if step.kind is Kind.BOARD:
-        return dealing.deal_board(hand, step.board)
-    if step.kind is Kind.SHOWDOWN:
-        return showdown.show(hand) + _finish(hand)
-    return []
+def _automatic(hand: Hand, step: Step) -> tuple[list[Event], Hand]:
+    """What the dealer does in a step that waits on nobody, and the hand after it."""
+    if step.kind is _FORCED_STEP:
+        events = _forced(hand)
+    elif step.kind is _DEAL_STEP:
+        events = dealing.deal_street(hand, step)
+    elif step.kind is _BOARD_STEP:
+        events = dealing.deal_board(hand, step.board)
+    elif step.kind is _SHOWDOWN_STEP:
+        shown = showdown.show(hand)
+        events, hand = _finish(_evolved(hand, shown))
+        return shown + events, hand
+    else:
+        return [], hand
+    return events, _evolved(hand, events)
 
 
 def _forced(hand: Hand) -> list[Event]:
@@ -397,11 +444,11 @@ def _forced(hand: Hand) -> list[Event]:
             amount = min(stakes.ante, stacks[p.seat])
             if amount:
                 stacks[p.seat] -= amount
-                events.append(Posted(p.seat, Forced.ANTE, amount, stacks[p.seat] == 0))
+                events.append(Posted(p.seat, _ANTE, amount, stacks[p.seat] == 0))
     for seat, forced, due in (
-        (hand.small_blind_seat, Forced.SMALL_BLIND, stakes.small_blind),
-        (hand.big_blind_seat, Forced.BIG_BLIND, stakes.big_blind),
-        *((s, Forced.BIG_BLIND, stakes.big_blind) for s in hand.extra_big_blinds),
+        (hand.small_blind_seat, _SMALL_BLIND, stakes.small_blind),
+        (hand.big_blind_seat, _BIG_BLIND, stakes.big_blind),
+        *((s, _BIG_BLIND, stakes.big_blind) for s in hand.extra_big_blinds),
     ):
         if seat is not None and due:
             amount = min(due, stacks[seat])
@@ -433,7 +480,8 @@ def _pass_out(hand: Hand) -> list[Event]:
     ]
 
 
-def _finish(hand: Hand) -> list[Event]:
+def _finish(hand: Hand) -> tuple[list[Event], Hand]:
+    """Collect the last bets, prove openers, award the pots and end the hand."""
     events: list[Event] = []
     if any(p.bet for p in hand.players):
         collected = _collect(hand)
@@ -446,9 +494,6 @@ def _finish(hand: Hand) -> list[Event]:
         for share in award.shares:
             stacks[share.seat] += share.amount
     rake = sum(a.rake for a in awards)
-    return [
-        *events,
-        *proof,
-        *awards,
-        HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake),
-    ]
+    ended = HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake)
+    rest = [*proof, *awards, ended]
+    return events + rest, _evolved(hand, rest)

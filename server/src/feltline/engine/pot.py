@@ -78,6 +78,9 @@ def collect(contributions: Mapping[int, int], live: Collection[int]) -> tuple[Po
         raise ValueError("a hand that forms pots has at least one live seat")
     stake = {seat: contributions.get(seat, 0) for seat in live}
     levels = sorted(set(stake.values()))
+    if len(levels) == 1:  # nobody live is all in for less: one pot, every chip in it
+        amount = sum(contributions.values())
+        return (Pot(amount, tuple(sorted(stake))),) if amount else ()
     ceiling = max(contributions.values(), default=0)
     pots: list[Pot] = []
     floor = 0

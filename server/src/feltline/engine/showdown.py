@@ -48,7 +48,7 @@ def prove_openers(hand: Hand) -> list[Event]:
     if hand.opener is None:
         return []
     opener = hand.player(hand.opener)
-    if not opener.live or len(hand.live) > 1:
+    if not opener.live or hand.live_count > 1:
         return []
     return [openers_shown(hand, opener.seat)]
 
@@ -60,7 +60,7 @@ def openers_shown(hand: Hand, opener: int) -> Shown:
 
 def award(hand: Hand) -> list[PotAwarded]:
     contributions = {p.seat: p.paid for p in hand.players}
-    formed = list(pots.collect(contributions, [p.seat for p in hand.live]))
+    formed = list(pots.collect(contributions, [p.seat for p in hand.players if not p.folded]))
     if hand.dead:  # a pot of dead chips alone goes to the live players
         main = formed[0] if formed else pots.Pot(0, tuple(p.seat for p in hand.live))
         formed[:1] = [pots.Pot(main.amount + hand.dead, main.eligible)]
@@ -68,7 +68,7 @@ def award(hand: Hand) -> list[PotAwarded]:
     rule = hand.rules.rake
     if rule is not None and hand.raked:
         raked = list(pots.rake(formed, basis_points=rule.basis_points, cap=rule.cap)[0])
-    holdings = _holdings(hand) if len(hand.live) > 1 else {}
+    holdings = _holdings(hand) if hand.live_count > 1 else {}
     return [
         PotAwarded(
             index=i,
@@ -166,6 +166,8 @@ def _one_side(
     value: Callable[[Holding], HandValue] = _lo if by_low else (lambda h: h.high)
     best = max(value(h) for h in contenders)
     winners = [h for h in contenders if value(h) == best]
+    if len(winners) == 1:  # no odd chips to place
+        return (Share(winners[0].seat, amount, half, best.description),)
     ordered = _odd_chip_order(hand, winners, by_low)
     return tuple(
         Share(seat, chips, half, best.description)

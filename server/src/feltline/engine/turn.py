@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from feltline.engine.cards import ACE, JOKER_INDEX, Card
@@ -10,16 +9,21 @@ from feltline.engine.rules import DRAW_GAMES, Game
 from feltline.engine.state import Hand
 from feltline.engine.values import high
 
+# Python 3.11 reads enum members through EnumType.__getattr__, ten times
+# slower than a module's own names: the hot paths read these.
+_HOLDEM = Game.HOLDEM
+_STUD_HI_LO = Game.STUD_HI_LO
+
 
 def first_to_act(hand: Hand) -> int:
     """The seat the round's action starts from; the caller skips it when it
     has folded or is all in, going on clockwise."""
     game = hand.rules.game
-    if game is Game.HOLDEM:
+    if game is _HOLDEM:
         if hand.rounds == 0 and hand.big_blind_seat is not None:
             return _after(hand, hand.big_blind_seat)
         return _after(hand, hand.button)
-    if game is Game.STUD_HI_LO:
+    if game is _STUD_HI_LO:
         return bring_in_seat(hand) if hand.rounds == 0 else best_showing_seat(hand)
     if game in DRAW_GAMES and hand.rounds > 0 and hand.first_bettor is not None:
         return hand.first_bettor
@@ -51,6 +55,8 @@ def showing(cards: Sequence[Card]) -> tuple[int, ...]:
     the group sizes of two seats never run into each other's ranks."""
     if len(cards) >= 5:
         return (1, high(cards).strength)
-    counts = Counter(ACE if c == JOKER_INDEX else c.rank for c in cards)
-    pattern = sorted(((n, rank) for rank, n in counts.items()), reverse=True)
-    return (0, *(n for n, _ in pattern), *(rank for _, rank in pattern))
+    # Ranks read as card >> 2 (a card is rank * 4 + suit); at most four
+    # cards, so counting each rank in a list beats a Counter.
+    ranks = [ACE if c == JOKER_INDEX else c >> 2 for c in cards]
+    pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
+    return (0, *[n for n, _ in pattern], *[rank for _, rank in pattern])
