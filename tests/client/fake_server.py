@@ -315,18 +315,21 @@ class FakeServer(
                     table.redact(watch_pb2.WatchTableResponse(event=e), seat).event
                     for e in (table.hand.events if table.hand else [])
                 ]
-                yield watch_pb2.WatchTableResponse(
+                snapshot = watch_pb2.WatchTableResponse(
                     cursor=str(index),
                     snapshot=watch_pb2.TableSnapshot(
                         table=table.view(seat), hand_events=hand_events
                     ),
                 )
+        if not request.after:
+            yield snapshot
         while context.is_active():
             with self.cond:
                 while index >= table.log_length() and not table.closed and context.is_active():
                     self.cond.wait(0.1)
                 items = table.log[index:]
                 done = table.closed
+                seat = table.seat_of(claims)  # who may see what changes as players sit
             for item in items:
                 index += 1
                 out = table.redact(item, seat)
