@@ -9,6 +9,7 @@ table's watch from the last cursor received.
 from __future__ import annotations
 
 import base64
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -40,6 +41,18 @@ DECLARATIONS = {
     "high": common_pb2.DECLARATION_HIGH,
     "both": common_pb2.DECLARATION_BOTH,
 }
+
+
+def _cancel_when_set(stop: threading.Event, call: grpc.RpcContext) -> None:
+    """Cancel ``call`` once ``stop`` is set; give up watching when it ends."""
+
+    def wait() -> None:
+        while not stop.wait(0.05):
+            if not call.is_active():
+                return
+        call.cancel()
+
+    threading.Thread(target=wait, name="feltline-watch-stop", daemon=True).start()
 
 
 class Seen(NamedTuple):
@@ -327,23 +340,35 @@ class Client:
     # ---- watch
 
     def watch(
-        self, table_id: str, *, after: str = "", reconnect: bool = True
+        self,
+        table_id: str,
+        *,
+        after: str = "",
+        reconnect: bool = True,
+        stop: threading.Event | None = None,
     ) -> Iterator[watch_pb2.WatchTableResponse]:
         """A table's stream: a snapshot first (unless resuming ``after`` a
         cursor), then every event. If the connection drops, it resumes from
         the last cursor received, so nothing is missed or repeated; it gives
-        up after ``retries`` failed attempts in a row."""
+        up after ``retries`` failed attempts in a row. Setting ``stop`` (from
+        any thread) cancels the stream and ends the iteration quietly, even
+        while it waits on a quiet table."""
         cursor = after
         failures = 0
-        while True:
+        while stop is None or not stop.is_set():
             request = watch_pb2.WatchTableRequest(table_id=table_id, after=cursor)
+            call = self.watcher.WatchTable(request, metadata=self.metadata())
+            if stop is not None:
+                _cancel_when_set(stop, call)
             try:
-                for item in self.watcher.WatchTable(request, metadata=self.metadata()):
+                for item in call:
                     failures = 0
                     cursor = item.cursor
                     yield item
                 return
             except grpc.RpcError as e:
+                if stop is not None and stop.is_set():
+                    return
                 error = from_rpc_error(e)
                 if not reconnect or error.code not in RETRYABLE or failures >= self.retries:
                     raise error from None

@@ -1,0 +1,186 @@
+'use strict';
+// A small Node client for Feltline's gRPC API (feltline.v1). It loads the
+// contract straight from protos/ with proto-loader, so it never lags the
+// .proto files; docs/api.md is the contract as integrators see it.
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
+const FILES = ['tables', 'play', 'watch', 'accounts'].map((n) => `feltline/v1/${n}.proto`);
+
+// The contract as grpc-js service constructors. `depsDir` must hold
+// buf/validate/validate.proto and the google/protobuf files it imports
+// (scripts/export_protos.py writes them; FELTLINE_PROTO_DEPS names it).
+function loadContract(depsDir = process.env.FELTLINE_PROTO_DEPS) {
+  if (!depsDir) {
+    throw new Error('set FELTLINE_PROTO_DEPS to a directory holding buf/validate/validate.proto');
+  }
+  const definition = protoLoader.loadSync(FILES, {
+    includeDirs: [PROTOS, depsDir],
+    keepCase: true, // field names as in the protos and docs: table_id, hand_number
+    longs: Number, // chips and sequences stay far below 2^53
+    enums: String,
+    defaults: true,
+    oneofs: true, // item / kind / action name the oneof case that is set
+  });
+  return grpc.loadPackageDefinition(definition).feltline.v1;
+}
+
+// One connection, acting with one bearer token. The token rides in each
+// call's metadata rather than in call credentials, which grpc-js refuses on
+// the insecure channels used locally; pass `credentials` for TLS.
+class FeltlineClient {
+  constructor(target, token, { contract = loadContract(), credentials } = {}) {
+    const creds = credentials || grpc.credentials.createInsecure();
+    this.token = token;
+    this.tables = new contract.TableService(target, creds);
+    this.play = new contract.PlayService(target, creds, { channelOverride: this.tables.getChannel() });
+    this.watcher = new contract.WatchService(target, creds, { channelOverride: this.tables.getChannel() });
+    this.accounts = new contract.AccountService(target, creds, { channelOverride: this.tables.getChannel() });
+  }
+
+  metadata() {
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${this.token}`);
+    return metadata;
+  }
+
+  unary(stub, method, request) {
+    return new Promise((resolve, reject) => {
+      stub[method](request, this.metadata(), { deadline: Date.now() + 10_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply),
+      );
+    });
+  }
+
+  // Changes carry a fresh request id, so a retry is never applied twice.
+  getTable(table_id) {
+    return this.unary(this.tables, 'GetTable', { table_id }).then((r) => r.table);
+  }
+  createTable(config, display_name) {
+    const request = { config, display_name, request_id: crypto.randomUUID() };
+    return this.unary(this.tables, 'CreateTable', request).then((r) => r.table);
+  }
+  closeTable(table_id, reason = '') {
+    const request = { table_id, reason, request_id: crypto.randomUUID() };
+    return this.unary(this.tables, 'CloseTable', request).then((r) => r.table);
+  }
+  sitDown(table_id, seat, buy_in) {
+    const request = { table_id, seat, buy_in, request_id: crypto.randomUUID() };
+    return this.unary(this.tables, 'SitDown', request).then((r) => r.table);
+  }
+  standUp(table_id) {
+    return this.unary(this.tables, 'StandUp', { table_id, request_id: crypto.randomUUID() });
+  }
+  mintChips(player_id, amount, note = '') {
+    const request = { player_id, amount, note, request_id: crypto.randomUUID() };
+    return this.unary(this.accounts, 'MintChips', request).then((r) => r.account);
+  }
+  getAccount(player_id = '') {
+    return this.unary(this.accounts, 'GetAccount', { player_id }).then((r) => r.account);
+  }
+
+  // One decision: `action` is e.g. {call: {}}, {draw: {discards: []}} or
+  // {declare: {declaration: 'DECLARATION_HIGH'}}; `seen` the hand and the
+  // sequence of its latest event the decision was made on.
+  act(table_id, seen, action) {
+    const request = {
+      table_id,
+      request_id: crypto.randomUUID(),
+      hand_number: seen.hand_number,
+      sequence: seen.sequence,
+      ...action,
+    };
+    return this.unary(this.play, 'Act', request);
+  }
+
+  // The table's stream (a grpc-js readable of WatchTableResponse); `after`
+  // resumes from a cursor. Cancel it with .cancel().
+  watch(table_id, after = '') {
+    return this.watcher.WatchTable({ table_id, after }, this.metadata());
+  }
+
+  close() {
+    this.tables.close();
+  }
+}
+
+// The simplest legal choice from the server's LegalActions: check, else
+// call, else bring in; draw nothing; declare high.
+function passiveMove(options) {
+  if (options.draw) return { draw: { discards: [] } };
+  if (options.declare) return { declare: { declaration: 'DECLARATION_HIGH' } };
+  for (const [kind, action] of [
+    ['ACTION_KIND_CHECK', { check: {} }],
+    ['ACTION_KIND_CALL', { call: {} }],
+    ['ACTION_KIND_BRING_IN', { bring_in: {} }],
+  ]) {
+    if (options.actions.includes(kind)) return action;
+  }
+  return { fold: {} };
+}
+
+// Sit down, watch, and play the first hand dealt to this seat to its end,
+// choosing with `choose` (passiveMove by default); then stand up. Resolves
+// with what was seen: the hand's events, this seat's cards and the moves.
+function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
+  return new Promise((resolve, reject) => {
+    const seen = { hand_number: 0, sequence: 0 };
+    const result = { seat, hand_number: 0, events: [], cards: [], moves: [] };
+    let stream;
+    let finished = false;
+    const finish = (error) => {
+      if (finished) return;
+      finished = true;
+      stream.cancel();
+      if (error) reject(error);
+      else client.standUp(table_id).then(() => resolve(result), reject);
+    };
+    const onTurn = (turn) => {
+      if (!turn || !turn.options || turn.seat !== seat) return; // options come only for our seat
+      const action = choose(turn.options);
+      result.moves.push(action);
+      client.act(table_id, { ...seen }, action).catch((error) => {
+        // The moment passed (clock, stale state): the next turn will come.
+        if (error.code !== grpc.status.FAILED_PRECONDITION) finish(error);
+      });
+    };
+    const onEvent = (event) => {
+      if (!event.hand_number) return;
+      seen.hand_number = event.hand_number;
+      seen.sequence = event.sequence;
+      if (event.kind === 'hand_started' && !result.hand_number) {
+        if (event.hand_started.seats.some((s) => s.seat === seat)) {
+          result.hand_number = event.hand_number;
+        }
+      }
+      if (event.hand_number !== result.hand_number) return;
+      result.events.push(event);
+      if (event.kind === 'card_dealt' && event.card_dealt.seat === seat) {
+        result.cards.push(event.card_dealt.card);
+      }
+      if (event.kind === 'hand_ended') finish();
+    };
+    // Watch first and sit down once the snapshot is in, so that no event
+    // of the first hand dealt to this seat comes before the stream starts.
+    stream = client.watch(table_id);
+    stream.on('data', (item) => {
+      if (item.item === 'snapshot') {
+        client.sitDown(table_id, seat, buy_in).catch(finish);
+      } else if (item.item === 'event') {
+        onEvent(item.event);
+      } else if (item.item === 'turn') {
+        onTurn(item.turn);
+      }
+    });
+    stream.on('error', (error) => {
+      if (error.code !== grpc.status.CANCELLED) finish(error);
+    });
+    stream.on('end', () => finish(new Error('the table closed before the hand ended')));
+  });
+}
+
+module.exports = { FeltlineClient, loadContract, passiveMove, playHand, PROTOS };

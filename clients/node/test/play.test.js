@@ -1,0 +1,90 @@
+'use strict';
+// Two Node clients play a whole draw-declare hand against each other.
+// The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens)
+// names a real one; otherwise the Python fake of tests/client/fake_server.py
+// is started. The validate.proto the contract imports is exported from the
+// protovalidate Python package into a temporary directory, unless
+// FELTLINE_PROTO_DEPS already names one. FELTLINE_PYTHON picks the Python
+// (default: the workspace's .venv, made by `uv sync`).
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js');
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
+
+function protoDeps() {
+  if (process.env.FELTLINE_PROTO_DEPS) return process.env.FELTLINE_PROTO_DEPS;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feltline-protos-'));
+  execFileSync(PYTHON, [path.join(__dirname, '..', 'scripts', 'export_protos.py'), dir]);
+  return dir;
+}
+
+async function server(t) {
+  if (process.env.FELTLINE_TEST_SERVER) return JSON.parse(process.env.FELTLINE_TEST_SERVER);
+  const fake = spawn(PYTHON, [path.join(ROOT, 'tests', 'client', 'fake_server.py')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  t.after(() => fake.stdin.end()); // the fake stops when its stdin closes
+  const lines = readline.createInterface({ input: fake.stdout });
+  const [first] = await Promise.race([
+    require('node:events').once(lines, 'line'),
+    require('node:events').once(fake, 'exit').then(() => {
+      throw new Error('the fake server exited');
+    }),
+  ]);
+  return JSON.parse(first);
+}
+
+test('two clients sit down, watch and play a whole hand', async (t) => {
+  const settings = await server(t);
+  const contract = loadContract(protoDeps());
+  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
+  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
+  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  t.after(() => [admin, alice, bob].forEach((c) => c.close()));
+
+  for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
+  const table = await admin.createTable(
+    {
+      rules: {
+        game: 'GAME_DRAW_DECLARE',
+        stakes: { structure: 'STRUCTURE_NO_LIMIT', small_bet: 10, ante: 5 },
+      },
+      seats: 6,
+    },
+    'node client test',
+  );
+
+  const [a, b] = await Promise.all([
+    playHand(alice, table.table_id, { seat: 1, buy_in: 400 }),
+    playHand(bob, table.table_id, { seat: 2, buy_in: 400 }),
+  ]);
+  await admin.closeTable(table.table_id, 'test over');
+
+  assert.equal(a.hand_number, b.hand_number);
+  assert.equal(a.cards.length, 5, 'alice sees her own five cards');
+  assert.ok(a.cards.every((c) => /^([2-9TJQKA][cdhs]|Jk)$/.test(c)));
+  const theirs = a.events.filter((e) => e.kind === 'card_dealt' && e.card_dealt.seat === 2);
+  assert.ok(theirs.every((e) => e.card_dealt.card == null && e.redacted), "bob's cards stay hidden");
+
+  const kinds = a.events.map((e) => e.kind);
+  for (const kind of ['hand_started', 'drew', 'declarations_revealed', 'pot_awarded', 'hand_ended']) {
+    assert.ok(kinds.includes(kind), `the hand had ${kind}`);
+  }
+  const revealed = a.events.find((e) => e.kind === 'declarations_revealed');
+  assert.deepEqual(
+    revealed.declarations_revealed.choices.map((c) => c.choice),
+    ['DECLARATION_HIGH', 'DECLARATION_HIGH'],
+  );
+  const ended = a.events.find((e) => e.kind === 'hand_ended').hand_ended;
+  assert.equal(ended.stacks.reduce((sum, s) => sum + s.amount, 0), 800, 'no chip lost');
+  assert.ok(a.moves.some((m) => m.draw) && a.moves.some((m) => m.declare));
+});

@@ -1,0 +1,237 @@
+"""``feltline-play``: play at a Feltline table by hand, in a terminal.
+
+    feltline-play --target localhost:50051 --token "$TOKEN" --table ID --seat 3 --buy-in 400
+
+It follows the table's stream, prints what happens, and on your turn shows
+your cards, the board and up cards, the pot, the stacks and the legal moves,
+then reads one line: ``check``, ``call``, ``bet 40``, ``raise 80``,
+``complete 20``, ``bring in``, ``fold``, ``draw As Kd`` (``draw`` alone
+stands pat), ``declare high``; ``help``; ``quit`` stands up and leaves.
+Amounts are your whole bet this round, as in the API. It reads stdin only on
+your turn, so a script of moves can drive it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from feltline_client.client import Client
+from feltline_client.errors import FeltlineError
+from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
+from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2
+
+VERBS = {
+    "fold": "folds",
+    "check": "checks",
+    "call": "calls",
+    "bet": "bets",
+    "raise": "raises",
+    "bring_in": "brings in",
+    "complete": "completes",
+}
+FORCED = {
+    common_pb2.FORCED_BET_ANTE: "an ante",
+    common_pb2.FORCED_BET_SMALL_BLIND: "the small blind",
+    common_pb2.FORCED_BET_BIG_BLIND: "the big blind",
+}
+
+
+def describe(event: events_pb2.Event, me: int) -> str | None:
+    """One line about an event, or None for ones not worth a line."""
+    kind = event.WhichOneof("kind")
+    if kind == "hand_started":
+        return f"== hand {event.hand_number}: button at seat {event.hand_started.button}"
+    if kind == "posted":
+        posted = event.posted
+        return (
+            f"seat {posted.seat} posts {FORCED.get(posted.forced, 'a forced bet')}: {posted.amount}"
+        )
+    if kind == "card_dealt" and event.card_dealt.seat == me and event.card_dealt.HasField("card"):
+        return f"you are dealt {event.card_dealt.card}"
+    if kind == "card_dealt" and event.card_dealt.face_up:
+        return f"seat {event.card_dealt.seat} is dealt {event.card_dealt.card} face up"
+    if kind == "board_dealt":
+        return f"board: {' '.join(event.board_dealt.cards)}"
+    if kind == "street_began":
+        return f"-- {event.street_began.name}"
+    if kind == "acted":
+        acted = event.acted
+        verb = VERBS.get(ACTION_NAMES.get(acted.action, ""), "acts")
+        amount = f" {acted.amount} (to {acted.total})" if acted.amount else ""
+        late = " (out of time)" if acted.timed_out else ""
+        return f"seat {acted.seat} {verb}{amount}{'; all in' if acted.all_in else ''}{late}"
+    if kind == "bets_collected":
+        return f"pot: {event.bets_collected.pot}"
+    if kind == "drew":
+        drew = event.drew
+        what = " ".join(drew.discards.cards) if drew.HasField("discards") else ""
+        return f"seat {drew.seat} draws {drew.count}" + (f" (throws {what})" if what else "")
+    if kind == "declared":
+        return f"seat {event.declared.seat} has declared"
+    if kind == "declarations_revealed":
+        said = ", ".join(
+            f"seat {c.seat} {common_pb2.Declaration.Name(c.choice).removeprefix('DECLARATION_')}"
+            for c in event.declarations_revealed.choices
+        )
+        return f"declarations: {said}"
+    if kind == "shown":
+        return f"seat {event.shown.seat} shows {' '.join(event.shown.cards)}"
+    if kind == "pot_awarded":
+        return "; ".join(
+            f"seat {s.seat} wins {s.amount}" + (f" with {s.hand}" if s.hand else "")
+            for s in event.pot_awarded.shares
+        )
+    if kind == "hand_ended":
+        if event.hand_ended.cancelled:
+            return "hand cancelled: every chip returned"
+        stacks = ", ".join(f"seat {s.seat} {s.amount}" for s in event.hand_ended.stacks)
+        return f"hand over; stacks: {stacks}"
+    if kind == "sat_down":
+        return f"{event.sat_down.player_id} sits down at seat {event.sat_down.seat}"
+    if kind == "stood_up":
+        return f"{event.stood_up.player_id} leaves seat {event.stood_up.seat}"
+    if kind == "table_closed":
+        return f"the table is closed: {event.table_closed.reason}"
+    return None
+
+
+def render(hand: tables_pb2.HandView, me: int) -> str:
+    """The table on your turn: the hand, the board, the pot and every seat."""
+    lines = [f"-- hand {hand.hand_number}, {hand.street} -- pot {hand.pot}"]
+    if hand.board:
+        lines.append(f"   board: {' '.join(hand.board)}")
+    for seat in hand.seats:
+        cards = [*seat.down_cards, *["??"] * seat.hidden_cards, *seat.up_cards]
+        notes = [
+            "folded" if seat.folded else "",
+            "all in" if seat.all_in else "",
+            "button" if seat.seat == hand.button else "",
+            "<- you" if seat.seat == me else "",
+            "<- to act" if hand.HasField("turn") and hand.turn.seat == seat.seat else "",
+        ]
+        lines.append(
+            f"   seat {seat.seat} {seat.player_id:<12} stack {seat.stack:<6} bet {seat.bet:<5}"
+            f" [{' '.join(cards)}] {' '.join(n for n in notes if n)}".rstrip()
+        )
+    return "\n".join(lines)
+
+
+def menu(spot: Spot) -> str:
+    """The legal moves, as you would type them."""
+    options = spot.options
+    if options.draw:
+        example = " ".join(spot.cards[:2])
+        return (
+            f"draw up to {options.max_discards} cards (e.g. 'draw {example}',"
+            " or 'draw' to stand pat) | fold"
+        )
+    if options.declare:
+        return "declare low | declare high | declare both"
+    words = []
+    for kind in spot.allowed():
+        if kind in ("bet", "raise", "complete"):
+            words.append(f"{kind} {options.min_to}..{options.max_to}")
+        elif kind == "call":
+            words.append(f"call {options.call_amount}")
+        else:
+            words.append(kind.replace("_", " "))
+    return " | ".join(words)
+
+
+class Terminal:
+    """The loop: print the stream, and on your turn ask for a move."""
+
+    def __init__(
+        self, client: Client, table_id: str, stdin: TextIO, stdout: TextIO, hands: int | None
+    ) -> None:
+        self.client, self.table_id = client, table_id
+        self.stdin, self.stdout, self.hands = stdin, stdout, hands
+        self.tracker = Tracker()
+
+    def say(self, text: str) -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def run(self) -> None:
+        """Until the table closes, ``hands`` hands end, or you quit."""
+        for item in self.client.watch(self.table_id):
+            if item.HasField("event"):
+                line = describe(item.event, self.tracker.seat)
+                if line:
+                    self.say(line)
+            mine = self.tracker.feed(item)
+            if item.HasField("turn") and not mine:
+                self.say(f"seat {item.turn.seat} to act")
+            if mine and not self.ask():
+                return
+            if self.tracker.closed or (
+                self.hands is not None and self.tracker.hands_ended >= self.hands
+            ):
+                return
+
+    def ask(self) -> bool:
+        """Read moves until one is accepted or the moment passes; false to leave."""
+        table = self.client.get_table(self.table_id)
+        if table.HasField("current_hand"):
+            self.say(render(table.current_hand, self.tracker.seat))
+        while (spot := self.tracker.spot()) is not None:
+            self.say(f"your turn: {menu(spot)}")
+            self.stdout.write("> ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line or line.strip().lower() in ("quit", "exit", "leave"):
+                return False
+            if line.strip().lower() in ("help", "?"):
+                self.say(__doc__ or "")
+                continue
+            try:
+                move = parse_move(line)
+                send(self.client, self.table_id, self.tracker.seen, move)
+                return True
+            except ValueError as e:
+                self.say(f"? {e}")
+            except FeltlineError as e:
+                self.say(f"refused: {e.message} ({e.reason or e.code.name})")
+                if e.reason in ("STALE_STATE", "NOT_YOUR_TURN", "TABLE_CLOSED"):
+                    return True  # the moment passed: keep watching
+        return True
+
+
+def main(
+    argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
+) -> int:
+    """The console script. Target and token default to FELTLINE_TARGET and
+    FELTLINE_TOKEN, so the token stays out of the shell's history."""
+    parser = argparse.ArgumentParser(prog="feltline-play", description="Play Feltline by hand.")
+    parser.add_argument("--target", default=os.environ.get("FELTLINE_TARGET", "localhost:50051"))
+    parser.add_argument("--token", default=os.environ.get("FELTLINE_TOKEN", ""))
+    parser.add_argument("--table", required=True, help="the table's id")
+    parser.add_argument("--seat", type=int, default=0, help="sit down here first")
+    parser.add_argument("--buy-in", type=int, default=0, help="chips to sit down with")
+    parser.add_argument("--hands", type=int, default=None, help="leave after this many hands")
+    args = parser.parse_args(argv)
+    out = stdout or sys.stdout
+    if not args.token:
+        parser.error("give --token or set FELTLINE_TOKEN")
+    with Client(args.target, args.token) as client:
+        try:
+            if args.seat:
+                client.sit_down(args.table, args.seat, args.buy_in)
+                print(f"you sit down at seat {args.seat} with {args.buy_in}", file=out)
+            terminal = Terminal(client, args.table, stdin or sys.stdin, out, args.hands)
+            terminal.run()
+            if terminal.tracker.seat and not terminal.tracker.closed:
+                client.stand_up(args.table)
+                print("you stand up", file=out)
+        except FeltlineError as e:
+            print(f"feltline-play: {e}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

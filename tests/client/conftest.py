@@ -1,0 +1,68 @@
+"""Where the client tests find a server: the fake in ``fake_server.py``, or a
+real one named by ``FELTLINE_TEST_SERVER``, a JSON object
+
+    {"target": "127.0.0.1:50051", "admin": "<admin token>",
+     "players": {"alice": "<token>", "bob": "<token>", "carol": "<token>"}}
+
+(the fake prints exactly that when run alone). Tests only use the API: the
+admin opens each test's table and mints the chips the players buy in with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from feltline_client import Client
+from feltline_protos.v1 import auth_pb2, common_pb2
+
+from .fake_server import make_token, serve
+
+
+@dataclass
+class Room:
+    target: str
+    admin: str
+    players: dict[str, str]
+
+    def client(self, who: str) -> Client:
+        token = self.admin if who == "admin" else self.players[who]
+        return Client(self.target, token, timeout=10, backoff=0.05)
+
+    def open_table(self, game: int = common_pb2.GAME_DRAW_DECLARE, chips: int = 10_000) -> str:
+        """A fresh table, with ``chips`` minted for every player."""
+        config = common_pb2.TableConfig(
+            rules=common_pb2.Rules(
+                game=game,  # type: ignore[arg-type]
+                stakes=common_pb2.Stakes(
+                    structure=common_pb2.STRUCTURE_NO_LIMIT, small_bet=10, ante=5
+                ),
+            ),
+            seats=6,
+        )
+        with self.client("admin") as admin:
+            for player in self.players:
+                admin.mint_chips(player, chips, "client tests")
+            return admin.create_table(config, f"clients {uuid.uuid4().hex[:6]}").table_id
+
+    def close_table(self, table_id: str) -> None:
+        with self.client("admin") as admin:
+            admin.close_table(table_id, "test over")
+
+
+@pytest.fixture(scope="session")
+def room() -> Iterator[Room]:
+    named = os.environ.get("FELTLINE_TEST_SERVER")
+    if named:
+        settings = json.loads(named)
+        yield Room(settings["target"], settings["admin"], dict(settings["players"]))
+        return
+    server, port, _ = serve()
+    players = {p: make_token(auth_pb2.ROLE_PLAYER, p) for p in ("alice", "bob", "carol")}
+    yield Room(f"127.0.0.1:{port}", make_token(auth_pb2.ROLE_ADMIN), players)
+    server.stop(grace=None)

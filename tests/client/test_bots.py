@@ -1,0 +1,171 @@
+"""The bots: their evaluator, that each only ever chooses a legal move, and
+whole hands played by them through the SDK against a server."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from feltline_client.bots import (
+    FLUSH,
+    FULL_HOUSE,
+    HIGH_CARD,
+    PAIR,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    TWO_PAIR,
+    CallingStation,
+    HandStrength,
+    RandomBot,
+    Runner,
+    best_high,
+    keepers,
+    rank_five,
+)
+from feltline_client.table import Move, Spot
+from feltline_protos.v1 import common_pb2, tables_pb2
+
+from .conftest import Room
+
+K = common_pb2.ActionKind
+
+
+def test_categories_and_their_order() -> None:
+    assert rank_five(["As", "Ks", "Qs", "Js", "Ts"])[0] == STRAIGHT_FLUSH
+    assert rank_five(["Ah", "2c", "3d", "4s", "5h"]) == (STRAIGHT, 5)
+    assert rank_five(["Kh", "Kc", "Kd", "4s", "4h"]) == (FULL_HOUSE, 13, 4)
+    assert rank_five(["2h", "9h", "Jh", "4h", "Kh"])[0] == FLUSH
+    assert rank_five(["9h", "9c", "4d", "4s", "Ah"]) == (TWO_PAIR, 9, 4, 14)
+    assert rank_five(["9h", "9c", "4d", "3s", "Ah"]) == (PAIR, 9, 14, 4, 3)
+    assert rank_five(["Qh", "9c", "4d", "3s", "Ah"])[0] == HIGH_CARD
+    assert rank_five(["Ah", "2c", "3d", "4s", "5h"]) < rank_five(["2h", "3c", "4d", "5s", "6h"])
+
+
+def test_the_best_five_of_seven() -> None:
+    assert best_high(["As", "Ad", "Kh", "Kd", "2c", "Ks", "7h"]) == (FULL_HOUSE, 13, 14)
+    with pytest.raises(ValueError, match="five"):
+        best_high(["As", "Jk", "2c", "3c", "4c"])
+
+
+def test_a_draw_keeps_what_it_made() -> None:
+    assert keepers(["9h", "9c", "4d", "3s", "Ah"], 5) == ("3s", "4d", "Ah")
+    assert keepers(["9h", "Th", "Jh", "Qh", "Kh"], 5) == ()
+    assert keepers(["2h", "7h", "Jh", "Qh", "4c"], 5) == ("4c",)
+    assert keepers(["2h", "7c", "Jd", "Qh", "4c"], 2) == ("2h", "4c")
+
+
+def _spots(rng: random.Random) -> list[Spot]:
+    """Spots of every kind, with random cards and amounts."""
+    deck = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+    spots = []
+    for _ in range(200):
+        cards = tuple(rng.sample(deck, 5))
+        low = rng.randint(1, 50)
+        menus = [
+            tables_pb2.LegalActions(
+                actions=[K.ACTION_KIND_CHECK, K.ACTION_KIND_BET, K.ACTION_KIND_FOLD],
+                min_to=low,
+                max_to=low * 4,
+            ),
+            tables_pb2.LegalActions(
+                actions=[K.ACTION_KIND_CALL, K.ACTION_KIND_RAISE, K.ACTION_KIND_FOLD],
+                call_amount=low,
+                min_to=low * 2,
+                max_to=low * 9,
+            ),
+            tables_pb2.LegalActions(actions=[K.ACTION_KIND_CALL, K.ACTION_KIND_FOLD]),
+            tables_pb2.LegalActions(
+                actions=[K.ACTION_KIND_BRING_IN, K.ACTION_KIND_COMPLETE, K.ACTION_KIND_FOLD],
+                min_to=low,
+                max_to=low,
+            ),
+            tables_pb2.LegalActions(draw=True, max_discards=rng.randint(1, 5)),
+            tables_pb2.LegalActions(declare=True),
+        ]
+        spots.append(Spot(1, rng.choice(menus), cards, (), 0, "", common_pb2.GAME_DRAW_DECLARE))
+    return spots
+
+
+@pytest.mark.parametrize("bot", [RandomBot(random.Random(1)), CallingStation(), HandStrength()])
+def test_every_bot_only_chooses_legal_moves(bot: RandomBot) -> None:
+    for spot in _spots(random.Random(7)):
+        move = bot.decide(spot)
+        options = spot.options
+        assert move.kind in spot.allowed()
+        if move.kind in ("bet", "raise", "complete"):
+            assert options.min_to <= move.to <= options.max_to
+        if move.kind == "draw":
+            assert len(move.discards) <= options.max_discards
+            assert set(move.discards) <= set(spot.cards)
+        if move.kind == "declare":
+            assert move.declaration in ("low", "high", "both")
+
+
+def test_the_station_calls_and_the_strength_bot_raises_a_full_house() -> None:
+    facing = tables_pb2.LegalActions(
+        actions=[K.ACTION_KIND_CALL, K.ACTION_KIND_RAISE, K.ACTION_KIND_FOLD],
+        call_amount=10,
+        min_to=20,
+        max_to=100,
+    )
+    boat = ("Kh", "Kc", "Kd", "4s", "4h")
+    junk = ("2h", "7c", "9d", "Jh", "4c")
+    spot = Spot(2, facing, boat, (), 0, "", common_pb2.GAME_DRAW_DECLARE)
+    assert CallingStation().decide(spot) == Move("call")
+    assert HandStrength().decide(spot) == Move("raise", to=20)
+    assert HandStrength().decide(Spot(2, facing, junk, (), 0, "", 1)) == Move("fold")
+
+
+@pytest.mark.parametrize(
+    ("game", "hands"), [(common_pb2.GAME_DRAW_DECLARE, 6), (common_pb2.GAME_HOLDEM, 4)]
+)
+def test_three_bots_play_whole_hands_and_no_chip_is_lost(room: Room, game: int, hands: int) -> None:
+    table = room.open_table(game)
+    names = ["alice", "bob", "carol"]
+    with room.client("admin") as admin:
+        before = {p: admin.get_account(p) for p in names}
+    bots = [RandomBot(random.Random(3)), CallingStation(), HandStrength()]
+    clients = [room.client(p) for p in names]
+    runners = [
+        Runner(c, table, bot, seat=n, buy_in=400, hands=hands)
+        for n, (c, bot) in enumerate(zip(clients, bots, strict=True), start=1)
+    ]
+    failures: list[BaseException] = []
+
+    def play(runner: Runner) -> None:
+        try:
+            runner.run()
+        except BaseException as e:  # reported below, in the test's thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=play, args=(r,)) for r in runners]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    room.close_table(table)
+    for c in clients:
+        c.close()
+    assert not failures
+    assert all(r.tracker.hands_ended >= hands for r in runners)
+    assert all(r.moves > 0 for r in runners)
+    with room.client("admin") as admin:
+        after = {p: admin.get_account(p) for p in names}
+    total = sum(a.balance + a.at_tables for a in before.values())
+    assert sum(a.balance + a.at_tables for a in after.values()) == total
+
+
+def test_stop_ends_a_run_waiting_on_a_quiet_table(room: Room) -> None:
+    table = room.open_table()
+    with room.client("alice") as client:
+        runner = Runner(client, table, CallingStation(), seat=1, buy_in=400)
+        thread = threading.Thread(target=runner.run)
+        thread.start()
+        threading.Event().wait(0.3)
+        runner.stop()
+        thread.join(5)
+        assert not thread.is_alive()
+        assert runner.tracker.seat == 1
+    room.close_table(table)

@@ -1,0 +1,83 @@
+"""``feltline-play`` driven through stdin, against a bot across the table."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+
+from feltline_client.bots import CallingStation, Runner
+from feltline_client.table import Move
+from feltline_client.terminal import main, parse_move
+
+from .conftest import Room
+
+
+def test_typed_moves_parse() -> None:
+    assert parse_move("raise 80") == Move("raise", to=80)
+    assert parse_move("draw as kd") == Move("draw", discards=("As", "Kd"))
+    assert parse_move("Declare HIGH") == Move("declare", declaration="high")
+    assert parse_move("bring in") == Move("bring_in")
+
+
+def _opponent(room: Room, table: str) -> tuple[Runner, threading.Thread]:
+    runner = Runner(room.client("bob"), table, CallingStation(), seat=2, buy_in=400, hands=1)
+    thread = threading.Thread(target=runner.run)
+    thread.start()
+    return runner, thread
+
+
+def test_a_hand_played_by_typing(room: Room) -> None:
+    table = room.open_table()
+    out = io.StringIO()
+    typed = io.StringIO(
+        "dance\n"  # not a move: explained, asked again
+        "bet 20\n"
+        "draw Zz\n"  # not a card: refused by the server, asked again
+        "draw\n"
+        "check\n"
+        "declare high\n"
+    )
+    argv = ["--target", room.target, "--token", room.players["alice"], "--table", table]
+    argv += ["--seat", "1", "--buy-in", "400", "--hands", "1"]
+    runner, thread = _opponent(room, table)
+    assert main(argv, stdin=typed, stdout=out) == 0
+    thread.join(10)
+    room.close_table(table)
+    text = out.getvalue()
+    assert "you sit down at seat 1 with 400" in text
+    assert "<- you" in text
+    assert "[?? ?? ?? ?? ??]" in text  # the opponent's cards stay hidden
+    assert "your turn: check | fold | bet 10..395" in text
+    assert "? unknown move 'dance'" in text
+    assert "refused:" in text
+    assert "declare low | declare high | declare both" in text
+    assert "seat 2 calls 20 (to 20)" in text
+    assert "hand over; stacks:" in text
+    assert text.rstrip().endswith("you stand up")
+    assert runner.moves >= 3
+
+
+def test_the_console_script_reads_the_environment(room: Room) -> None:
+    """Run as people do: a process, the token from the environment, EOF to leave."""
+    table = room.open_table()
+    runner, thread = _opponent(room, table)
+    env = {**os.environ, "FELTLINE_TARGET": room.target, "FELTLINE_TOKEN": room.players["alice"]}
+    script = [sys.executable, "-m", "feltline_client.terminal", "--table", table]
+    done = subprocess.run(
+        [*script, "--seat", "1", "--buy-in", "400"],
+        input="fold\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    runner.stop()
+    thread.join(10)
+    room.close_table(table)
+    assert done.returncode == 0, done.stderr
+    assert "seat 1 folds" in done.stdout
+    assert "you stand up" in done.stdout
