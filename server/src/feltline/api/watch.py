@@ -32,7 +32,7 @@ from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished
-from feltline_protos.v1 import errors_pb2, watch_pb2, watch_pb2_grpc
+from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
 POLL = 0.5  # seconds between looks at the store when no change was announced
@@ -85,8 +85,12 @@ class Watcher:
         self.clock = config.action_clock
 
     def who(self) -> Viewer:
-        t = self.hub.room.table(self.key).table
-        return views.viewer(self.caller, t)
+        """The caller as a viewer of the hand being sent: a player by the
+        seat it was dealt, whether or not it sits there now."""
+        if self.caller.role != auth_pb2.ROLE_PLAYER:
+            return Viewer(self.caller.role)
+        seat = next((p.seat for p in self.hand.players if p.player == self.caller.player_id), None)
+        return Viewer(self.caller.role, seat)
 
     def rebuild(self) -> list[Stored]:
         """The hand's state at the cursor, from the store."""
@@ -187,7 +191,7 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         watcher = Watcher(self.hub, key, caller, pos)
         made = watcher.rebuild()
         snapshot = watch_pb2.TableSnapshot(table=message)
-        who = views.viewer(caller, t)
+        who = watcher.who()
         for s in made:
             where = Where(
                 str(key), s.position, pos.hand, str(hand_id(key, pos.hand)), views.when(s.at)
