@@ -6,11 +6,18 @@ from feltline.cli import main
 
 
 def test_demo_plays_every_game_and_hides_hole_cards(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--seed", "7"]) == 0
+    """The demo runs a real server, bots play every game through the API,
+    every chip is accounted for and every hand replays from the store."""
+    assert main(["demo", "--seed", "7", "--hands", "4"]) == 0
     out = capsys.readouterr().out
     for game in ("holdem", "stud-hi-lo", "draw-declare", "jackpots"):
         assert f"=== {game} ===" in out
-    assert out.count("chips on the table: 2000") == 4
+        assert re.search(rf"  {game}: \d+", out)
+    assert "every chip accounted for" in out
+    played = re.search(r"replayed from the store to the same result: (\d+) of (\d+)", out)
+    assert played is not None
+    assert played[1] == played[2]
+    assert int(played[1]) >= 16
     # a spectator never sees a face-down card as it is dealt
     assert not re.search(r"gets [2-9TJQKA][cdhs] \(down\)", out)
     assert "gets ?? (down)" in out

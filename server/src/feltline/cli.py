@@ -3,19 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
 from datetime import UTC, datetime, timedelta
 
 from feltline import demo
+from feltline.api import logging as logs
 from feltline.api import tokens
+from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
+from feltline.store.room import open_room
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="feltline", description="Feltline poker server")
     commands = parser.add_subparsers(dest="command", required=True)
-    show = commands.add_parser("demo", help="watch bots play a hand of every game")
-    show.add_argument("--seed", type=int, default=None, help="make the bots' choices repeatable")
+    show = commands.add_parser(
+        "demo", help="start a server and watch bots play every game through the API"
+    )
+    show.add_argument("--seed", type=int, default=None, help="seed the bots' choices")
+    show.add_argument("--hands", type=int, default=30, help="hands to play at each table")
+    serve = commands.add_parser(
+        "serve",
+        help="serve the gRPC API (store: SQLite by default; PostgreSQL from POSTGRES_* "
+        "with --store postgres)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=50051, help="port (0: any free one)")
+    serve.add_argument(
+        "--store",
+        default=None,
+        help="a SQLite file (default SQLITE_DBNAME or feltline.db), or 'postgres' to use "
+        "PostgreSQL as the POSTGRES_* variables say",
+    )
     token = commands.add_parser(
         "token",
         help="print a bearer token signed with the server's key "
@@ -26,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--ttl", type=int, default=3600, help="seconds it stays valid")
     args = parser.parse_args(argv)
     if args.command == "demo":
-        return demo.main(args.seed)
+        if args.hands < 1:
+            parser.error(f"--hands is at least 1, not {args.hands}")
+        return demo.main(args.seed, args.hands)
+    if args.command == "serve":
+        return _serve(args.host, args.port, args.store)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -48,3 +76,31 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _serve(host: str, port: int, store: str | None) -> int:
+    env = dict(os.environ)
+    if store == "postgres":
+        env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
+    elif store:
+        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env["SQLITE_DBNAME"] = store
+    config = StoreConfig.from_env(env)
+    logs.configure()
+    signer = Signer.from_file(config.key_file)
+    room = open_room(config)
+    server = Feltline(room, signer.public_key, f"{host}:{port}").start()
+    where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
+    if where == "sqlite":
+        where += f" {config.env['SQLITE_DBNAME']}"
+    print(f"feltline listening on {server.target} (store: {where}; key: {config.key_file})")
+    print("mint a token:  feltline token --role player --player alice --ttl 3600")
+    print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
+    sys.stdout.flush()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        stop.wait()
+    server.stop(grace=5)
+    room.close()
+    return 0

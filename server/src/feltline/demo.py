@@ -1,23 +1,45 @@
-"""``feltline demo``: bots play a hand of every game, watched as a spectator.
+"""``feltline demo``: a real server on a loopback port with its own
+temporary store, one table of each game, and bots (``feltline_client.autoplay``)
+playing through the Python SDK while progress is shown; then the first hand
+of each table as a spectator may see it, and a summary: hands per game,
+every chip accounted for, every hand replayed from the store.
 
-The bots choose at random among the legal choices; each line is what a
-spectator is allowed to see, so hole cards stay hidden until the showdown.
+:func:`choose` is a random legal move in-process, for the store's tests.
 """
 
 from __future__ import annotations
 
+import logging
 import random
-import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from uuid import UUID
 
 from feltline import history
+from feltline.api import convert, tokens
+from feltline.api import logging as logs
+from feltline.api.app import Feltline
+from feltline.api.redaction import Viewer, visible
+from feltline.api.tokens import Role
+from feltline.audit.keys import Signer
+from feltline.audit.rerun import replays
 from feltline.engine import betting
-from feltline.engine.commands import Act, Command, Declare, Draw, StartHand
-from feltline.engine.errors import RuleError
-from feltline.engine.events import EVERYONE, Action, Choice, Event, SeatAtStart
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.hand import play as play_hand
+from feltline.engine.commands import Act, Command, Declare, Draw
+from feltline.engine.events import EVERYONE, Action, Choice, Event
+from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
+from feltline.store.check import Ledger, check
+from feltline.store.config import StoreConfig
+from feltline.store.room import Cardroom, Room
+from feltline_client import Client
+from feltline_client.autoplay import Bot
+from feltline_protos.v1 import auth_pb2
 
 TABLES = {
     Game.HOLDEM: Rules(
@@ -62,39 +84,165 @@ def spectate(event: Event) -> Event:
     return event if event.audience() is EVERYONE else event.redacted()
 
 
-def play(rules: Rules, rng: random.Random, out: list[str]) -> Hand:
-    seats = tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(4))
-    holdem = rules.game is Game.HOLDEM
-    start = StartHand(
-        rules,
-        button=3,
-        seats=seats,
-        seed=secrets.token_bytes(32),
-        small_blind=0 if holdem else None,
-        big_blind=1 if holdem else None,
-    )
-    events, hand = play_hand(NEW_HAND, start)
-    while True:
-        for event in events:
-            text = history.line(spectate(event))
-            if text:
-                out.append(text)
-        if hand.phase is Phase.ENDED:
-            return hand
-        while True:
-            try:
-                events, hand = play_hand(hand, choose(hand, rng))
-                break
-            except RuleError:  # e.g. a bet without openers in jackpots: choose again
-                continue
+PLAYERS_PER_TABLE = 4
+BUY_IN = 500
+ACTION_CLOCK = 5
 
 
-def main(seed: int | None = None) -> int:
+@dataclass
+class Summary:
+    """What a run played and what the store says about it."""
+
+    hands: dict[Game, int] = field(default_factory=dict)
+    replayed: int = 0
+    failed: list[str] = field(default_factory=list)
+    ledger: Ledger | None = None
+    seconds: float = 0.0
+    first: dict[Game, list[str]] = field(default_factory=dict)
+
+
+def run(
+    hands: int = 30,
+    *,
+    seed: int | None = None,
+    store: Path | None = None,
+    out: Callable[[str], None] = print,
+) -> Summary:
+    """Play at least ``hands`` hands at each table and check the store."""
     rng = random.Random(seed)
+    began = time.monotonic()
+    logs.configure(level=logging.WARNING)  # the summary, not a line per action
+    with tempfile.TemporaryDirectory(prefix="feltline-demo-") as tmp:
+        path = store or Path(tmp) / "demo.db"
+        signer = Signer.generate()
+        room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
+        server = Feltline(room, signer.public_key, tick=0.2).start()
+        out(f"server listening on {server.target}, storing in {path}")
+        try:
+            tables = _play(server, signer, rng, hands, out)
+            summary = _check(room, tables)
+        finally:
+            server.stop()
+            room.close()
+    summary.seconds = time.monotonic() - began
+    return summary
+
+
+def _token(signer: Signer, role: Role, player: str = "") -> str:
+    return tokens.mint(
+        signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
+    )
+
+
+def _play(
+    server: Feltline, signer: Signer, rng: random.Random, hands: int, out: Callable[[str], None]
+) -> dict[Game, str]:
+    admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
+    tables: dict[Game, str] = {}
+    bots: dict[Game, list[Bot]] = {}
     for game, rules in TABLES.items():
-        lines: list[str] = []
-        print(f"\n=== {game} ===")
-        hand = play(rules, rng, lines)
+        config = convert.table_config(
+            TableConfig(rules, PLAYERS_PER_TABLE + 2, action_clock=ACTION_CLOCK)
+        )
+        table = admin.create_table(config, f"demo {game}")
+        tables[game] = table.table_id
+        bots[game] = []
+        for n in range(1, PLAYERS_PER_TABLE + 1):
+            player = f"{game}-bot-{n}"
+            admin.mint_chips(player, 100 * BUY_IN, "demo")
+            client = Client(server.target, _token(signer, auth_pb2.ROLE_PLAYER, player))
+            bots[game].append(
+                Bot(client, table.table_id, n, BUY_IN, rng=random.Random(rng.random()))
+            )
+    admin.close()
+    lock = threading.Lock()
+    done: dict[Game, set[int]] = {game: set() for game in TABLES}
+
+    def finished(game: Game, number: int) -> None:
+        with lock:
+            if number in done[game]:
+                return
+            done[game].add(number)
+            count = len(done[game])
+        if count % 10 == 0 or count == hands:
+            out(f"  {game}: {count} hands played")
+        if count >= hands:
+            for bot in bots[game]:
+                bot.stop()
+
+    threads = []
+    for game, seated in bots.items():
+        for bot in seated:
+            bot.sit()
+        for bot in seated:
+            thread = threading.Thread(
+                target=bot.play, args=(lambda n, g=game: finished(g, n),), daemon=True
+            )
+            thread.start()
+            threads.append(thread)
+    for thread in threads:
+        thread.join(timeout=120)
+    for seated in bots.values():
+        for bot in seated:
+            bot.client.close()
+    return tables
+
+
+def _check(room: Room, tables: dict[Game, str]) -> Summary:
+    summary = Summary(ledger=check(room.cardroom))
+    for game, table_id in tables.items():
+        key = UUID(table_id)
+        table = room.table(key).table
+        finished = table.hands - (table.dealt is not None)
+        summary.hands[game] = finished
+        if finished:
+            summary.first[game] = first_hand(room, key)
+        for number in range(1, finished + 1):
+            stream = room.hand(key, number)  # loads through its chain and seal
+            events = [e for _, made in stream.commands.values() for e in made]
+            if replays(events):
+                summary.replayed += 1
+            else:
+                summary.failed.append(f"{game} hand {number}")
+    return summary
+
+
+def first_hand(room: Room, table_id: UUID) -> list[str]:
+    """Hand 1 of a table, line by line, as a spectator may see it."""
+    stream = room.hand(table_id, 1)
+    lines = []
+    for _, made in stream.commands.values():
+        for event in made:
+            text = history.line(visible(Viewer(auth_pb2.ROLE_SPECTATOR), event, ended=False))
+            if text:
+                lines.append(text)
+    return lines
+
+
+def main(seed: int | None = None, hands: int = 30) -> int:
+    print("Feltline demo: four tables, four bots each, playing through the gRPC API")
+    summary = run(hands, seed=seed)
+    print(f"\nPlayed in {summary.seconds:.1f} s:")
+    for game, lines in summary.first.items():
+        print(f"\n=== {game} ===  the first hand, as a spectator saw it")
         print("\n".join(lines))
-        print(f"chips on the table: {hand.chips} (every chip accounted for)")
-    return 0
+    print("\nHands played:")
+    for game, count in summary.hands.items():
+        print(f"  {game}: {count}")
+    ledger = summary.ledger
+    assert ledger is not None
+    print(
+        f"chips minted: {ledger.minted}; in accounts {ledger.accounts}, on seats {ledger.seats}, "
+        f"carried {ledger.carried}, house {ledger.house}"
+    )
+    print(
+        "every chip accounted for"
+        if ledger.balanced and not ledger.problems
+        else f"PROBLEMS: {ledger.problems}"
+    )
+    total = sum(summary.hands.values())
+    print(f"hands replayed from the store to the same result: {summary.replayed} of {total}")
+    for failure in summary.failed:
+        print(f"  did not replay: {failure}")
+    ok = ledger.balanced and not ledger.problems and not summary.failed
+    return 0 if ok else 1

@@ -28,6 +28,7 @@ from grpc_status import rpc_status
 from feltline.api import intercept
 from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
+from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
 from feltline.engine import table
@@ -83,6 +84,7 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     table.TableClosedError: R.ERROR_REASON_TABLE_CLOSED,
     table.SeatUnavailableError: R.ERROR_REASON_SEAT_UNAVAILABLE,
     table.GameOptionError: R.ERROR_REASON_GAME_OPTION,
+    InsufficientChips: R.ERROR_REASON_INSUFFICIENT_BALANCE,
     table.NoSuchSeatError: R.ERROR_REASON_INVALID_REQUEST,
     # The server, not the caller, makes seeds and hand results: a refusal
     # of one is the server's fault.

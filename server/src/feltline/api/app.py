@@ -1,0 +1,100 @@
+"""A whole Feltline server: the four services over one Room, health and
+reflection, the dealer and the action clock. ``feltline serve`` and
+``feltline demo`` run one; the end-to-end tests too."""
+
+from __future__ import annotations
+
+import grpc
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from feltline.api.accounts import AccountServicer
+from feltline.api.auth import Clock, utc_now
+from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
+from feltline.api.play import PlayServicer
+from feltline.api.server import Service, build_server, service
+from feltline.api.tables import TableServicer
+from feltline.api.watch import WatchServicer
+from feltline.store.room import Room
+from feltline_protos.v1 import (
+    accounts_pb2,
+    accounts_pb2_grpc,
+    play_pb2,
+    play_pb2_grpc,
+    tables_pb2,
+    tables_pb2_grpc,
+    watch_pb2,
+    watch_pb2_grpc,
+)
+
+
+def services(hub: Hub) -> list[Service]:
+    return [
+        service(
+            tables_pb2.DESCRIPTOR.services_by_name["TableService"],
+            tables_pb2_grpc.add_TableServiceServicer_to_server,
+            TableServicer(hub),
+        ),
+        service(
+            play_pb2.DESCRIPTOR.services_by_name["PlayService"],
+            play_pb2_grpc.add_PlayServiceServicer_to_server,
+            PlayServicer(hub),
+        ),
+        service(
+            watch_pb2.DESCRIPTOR.services_by_name["WatchService"],
+            watch_pb2_grpc.add_WatchServiceServicer_to_server,
+            WatchServicer(hub),
+        ),
+        service(
+            accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
+            accounts_pb2_grpc.add_AccountServiceServicer_to_server,
+            AccountServicer(hub),
+        ),
+    ]
+
+
+class Feltline:
+    """A running server on ``address`` (``host:port``; port 0 picks a free
+    one, then in :attr:`port`)."""
+
+    def __init__(
+        self,
+        room: Room,
+        key: Ed25519PublicKey,
+        address: str = "127.0.0.1:0",
+        *,
+        clock: Seconds = wall_clock,
+        token_clock: Clock = utc_now,
+        tick: float = 0.5,
+        max_workers: int = 64,
+    ) -> None:
+        self.room = room
+        self.hub = Hub(room, clock=clock)
+        self.server: grpc.Server = build_server(
+            services(self.hub), key=key, clock=token_clock, max_workers=max_workers
+        )
+        self.port = self.server.add_insecure_port(address)
+        if not self.port:
+            raise OSError(f"cannot listen on {address}")
+        self.host = address.rpartition(":")[0]
+        self.clock = ActionClock(self.hub, tick)
+
+    @property
+    def target(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def start(self) -> Feltline:
+        self.hub.tables()  # find the stored tables before the first call
+        self.server.start()
+        self.clock.start()
+        return self
+
+    def stop(self, grace: float | None = 1.0) -> None:
+        self.clock.stop()
+        self.hub.stop()
+        self.server.stop(grace).wait()
+
+    def __enter__(self) -> Feltline:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()

@@ -1,0 +1,234 @@
+"""What the servicers share around one :class:`Room`: a lock per table, so
+that a request, the dealer and the action clock never interleave at a
+table; a notifier that wakes a table's watchers after every change; the
+dealer, who deals the next hand once a hand ends and enough players sit;
+and the action clock, which acts for a player whose time is up.
+
+Everything a watcher or the clock needs is read back from the store (the
+table's and the hand's stored records), never kept only in memory, so a
+restarted server carries on where the last one stopped: cursors resume and
+deadlines are counted from stored times. Time comes from ``clock``, whole
+seconds; nothing in the engine or the store reads one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+from uuid import UUID
+
+import structlog
+
+from feltline.api.logging import log_action
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.domain.hand import Recorded, Sealed
+from feltline.domain.ids import hand_id
+from feltline.domain.table import TableRecord
+from feltline.engine.errors import RuleError
+from feltline.engine.events import Event
+from feltline.store.check import PAGE
+from feltline.store.hands import Conflict
+from feltline.store.room import Room, waiting_on
+
+Seconds = Callable[[], int]
+log = structlog.get_logger("feltline.api")
+
+
+def wall_clock() -> int:
+    return int(time.time())
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One stored event of a table or a hand, decoded: its position in its
+    stream, the request it was filed under and, for hand events, its time."""
+
+    position: int
+    event: Event
+    command_id: str
+    at: int | None = None
+
+
+class Hub:
+    """Locks, notifications, the dealer and the clock over ``room``."""
+
+    def __init__(self, room: Room, *, clock: Seconds = wall_clock, settle: float = 1.0) -> None:
+        self.room = room
+        self.clock = clock
+        self.settle = settle
+        self._touched: dict[UUID, float] = {}
+        self.names: dict[UUID, str] = {}
+        self._locks: dict[UUID, threading.RLock] = {}
+        self._guard = threading.Lock()
+        self._changed = threading.Condition()
+        self._counts: dict[UUID, int] = {}
+        self._tables: dict[UUID, None] | None = None
+        self.stopping = threading.Event()
+
+    # ---- tables
+
+    def tables(self) -> list[UUID]:
+        """Every table in the store, in the order they were opened."""
+        with self._guard:
+            if self._tables is None:
+                self._tables = dict.fromkeys(self._scan())
+            return list(self._tables)
+
+    def register(self, table_id: UUID) -> None:
+        self.tables()
+        with self._guard:
+            assert self._tables is not None
+            self._tables.setdefault(table_id, None)
+
+    def _scan(self) -> list[UUID]:
+        topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
+        found: list[UUID] = []
+        start = 1
+        recorder = self.room.cardroom.recorder
+        while page := recorder.select_notifications(start, PAGE):
+            for n in page:
+                if n.topic == topic and n.originator_version == 1:
+                    found.append(UUID(str(n.originator_id)))
+            start = page[-1].id + 1
+        return found
+
+    def lock(self, table_id: UUID) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(table_id, threading.RLock())
+
+    # ---- notifications
+
+    def version(self, table_id: UUID) -> int:
+        with self._changed:
+            return self._counts.get(table_id, 0)
+
+    def notify(self, table_id: UUID) -> None:
+        with self._changed:
+            self._counts[table_id] = self._counts.get(table_id, 0) + 1
+            self._changed.notify_all()
+
+    def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
+        """Until the table changes after ``seen``, the server stops, or ``timeout``."""
+        with self._changed:
+            self._changed.wait_for(
+                lambda: self._counts.get(table_id, 0) != seen or self.stopping.is_set(), timeout
+            )
+
+    def stop(self) -> None:
+        self.stopping.set()
+        with self._changed:
+            self._changed.notify_all()
+
+    # ---- what the store holds
+
+    def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
+        records = self.room.cardroom.events.get(table_id, gt=after or None)
+        out = []
+        for r in cast(list[TableRecord], list(records)):
+            event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
+            out.append(Stored(r.originator_version, event, r.command_id))
+        return out
+
+    def hand_records(self, table_id: UUID, number: int, after: int = 0) -> list[Stored | None]:
+        """The hand's events after position ``after``; None stands for its seal."""
+        records = self.room.cardroom.events.get(hand_id(table_id, number), gt=after or None)
+        out: list[Stored | None] = []
+        for r in cast(list[Recorded | Sealed], list(records)):
+            if isinstance(r, Sealed):
+                out.append(None)
+                continue
+            event = decode_event(r.type, r.version, r.data)
+            out.append(Stored(r.originator_version, event, r.command_id, r.at))
+        return out
+
+    # ---- the dealer and the clock
+
+    def changed(self, table_id: UUID, *, deal: bool = True) -> None:
+        """After a change at the table (its lock held): deal if a hand just
+        ended and the next can start, and wake the watchers. Seating changes
+        pass ``deal=False``: the clock deals at an idle table once it has
+        been still for ``settle`` seconds, so players sitting down together
+        all get into the first hand."""
+        self._touched[table_id] = time.monotonic()
+        try:
+            if deal:
+                self.deal_if_ready(table_id)
+        finally:
+            self.notify(table_id)
+
+    def deal_if_ready(self, table_id: UUID) -> bool:
+        table = self.room.table(table_id).table
+        if table.config is None or table.dealt is not None:
+            return False
+        if sum(1 for s in table.seats if s.stack > 0 and not s.leaving) < 2:
+            return False
+        number = table.hands + 1
+        try:
+            self.room.deal(table_id, f"deal-{number}", at=self.clock())
+        except RuleError:  # e.g. hold'em newcomers waiting for the big blind
+            return False
+        log_action("deal", table_id=str(table_id), hand_number=number)
+        return True
+
+    def tick(self) -> int:
+        """Act for every player whose time is up; deal where a hand can start.
+        The number of time-outs made."""
+        made = 0
+        now = self.clock()
+        for table_id in self.tables():
+            if self.stopping.is_set():
+                break
+            with self.lock(table_id):
+                try:
+                    made += self._tick(table_id, now)
+                except (RuleError, Conflict) as e:
+                    log.warning("clock_refused", table_id=str(table_id), error=str(e))
+        return made
+
+    def _tick(self, table_id: UUID, now: int) -> int:
+        table = self.room.table(table_id).table
+        if table.config is None:
+            return 0
+        if table.dealt is None:
+            still = time.monotonic() - self._touched.get(table_id, 0.0)
+            if still >= self.settle and self.deal_if_ready(table_id):
+                self.notify(table_id)
+            return 0
+        stream = self.room.hand(table_id, table.hands)
+        if now < stream.since + table.config.action_clock:
+            return 0
+        waiting = waiting_on(stream.hand)
+        if not waiting:
+            return 0
+        seat = waiting[0]
+        self.room.time_out(table_id, table.hands, f"clock-{stream.version}-{seat}", seat, at=now)
+        log_action("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
+        self.changed(table_id)
+        return 1
+
+
+class ActionClock:
+    """A thread that calls :meth:`Hub.tick` every ``interval`` seconds."""
+
+    def __init__(self, hub: Hub, interval: float = 0.5) -> None:
+        self.hub = hub
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="feltline-clock", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.hub.tick()
+            except Exception:
+                log.exception("clock_failed")

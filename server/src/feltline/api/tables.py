@@ -1,0 +1,146 @@
+"""``TableService``: open tables (admin), list and read them as the caller
+may see them, sit down and stand up (players, for themselves)."""
+
+from __future__ import annotations
+
+import grpc
+
+from feltline.api import views
+from feltline.api.auth import require_role
+from feltline.api.errors import ApiError
+from feltline.api.hub import Hub
+from feltline.api.logging import log_action
+from feltline.api.tokens import Caller
+from feltline.engine.table import LeavingAfterHand, StoodUp
+from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
+
+R = errors_pb2.ErrorReason
+ANYONE = (auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR, auth_pb2.ROLE_ADMIN)
+DEFAULT_PAGE = 50
+
+
+class TableServicer(tables_pb2_grpc.TableServiceServicer):
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.room = hub.room
+
+    def table(self, table_id: str, caller: Caller) -> tables_pb2.Table:
+        key = views.parse_id(table_id)
+        stream = self.room.table(key)
+        t = stream.table
+        hand = self.room.hand(key, t.hands) if t.dealt is not None else None
+        return views.table_message(stream, hand, caller, self.hub.names.get(key, ""))
+
+    def CreateTable(
+        self, request: tables_pb2.CreateTableRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.CreateTableResponse:
+        caller = require_role(auth_pb2.ROLE_ADMIN)
+        config = views.table_config(request.config)
+        key = self.room.open_table(request.request_id, config, at=self.hub.clock())
+        self.hub.names.setdefault(key, request.display_name)
+        self.hub.register(key)
+        log_action("create_table", table_id=str(key), request_id=request.request_id)
+        return tables_pb2.CreateTableResponse(table=self.table(str(key), caller))
+
+    def CloseTable(
+        self, request: tables_pb2.CloseTableRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.CloseTableResponse:
+        require_role(auth_pb2.ROLE_ADMIN)
+        self.room.table(views.parse_id(request.table_id))  # TABLE_NOT_FOUND first
+        context.abort(
+            grpc.StatusCode.UNIMPLEMENTED,
+            "closing a table is not supported yet: the table decider has no close command",
+        )
+
+    def ListTables(
+        self, request: tables_pb2.ListTablesRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.ListTablesResponse:
+        caller = require_role(*ANYONE)
+        try:
+            start = int(request.page_token or "0")
+            if start < 0:
+                raise ValueError(start)
+        except ValueError:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_REQUEST,
+                "page_token is not one this server gave out: send the next_page_token you got",
+                violations=[("page_token", "not a page token from this server")],
+            ) from None
+        size = request.page_size or DEFAULT_PAGE
+        wanted = []
+        if request.state in (tables_pb2.TABLE_STATE_UNSPECIFIED, tables_pb2.TABLE_STATE_OPEN):
+            for key in self.hub.tables():
+                t = self.room.table(key).table
+                assert t.config is not None
+                game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
+                if request.game in (common_pb2.GAME_UNSPECIFIED, game):
+                    wanted.append(key)
+        page = wanted[start : start + size]
+        end = start + size
+        return tables_pb2.ListTablesResponse(
+            tables=[self.table(str(key), caller) for key in page],
+            next_page_token=str(end) if end < len(wanted) else "",
+        )
+
+    def GetTable(
+        self, request: tables_pb2.GetTableRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.GetTableResponse:
+        caller = require_role(*ANYONE)
+        return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller))
+
+    def SitDown(
+        self, request: tables_pb2.SitDownRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.SitDownResponse:
+        caller = require_role(auth_pb2.ROLE_PLAYER)
+        key = views.parse_id(request.table_id)
+        with self.hub.lock(key):
+            self.room.sit_down(
+                key,
+                request.request_id,
+                request.seat,
+                caller.player_id,
+                request.buy_in,
+                at=self.hub.clock(),
+                post_now=request.post_now,
+                join_pot=request.join_pot,
+            )
+            log_action(
+                "sit_down",
+                table_id=str(key),
+                seat=request.seat,
+                buy_in=request.buy_in,
+                request_id=request.request_id,
+            )
+            self.hub.changed(key, deal=False)
+            return tables_pb2.SitDownResponse(table=self.table(request.table_id, caller))
+
+    def StandUp(
+        self, request: tables_pb2.StandUpRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.StandUpResponse:
+        caller = require_role(auth_pb2.ROLE_PLAYER)
+        key = views.parse_id(request.table_id)
+        with self.hub.lock(key):
+            stream = self.room.table(key)
+            done = stream.commands.get(request.request_id)
+            seat = (
+                next(
+                    (e.seat for e in done.events if isinstance(e, StoodUp | LeavingAfterHand)), None
+                )
+                if done is not None
+                else None
+            )
+            if seat is None:  # a new request, not a retry of one already done
+                seat = views.player_seat(stream.table, caller, key)
+            outcome = self.room.stand_up(key, request.request_id, seat, at=self.hub.clock())
+            leaving = any(isinstance(e, LeavingAfterHand) for e in outcome.table)
+            log_action(
+                "stand_up",
+                table_id=str(key),
+                hand_number=outcome.number,
+                seat=seat,
+                request_id=request.request_id,
+            )
+            self.hub.changed(key)
+            return tables_pb2.StandUpResponse(
+                table=self.table(request.table_id, caller), leaving_after_hand=leaving
+            )

@@ -1,0 +1,260 @@
+"""What the servicers send and take that is not one event: a table as a
+caller may see it, the hand in progress, whose turn it is with the legal
+options, a table's settings from a request, and seats by player."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+from uuid import UUID
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from feltline.api import convert
+from feltline.api.errors import ApiError
+from feltline.api.redaction import Viewer
+from feltline.api.tokens import Caller
+from feltline.domain.hand import HandStream
+from feltline.domain.table import TableStream
+from feltline.engine import betting
+from feltline.engine.events import Action, Event, StreetBegan
+from feltline.engine.house import DEFAULT_ACTION_CLOCK, DEFAULT_ANTE_CAP, TableConfig, TimeCharge
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.state import Hand, Phase
+from feltline.engine.table import Table
+from feltline.engine.values import System
+from feltline.store.room import waiting_on
+from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2
+
+R = errors_pb2.ErrorReason
+PHASES = {
+    Phase.NOT_STARTED: tables_pb2.HAND_PHASE_DEALING,
+    Phase.DEALING: tables_pb2.HAND_PHASE_DEALING,
+    Phase.BETTING: tables_pb2.HAND_PHASE_BETTING,
+    Phase.DRAWING: tables_pb2.HAND_PHASE_DRAWING,
+    Phase.DECLARING: tables_pb2.HAND_PHASE_DECLARING,
+    Phase.ENDED: tables_pb2.HAND_PHASE_ENDED,
+}
+
+
+def parse_id(text: str) -> UUID:
+    """A table id the validator has passed as a UUID."""
+    return UUID(text)
+
+
+def seat_of(table: Table, player: str) -> int | None:
+    return next((s.number for s in table.seats if s.player == player), None)
+
+
+def player_seat(table: Table, caller: Caller, table_id: UUID) -> int:
+    seat = seat_of(table, caller.player_id)
+    if seat is None:
+        raise ApiError(
+            R.ERROR_REASON_NOT_SEATED, f"{caller.player_id} has no seat at table {table_id}"
+        )
+    return seat
+
+
+def viewer(caller: Caller, table: Table) -> Viewer:
+    if caller.role != auth_pb2.ROLE_PLAYER:
+        return Viewer(caller.role)
+    return Viewer(caller.role, seat_of(table, caller.player_id))
+
+
+def timestamp(seconds: int) -> Timestamp:
+    return Timestamp(seconds=seconds)
+
+
+def when(seconds: int | None) -> datetime | None:
+    return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+
+def action_kind(action: Action) -> common_pb2.ActionKind.ValueType:
+    return common_pb2.ActionKind.Value("ACTION_KIND_" + action.name)
+
+
+# ---- tables
+
+
+def table_message(
+    stream: TableStream, hand: HandStream | None, caller: Caller, name: str = ""
+) -> tables_pb2.Table:
+    """The table as ``caller`` may see it; ``hand`` its hand in progress."""
+    t = stream.table
+    assert t.config is not None
+    message = tables_pb2.Table(
+        table_id=str(stream.id),
+        display_name=name or f"{t.config.rules.game} table",
+        config=convert.table_config(t.config),
+        state=tables_pb2.TABLE_STATE_OPEN,
+        create_time=timestamp(t.opened_at),
+        hands_dealt=t.hands,
+    )
+    for s in t.seats:
+        status = "LEAVING" if s.leaving else s.entry.name
+        message.seats.append(
+            tables_pb2.Seat(
+                seat=s.number,
+                player_id=s.player,
+                stack=s.stack,
+                status=common_pb2.SeatStatus.Value("SEAT_STATUS_" + status),
+            )
+        )
+    if t.button is not None:
+        message.button = t.button
+    if t.pot.total:
+        message.carried_pot.CopyFrom(
+            tables_pb2.CarriedPot(
+                shares=[common_pb2.SeatAmount(seat=a, amount=b) for a, b in t.pot.shares],
+                dead=t.pot.dead,
+                deals=t.pot.deals,
+            )
+        )
+    who = viewer(caller, t)
+    if who.seat is not None:
+        message.viewer_seat = who.seat
+    if hand is not None and t.dealt is not None:
+        message.current_hand.CopyFrom(hand_view(stream, hand, who))
+    return message
+
+
+def hand_view(stream: TableStream, hand: HandStream, who: Viewer) -> tables_pb2.HandView:
+    h = hand.hand
+    config = stream.table.config
+    assert config is not None
+    ended = h.phase is Phase.ENDED
+    street = ""
+    for event in _events(hand):
+        if isinstance(event, StreetBegan):
+            street = event.name
+    view = tables_pb2.HandView(
+        hand_number=stream.table.hands,
+        hand_id=str(hand.id),
+        sequence=hand.version if hand.seal is None else hand.version - 1,
+        phase=PHASES[h.phase],
+        street=street,
+        button=h.button,
+        board=[str(c) for c in h.board],
+        pot=h.pot,
+    )
+    for p in h.players:
+        up = set(p.up)
+        down = [c for c in p.cards if c not in up]
+        sees = (who.role == auth_pb2.ROLE_PLAYER and who.seat == p.seat) or (
+            who.role == auth_pb2.ROLE_AUDITOR and ended
+        )
+        view.seats.append(
+            tables_pb2.HandSeat(
+                seat=p.seat,
+                player_id=p.player,
+                stack=p.stack,
+                bet=p.bet,
+                folded=p.folded,
+                all_in=not p.folded and p.stack == 0,
+                up_cards=[str(c) for c in p.up],
+                down_cards=[str(c) for c in down] if sees else [],
+                hidden_cards=0 if sees else len(down),
+            )
+        )
+    turn = turn_of(h, hand.since + config.action_clock, who)
+    if turn is not None:
+        view.turn.CopyFrom(turn)
+    return view
+
+
+def _events(hand: HandStream) -> Iterable[Event]:
+    for _, made in hand.commands.values():
+        yield from made
+
+
+def turn_of(hand: Hand, deadline: int, who: Viewer) -> tables_pb2.Turn | None:
+    """Whose turn it is, with the legal options for that seat's own player."""
+    waiting = waiting_on(hand)
+    if not waiting:
+        return None
+    seat = who.seat if who.seat in waiting else waiting[0]
+    turn = tables_pb2.Turn(seat=seat, deadline=timestamp(deadline))
+    if who.role == auth_pb2.ROLE_PLAYER and who.seat == seat:
+        turn.options.CopyFrom(legal(hand, seat))
+    return turn
+
+
+def legal(hand: Hand, seat: int) -> tables_pb2.LegalActions:
+    if hand.phase is Phase.DRAWING:
+        limit = hand.rules.draw_limit(len(hand.players))
+        return tables_pb2.LegalActions(draw=True, max_discards=limit)
+    if hand.phase is Phase.DECLARING:
+        return tables_pb2.LegalActions(declare=True)
+    o = betting.options(hand)
+    if o.bring_in:
+        actions = [Action.BRING_IN]
+        if o.raise_action is not None:
+            actions.append(o.raise_action)
+        return tables_pb2.LegalActions(
+            actions=[action_kind(a) for a in actions],
+            call_amount=o.bring_in,
+            min_to=o.least,
+            max_to=o.most,
+        )
+    actions = [Action.CALL, Action.FOLD] if o.to_call else [Action.CHECK, Action.FOLD]
+    if o.raise_action is not None:
+        actions.append(o.raise_action)
+    return tables_pb2.LegalActions(
+        actions=[action_kind(a) for a in actions],
+        call_amount=o.to_call,
+        min_to=o.least,
+        max_to=o.most,
+    )
+
+
+# ---- settings from a request
+
+
+def table_config(c: common_pb2.TableConfig) -> TableConfig:
+    """A request's table settings (already validated field by field); the
+    game's own checks come when the table opens."""
+    r, s = c.rules, c.rules.stakes
+    stakes = Stakes(
+        Structure[common_pb2.Structure.Name(s.structure).removeprefix("STRUCTURE_")],
+        small_bet=s.small_bet,
+        big_bet=s.big_bet,
+        ante=s.ante,
+        small_blind=s.small_blind,
+        big_blind=s.big_blind,
+        bring_in=s.bring_in,
+        raise_cap=s.raise_cap if s.HasField("raise_cap") else None,
+        uncapped_heads_up=s.uncapped_heads_up if s.HasField("uncapped_heads_up") else True,
+    )
+    rules = Rules(
+        Game[common_pb2.Game.Name(r.game).removeprefix("GAME_")],
+        stakes,
+        joker=r.joker,
+        fixed_seats=r.fixed_seats,
+        rake=Rake(r.rake.basis_points, r.rake.cap) if r.HasField("rake") else None,
+    )
+    if r.low != common_pb2.LOW_SYSTEM_UNSPECIFIED:
+        low = System[common_pb2.LowSystem.Name(r.low).removeprefix("LOW_SYSTEM_")]
+        rules = _with(rules, low=low)
+    if r.HasField("draw_limit_small"):
+        rules = _with(rules, draw_limit_small=r.draw_limit_small)
+    if r.HasField("draw_limit_large"):
+        rules = _with(rules, draw_limit_large=r.draw_limit_large)
+    charge = None
+    if c.HasField("time_charge"):
+        charge = TimeCharge(c.time_charge.amount)
+        if c.time_charge.HasField("window"):
+            charge = TimeCharge(c.time_charge.amount, c.time_charge.window.seconds)
+    return TableConfig(
+        rules,
+        c.seats,
+        min_buy_in=c.min_buy_in if c.HasField("min_buy_in") else None,
+        max_buy_in=c.max_buy_in if c.HasField("max_buy_in") else None,
+        time_charge=charge,
+        ante_cap=c.ante_cap if c.HasField("ante_cap") else DEFAULT_ANTE_CAP,
+        action_clock=c.action_clock.seconds if c.HasField("action_clock") else DEFAULT_ACTION_CLOCK,
+    )
+
+
+def _with(rules: Rules, **changes: object) -> Rules:
+    return replace(rules, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,202 @@
+"""``WatchService.WatchTable``: a snapshot of the table, then every event
+of the table and its hands as the caller may see them, and whose turn it is.
+
+Everything is read back from the store, so a watch resumes from its cursor
+after a dropped connection or a restart. A cursor is the position reached
+in the table's stream and in its hand in progress, and whether the turn at
+that point was sent: ``<table>.<hand number>.<hand position>.<turn sent>``.
+The server sends exactly what comes after it; the order is the table's
+events with each hand's events right after its ``HandDealt`` (and whatever
+the table recorded during the hand after what the hand recorded before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from uuid import UUID
+
+import grpc
+
+from feltline.api import views
+from feltline.api.auth import require_role
+from feltline.api.convert import Where
+from feltline.api.errors import ApiError
+from feltline.api.hub import Hub, Stored
+from feltline.api.redaction import Viewer, view
+from feltline.api.tables import ANYONE
+from feltline.api.tokens import Caller
+from feltline.domain.ids import hand_id
+from feltline.engine.events import HandEnded
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND
+from feltline.engine.state import Hand
+from feltline.engine.table import HandDealt, HandFinished
+from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
+
+R = errors_pb2.ErrorReason
+POLL = 0.5  # seconds between looks at the store when no change was announced
+
+
+@dataclass
+class Position:
+    table: int = 0
+    hand: int = 0
+    at: int = 0  # the last position read in the hand (its seal included)
+    turn: bool = False
+
+    def cursor(self) -> str:
+        return f"{self.table}.{self.hand}.{self.at}.{int(self.turn)}"
+
+    @classmethod
+    def parse(cls, text: str) -> Position:
+        try:
+            parts = [int(p) for p in text.split(".")]
+            table, hand, at, turn = parts
+            if min(parts) < 0 or turn > 1:
+                raise ValueError(text)
+        except ValueError:
+            raise _bad_cursor() from None
+        return cls(table, hand, at, bool(turn))
+
+
+def _bad_cursor() -> ApiError:
+    return ApiError(
+        R.ERROR_REASON_INVALID_CURSOR,
+        "after is not a cursor of this table: send the last cursor received, or none",
+        violations=[("after", "not a cursor this server gave out for this table")],
+    )
+
+
+class Watcher:
+    """One watch of one table by one caller."""
+
+    def __init__(self, hub: Hub, key: UUID, caller: Caller, where: Position) -> None:
+        self.hub = hub
+        self.key = key
+        self.caller = caller
+        self.pos = where
+        self.hand: Hand = NEW_HAND
+        self.ended = False
+        self.since = 0
+        stream = hub.room.table(key)
+        config = stream.table.config
+        assert config is not None
+        self.clock = config.action_clock
+
+    def who(self) -> Viewer:
+        """The caller as a viewer of the hand being sent: a player by the
+        seat it was dealt, whether or not it sits there now."""
+        if self.caller.role != auth_pb2.ROLE_PLAYER:
+            return Viewer(self.caller.role)
+        seat = next((p.seat for p in self.hand.players if p.player == self.caller.player_id), None)
+        return Viewer(self.caller.role, seat)
+
+    def rebuild(self) -> list[Stored]:
+        """The hand's state at the cursor, from the store."""
+        made: list[Stored] = []
+        if self.pos.hand:
+            for s in self.hub.hand_records(self.key, self.pos.hand)[: self.pos.at]:
+                if s is not None:
+                    self._fold(s)
+                    made.append(s)
+        return made
+
+    def _fold(self, s: Stored) -> None:
+        self.hand = evolve(self.hand, s.event)
+        self.ended = self.ended or isinstance(s.event, HandEnded)
+        self.since = s.at or 0
+
+    def _hand_event(self, s: Stored) -> watch_pb2.WatchTableResponse:
+        where = Where(
+            str(self.key),
+            s.position,
+            self.pos.hand,
+            str(hand_id(self.key, self.pos.hand)),
+            views.when(s.at),
+        )
+        self._fold(s)
+        self.pos.at, self.pos.turn = s.position, False
+        event = view(self.who(), s.event, where, ended=self.ended)
+        return watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
+
+    def drain(self) -> Iterator[watch_pb2.WatchTableResponse]:
+        if not self.pos.hand:
+            return
+        for s in self.hub.hand_records(self.key, self.pos.hand, self.pos.at):
+            if s is None:  # the seal: no event, but a position
+                self.pos.at += 1
+                continue
+            yield self._hand_event(s)
+
+    def step(self) -> Iterator[watch_pb2.WatchTableResponse]:
+        """Everything stored after the position; then the turn, if not sent."""
+        for s in self.hub.table_records(self.key, self.pos.table):
+            yield from self.drain()
+            self.pos.table = s.position
+            hand = ""
+            if isinstance(s.event, HandDealt):
+                self.pos.hand, self.pos.at, self.pos.turn = s.event.hand, 0, False
+                self.hand, self.ended = NEW_HAND, False
+                hand = str(hand_id(self.key, s.event.hand))
+            if isinstance(s.event, HandFinished):
+                self.pos.hand, self.pos.at = 0, 0
+            where = Where(str(self.key), s.position, hand_id=hand)
+            event = view(self.who(), s.event, where, ended=True)
+            yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
+        yield from self.drain()
+        if self.pos.hand and not self.pos.turn and not self.ended:
+            turn = views.turn_of(self.hand, self.since + self.clock, self.who())
+            if turn is not None:
+                self.pos.turn = True
+                yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), turn=turn)
+
+
+class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
+    def __init__(self, hub: Hub, *, poll: float = POLL) -> None:
+        self.hub = hub
+        self.room = hub.room
+        self.poll = poll
+
+    def WatchTable(
+        self, request: watch_pb2.WatchTableRequest, context: grpc.ServicerContext
+    ) -> Iterator[watch_pb2.WatchTableResponse]:
+        caller = require_role(*ANYONE)
+        key = views.parse_id(request.table_id)
+        stream = self.room.table(key)
+        if request.after:
+            pos = Position.parse(request.after)
+            table = stream.table
+            if pos.table > stream.version or pos.hand > table.hands:
+                raise _bad_cursor()
+            watcher = Watcher(self.hub, key, caller, pos)
+            watcher.rebuild()
+        else:
+            watcher, first = self.snapshot(key, caller)
+            yield first
+        while context.is_active() and not self.hub.stopping.is_set():
+            seen = self.hub.version(key)
+            yield from watcher.step()
+            self.hub.wait(key, seen, self.poll)
+
+    def snapshot(self, key: UUID, caller: Caller) -> tuple[Watcher, watch_pb2.WatchTableResponse]:
+        with self.hub.lock(key):  # every writer holds it: table and hand agree
+            stream = self.room.table(key)
+            t = stream.table
+            hand = self.room.hand(key, t.hands) if t.dealt is not None else None
+            pos = Position(stream.version)
+            if hand is not None:
+                pos.hand, pos.at = t.hands, hand.version
+            message = views.table_message(stream, hand, caller, self.hub.names.get(key, ""))
+        watcher = Watcher(self.hub, key, caller, pos)
+        made = watcher.rebuild()
+        snapshot = watch_pb2.TableSnapshot(table=message)
+        who = watcher.who()
+        for s in made:
+            where = Where(
+                str(key), s.position, pos.hand, str(hand_id(key, pos.hand)), views.when(s.at)
+            )
+            snapshot.hand_events.append(view(who, s.event, where, ended=False))
+        if message.HasField("current_hand") and message.current_hand.HasField("turn"):
+            pos.turn = True  # the snapshot carries the turn
+        return watcher, watch_pb2.WatchTableResponse(cursor=pos.cursor(), snapshot=snapshot)

@@ -1,0 +1,153 @@
+"""Random requests, valid and not, from every role against a live server:
+each is answered with a status the contract defines, the server stays up,
+and a refused request stores nothing."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import grpc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from feltline.api import convert
+from feltline.demo import TABLES
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
+from feltline_client import FeltlineError
+from feltline_protos.v1 import accounts_pb2, auth_pb2, common_pb2, play_pb2, tables_pb2
+
+from .conftest import Live
+
+DEFINED = {
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.ALREADY_EXISTS,
+    grpc.StatusCode.ABORTED,
+    grpc.StatusCode.UNIMPLEMENTED,
+}
+ROLES = [auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR, auth_pb2.ROLE_ADMIN]
+TABLE = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
+
+ids = st.one_of(st.just("TABLE"), st.uuids().map(str), st.text(max_size=40))
+request_ids = st.one_of(st.uuids().map(str), st.just(""), st.text(max_size=10))
+counts = st.integers(min_value=0, max_value=2**40)
+names = st.one_of(st.just("p1"), st.text(max_size=70))
+
+
+def requests() -> st.SearchStrategy[tuple[str, Any]]:
+    act = st.builds(
+        lambda t, r, h, s, which, amount, cards: (
+            "Act",
+            play_pb2.ActRequest(
+                table_id=t,
+                request_id=r,
+                hand_number=h,
+                sequence=s,
+                **{
+                    "check": {"check": play_pb2.Check()},
+                    "bet": {"bet": play_pb2.Bet(to=amount)},
+                    "raise": {"raise_bet": play_pb2.Raise(to=amount)},
+                    "draw": {"draw": play_pb2.Draw(discards=cards)},
+                    "declare": {"declare": play_pb2.Declare(declaration=amount % 5)},
+                    "none": {},
+                }[which],  # type: ignore[arg-type]
+            ),
+        ),
+        ids,
+        request_ids,
+        counts,
+        counts,
+        st.sampled_from(["check", "bet", "raise", "draw", "declare", "none"]),
+        counts,
+        st.lists(st.sampled_from(["As", "Kd", "Jk", "zz", "1c"]), max_size=6),
+    )
+    sit = st.builds(
+        lambda t, r, seat, buy: (
+            "SitDown",
+            tables_pb2.SitDownRequest(table_id=t, request_id=r, seat=seat, buy_in=buy),
+        ),
+        ids,
+        request_ids,
+        st.integers(0, 12),
+        counts,
+    )
+    stand = st.builds(
+        lambda t, r: ("StandUp", tables_pb2.StandUpRequest(table_id=t, request_id=r)),
+        ids,
+        request_ids,
+    )
+    create = st.builds(
+        lambda r, seats, name: (
+            "CreateTable",
+            tables_pb2.CreateTableRequest(
+                config=common_pb2.TableConfig(rules=TABLE.rules, seats=seats),
+                display_name=name,
+                request_id=r,
+            ),
+        ),
+        request_ids,
+        st.integers(0, 12),
+        st.text(max_size=90),
+    )
+    mint = st.builds(
+        lambda p, a, r: (
+            "MintChips",
+            accounts_pb2.MintChipsRequest(player_id=p, amount=a, request_id=r),
+        ),
+        names,
+        counts,
+        request_ids,
+    )
+    get = st.builds(lambda t: ("GetTable", tables_pb2.GetTableRequest(table_id=t)), ids)
+    account = st.builds(
+        lambda p: ("GetAccount", accounts_pb2.GetAccountRequest(player_id=p)), names
+    )
+    return st.one_of(act, sit, stand, create, mint, get, account)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(role=st.sampled_from(ROLES), call=requests())
+def test_random_requests_get_defined_answers_and_refusals_store_nothing(
+    live: Live, role: auth_pb2.Role.ValueType, call: tuple[str, Any]
+) -> None:
+    admin = live.client(auth_pb2.ROLE_ADMIN)
+    table = admin.create_table(TABLE, "fuzz", request_id=str(uuid.UUID(int=1))).table_id
+    client = live.client(role, "p1" if role == auth_pb2.ROLE_PLAYER else "")
+    method, request = call
+    if getattr(request, "table_id", None) == "TABLE":
+        request.table_id = table
+    stubs = {
+        "Act": client.play.Act,
+        "SitDown": client.tables.SitDown,
+        "StandUp": client.tables.StandUp,
+        "CreateTable": client.tables.CreateTable,
+        "MintChips": client.accounts.MintChips,
+        "GetTable": client.tables.GetTable,
+        "GetAccount": client.accounts.GetAccount,
+    }
+    recorder = live.room.cardroom.recorder
+    before = recorder.max_notification_id()
+    refused: tuple[grpc.StatusCode, str] | None = None
+    try:
+        stubs[method](request, metadata=client.metadata(), timeout=20)
+    except grpc.RpcError as e:
+        refused = (e.code(), e.details() or "")  # type: ignore[attr-defined]
+    if refused is not None:
+        code, message = refused
+        assert code in DEFINED, refused
+        assert message
+        assert recorder.max_notification_id() == before, "a refused request stored something"
+    # the server is still up and answers
+    try:
+        admin.get_table(table)
+    except FeltlineError as e:  # pragma: no cover - would be a failure
+        raise AssertionError(f"the server stopped answering: {e}") from e

@@ -1,0 +1,223 @@
+"""End to end, on a real server on a loopback port: bots play every game
+through the API, hands replay from the store, watches resume, every role
+sees what it may, and the action clock acts, also after a restart."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Iterator
+from uuid import UUID
+
+import grpc
+import pytest
+
+from feltline import demo
+from feltline.api import convert
+from feltline.demo import TABLES
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
+from feltline.store.check import check
+from feltline_client import Client, FeltlineError, Seen
+from feltline_client.autoplay import Bot
+from feltline_protos.v1 import auth_pb2, watch_pb2
+
+from .conftest import Live
+
+ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
+SPECTATOR, AUDITOR = auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR
+
+
+def test_bots_play_a_hundred_hands_of_every_game_and_each_replays() -> None:
+    lines: list[str] = []
+    summary = demo.run(26, seed=3, out=lines.append)
+    assert set(summary.hands) == set(Game)
+    assert all(count >= 26 for count in summary.hands.values()), summary.hands
+    assert sum(summary.hands.values()) >= 100
+    assert summary.failed == []
+    assert summary.replayed == sum(summary.hands.values())
+    assert summary.ledger is not None
+    assert summary.ledger.balanced, summary.ledger
+    assert summary.ledger.problems == []
+
+
+def _table(live: Live, game: Game, seats: int = 4, clock: int = 30) -> str:
+    admin = live.client(ADMIN)
+    config = convert.table_config(TableConfig(TABLES[game], seats, action_clock=clock))
+    return admin.create_table(config, f"test {game}").table_id
+
+
+def _seat(live: Live, table: str, players: int, rng: random.Random) -> list[Bot]:
+    admin = live.client(ADMIN)
+    bots = []
+    for n in range(1, players + 1):
+        admin.mint_chips(f"p{n}", 10_000)
+        bot = Bot(live.client(PLAYER, f"p{n}"), table, n, 500, rng=random.Random(rng.random()))
+        bot.sit()
+        bots.append(bot)
+    return bots
+
+
+def _play(bots: list[Bot], hands: int) -> None:
+    done: set[int] = set()
+    lock = threading.Lock()
+
+    def finished(number: int) -> None:
+        with lock:
+            done.add(number)
+            if len(done) >= hands:
+                for bot in bots:
+                    bot.stop()
+
+    threads = [threading.Thread(target=b.play, args=(finished,), daemon=True) for b in bots]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+
+
+def _events(client: Client, table: str, after: str = "") -> Iterator[watch_pb2.WatchTableResponse]:
+    return client.watch(table, after=after, reconnect=False)
+
+
+def _until_quiet(
+    stream: Iterator[watch_pb2.WatchTableResponse], live: Live, table: str
+) -> list[watch_pb2.WatchTableResponse]:
+    """Items until the table has no hand in progress and the stream caught up."""
+    items = []
+    version = live.room.table(UUID(table)).version
+    for item in stream:
+        items.append(item)
+        event = item.event
+        if item.HasField("event") and event.hand_number == 0 and event.sequence >= version:
+            break
+    return items
+
+
+def _key(item: watch_pb2.WatchTableResponse) -> tuple[str, int, int]:
+    e = item.event
+    return (e.hand_id, e.hand_number, e.sequence)
+
+
+def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: Live) -> None:
+    spectator = live.client(SPECTATOR)
+    # Watch from the snapshot of an empty table; play; resume, cutting often.
+    table2 = _table(live, Game.STUD_HI_LO)
+    first = next(iter(_events(spectator, table2)))
+    assert first.HasField("snapshot")
+    bots = _seat(live, table2, 3, random.Random(2))
+    runner = threading.Thread(target=_play, args=(bots, 3))
+    runner.start()
+    runner.join(timeout=90)
+    seen: list[watch_pb2.WatchTableResponse] = []
+    cursor = first.cursor
+    version = live.room.table(UUID(table2)).version
+    rng = random.Random(5)
+    done = False
+    while not done:
+        stream = _events(spectator, table2, cursor)
+        for _, item in zip(range(rng.randint(1, 15)), stream, strict=False):
+            assert not item.HasField("snapshot")
+            seen.append(item)
+            cursor = item.cursor
+            done = item.event.hand_number == 0 and item.event.sequence == version
+            if done:
+                break
+        stream.close()  # type: ignore[attr-defined]
+    events = [_key(i) for i in seen if i.HasField("event")]
+    assert len(events) == len(set(events))
+    stored = live.room.table(UUID(table2))
+    table_events = sorted(s for h, n, s in events if n == 0)
+    assert table_events == list(range(2, stored.version + 1))  # 1, the opening, came before
+    for number in range(1, stored.table.hands + 1):
+        hand = live.room.hand(UUID(table2), number)
+        got = sorted(s for h, n, s in events if n == number)
+        assert got == list(range(1, hand.version))  # all but the seal
+
+
+def test_every_role_sees_only_what_it_may(live: Live) -> None:
+    table = _table(live, Game.HOLDEM)
+    watchers = {
+        "p1": live.client(PLAYER, "p1"),
+        "spectator": live.client(SPECTATOR),
+        "auditor": live.client(AUDITOR),
+        "admin": live.client(ADMIN),
+    }
+    streams = {name: _events(c, table) for name, c in watchers.items()}
+    firsts = {name: next(iter(s)) for name, s in streams.items()}
+    bots = _seat(live, table, 3, random.Random(3))
+    _play(bots, 2)
+    for name, stream in streams.items():
+        items = _until_quiet(stream, live, table)
+        stream.close()  # type: ignore[attr-defined]
+        assert firsts[name].HasField("snapshot")
+        dealt = [i.event.card_dealt for i in items if i.event.WhichOneof("kind") == "card_dealt"]
+        down = [c for c in dealt if not c.face_up]
+        assert down
+        for card in down:
+            mine = name == "p1" and card.seat == 1
+            assert card.HasField("card") == mine, (name, card)
+        shuffled = [i.event for i in items if i.event.WhichOneof("kind") == "deck_shuffled"]
+        assert all(not e.deck_shuffled.HasField("seed") and e.redacted for e in shuffled)
+        ended = [i.event.hand_ended for i in items if i.event.WhichOneof("kind") == "hand_ended"]
+        assert ended
+        assert all(e.HasField("seed") == (name == "auditor") for e in ended), name
+
+
+def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live) -> None:
+    table = _table(live, Game.HOLDEM, clock=20)
+    admin = live.client(ADMIN)
+    for n in (1, 2):
+        admin.mint_chips(f"p{n}", 1000)
+        live.client(PLAYER, f"p{n}").sit_down(table, n, 500)
+    key = UUID(table)
+    deadline = time.monotonic() + 10
+    while live.room.table(key).table.dealt is None:
+        assert time.monotonic() < deadline, "the dealer never dealt"
+        time.sleep(0.05)
+    before = live.room.hand(key, 1).version
+    live.restart()
+    assert live.server.hub.tick() == 0  # time is not up yet
+    live.clock.now += 20
+    deadline = time.monotonic() + 10
+    while live.room.hand(key, 1).version == before:
+        assert time.monotonic() < deadline, "the clock never acted"
+        time.sleep(0.05)
+    made = live.server.hub.hand_records(key, 1, before)
+    acted = [s.event for s in made if s is not None]
+    assert getattr(acted[0], "timed_out", False)
+    assert check(live.room.cardroom).problems == []
+
+
+def test_a_retried_action_is_answered_as_the_first_time_and_a_stale_one_refused(
+    live: Live,
+) -> None:
+    table = _table(live, Game.HOLDEM)
+    admin = live.client(ADMIN)
+    players = {}
+    for n in (1, 2):
+        admin.mint_chips(f"p{n}", 1000)
+        players[n] = live.client(PLAYER, f"p{n}")
+        players[n].sit_down(table, n, 500)
+    key = UUID(table)
+    deadline = time.monotonic() + 10
+    while live.room.table(key).table.dealt is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    view = players[1].get_table(table).current_hand
+    seat = view.turn.seat
+    client = players[seat]
+    seen = Seen.of(view)
+    first = client.call(table, seen, request_id="0b5ee5a4-1c5e-4f57-8a43-3c1d2a8e9f10")
+    again = client.call(table, seen, request_id="0b5ee5a4-1c5e-4f57-8a43-3c1d2a8e9f10")
+    assert first == again
+    with pytest.raises(FeltlineError) as stale:
+        client.call(table, seen)
+    assert stale.value.code is grpc.StatusCode.FAILED_PRECONDITION
+    assert stale.value.reason == "STALE_STATE"
+    assert stale.value.metadata["hand_number"] == "1"
+    with pytest.raises(FeltlineError) as reused:
+        client.fold(table, seen, request_id="0b5ee5a4-1c5e-4f57-8a43-3c1d2a8e9f10")
+    assert reused.value.code is grpc.StatusCode.ALREADY_EXISTS
