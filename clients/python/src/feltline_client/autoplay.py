@@ -3,11 +3,12 @@
 Unlike the strategies in :mod:`feltline_client.bots`, which a ``Runner``
 drives from a ``Turn``, a :class:`Bot` here also sits, rebuys and stands
 up on its own and reports each hand it saw end. It sits at one table with
-its own token, watches it and, when its turn comes with options, picks one at random among them (mostly
-checking and calling, now and then betting, raising or folding, drawing a
-few cards, declaring at random). A choice the game refuses (a jackpots bet
-without openers, say) is replaced by the safest one. It knows no rules of
-its own: the server's ``LegalActions`` say what it may do.
+its own token, watches it and, when its turn comes with options, picks one
+at random among them (mostly checking and calling, now and then betting,
+raising or folding, drawing a few cards, declaring at random). A choice the
+game refuses (a jackpots bet without openers, say) is replaced by the
+safest one. It knows no rules of its own: the server's ``LegalActions``
+say what it may do.
 
 When broke between hands it buys in again; when told to stop it stands up
 and stops once the table no longer deals it in.
