@@ -48,7 +48,14 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--role", required=True, choices=sorted(tokens.ROLES))
     token.add_argument("--player", default="", help="the player's id; players only")
     token.add_argument("--ttl", type=int, default=3600, help="seconds it stays valid")
+    commands.add_parser(
+        "public-key",
+        help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
+    )
     args = parser.parse_args(argv)
+    if args.command == "public-key":
+        print(Signer.from_file(StoreConfig.from_env().key_file).public_pem, end="")
+        return 0
     if args.command == "demo":
         if args.hands < 1:
             parser.error(f"--hands is at least 1, not {args.hands}")
