@@ -1,0 +1,407 @@
+"""How fast play goes through the gRPC API, beside a bare gRPC echo.
+
+    uv run python bench/api.py [--seconds 20] [--tables 16] [--store sqlite|postgres|both]
+
+A real Feltline server runs in a subprocess on a loopback port over a
+temporary store (a SQLite file, or a fresh schema of the PostgreSQL at
+POSTGRES_HOST, default 127.0.0.1:5432, user postgres, database test). Four
+bots (``feltline_client.autoplay.Bot``) sit at each of ``--tables``
+no-limit hold'em tables, 64 by default, each with its own connection: a
+watch stream and one unary ``Act`` call at a time. Every ``Act`` is timed
+from the client: actions per second, p50 and p99.
+
+Beside it, in the same run, a bare gRPC echo service (a generic handler,
+no auth, no interceptors) in a subprocess of its own, called by as many
+client connections, each making one unary call at a time with a payload
+and metadata of an ``Act``'s size. The ratio of the two rates says how much
+of the budget Feltline's own work takes. Goal: at least 60% of the echo
+rate, p99 under 50 ms.
+
+Each server's process id is printed, to attach a profiler while it runs:
+``uvx py-spy top --pid PID`` (or ``record``).
+
+A script, never a test: it prints figures and ratios and never fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+
+import grpc
+import psycopg
+
+from feltline_client import Client
+from feltline_client.autoplay import Bot
+from feltline_protos.v1 import auth_pb2, play_pb2
+
+PLAYERS = 4
+BUY_IN = 1000
+ECHO = "/feltline.bench.Echo/Echo"
+PG = {
+    "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
+    "port": os.environ.get("POSTGRES_PORT", "5432"),
+    "user": os.environ.get("POSTGRES_USER", "postgres"),
+    "password": os.environ.get("POSTGRES_PASSWORD", ""),
+    "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
+}
+# One connection per client: without a local subchannel pool, channels to
+# the same target share one TCP connection.
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+if TYPE_CHECKING:
+    Call: TypeAlias = grpc.UnaryUnaryMultiCallable[bytes, bytes]
+
+
+@dataclass
+class Result:
+    name: str
+    calls: int
+    seconds: float
+    latencies: list[float]  # seconds, every call in the window
+    refused: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds
+
+    def percentile(self, p: int) -> float:
+        if len(self.latencies) < 2:
+            return float("nan")
+        return statistics.quantiles(self.latencies, n=100, method="inclusive")[p - 1] * 1000
+
+    def line(self) -> str:
+        return (
+            f"{self.name:<22} {self.rate:9.0f} calls/s   p50 {self.percentile(50):6.2f} ms"
+            f"   p99 {self.percentile(99):6.2f} ms   ({self.calls} calls in {self.seconds:.1f} s"
+            + (f", {self.refused} refused" if self.refused else "")
+            + ")"
+        )
+
+
+class Window:
+    """Counts calls that start within [start, end)."""
+
+    def __init__(self, start: float, end: float) -> None:
+        self.start, self.end = start, end
+        self.latencies: list[float] = []
+        self.refused = 0
+
+    def record(self, began: float, took: float, ok: bool = True) -> None:
+        if self.start <= began < self.end:
+            self.latencies.append(took)  # list.append is atomic under the GIL
+            if not ok:
+                self.refused += 1
+
+    def result(self, name: str) -> Result:
+        return Result(
+            name, len(self.latencies), self.end - self.start, self.latencies, self.refused
+        )
+
+
+# ---- the servers, each in a subprocess of its own
+
+
+def serve_echo() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def echo(request: bytes, _context: grpc.ServicerContext) -> bytes:
+        return request
+
+    handler = grpc.method_handlers_generic_handler(
+        "feltline.bench.Echo",
+        {
+            "Echo": grpc.unary_unary_rpc_method_handler(
+                echo, request_deserializer=None, response_serializer=None
+            )
+        },
+    )
+    server = grpc.server(ThreadPoolExecutor(max_workers=256))
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    _ready_then_wait(port)
+    server.stop(1).wait()
+
+
+def serve_feltline(key: Path, env: dict[str, str]) -> None:
+    from feltline.api import logging as logs
+    from feltline.api.app import Feltline
+    from feltline.audit.keys import Signer
+    from feltline.store.config import StoreConfig
+    from feltline.store.room import Cardroom, Room
+
+    logs.configure(level=logging.WARNING)
+    signer = Signer.from_file(key)
+    room = Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
+    # Each open watch holds a worker thread: 64 watches and 64 calls at once.
+    server = Feltline(room, signer.public_key, tick=0.2, max_workers=256)
+    server.start()
+    try:
+        _ready_then_wait(server.port)
+    finally:
+        server.stop()
+        room.close()
+
+
+def _ready_then_wait(port: int) -> None:
+    print(port, flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+
+
+@contextmanager
+def subprocess_server(*args: str) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdin is not None
+    line = proc.stdout.readline()
+    print(f"  ({args[0]} server: pid {proc.pid})", flush=True)
+    if not line.strip():
+        proc.kill()
+        raise RuntimeError(f"server {args} did not start")
+    try:
+        yield f"127.0.0.1:{int(line)}"
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+# ---- the load
+
+
+def run_echo(connections: int, seconds: float, warmup: float) -> Result:
+    size = len(
+        play_pb2.ActRequest(
+            table_id=str(uuid.uuid4()), request_id=str(uuid.uuid4()), hand_number=12, sequence=34
+        ).SerializeToString()
+    )
+    payload = os.urandom(size)
+    metadata = (("authorization", "Bearer " + "x" * 160),)
+    with subprocess_server("echo") as target:
+        channels = [
+            grpc.insecure_channel(target, options=OWN_CONNECTION) for _ in range(connections)
+        ]
+        calls: list[Call] = [
+            c.unary_unary(ECHO, request_serializer=None, response_deserializer=None)
+            for c in channels
+        ]
+        for call in calls:
+            call(payload, metadata=metadata, timeout=10)
+        start = time.perf_counter() + warmup
+        window = Window(start, start + seconds)
+
+        def loop(call: Call) -> None:
+            while True:
+                began = time.perf_counter()
+                if began >= window.end:
+                    return
+                call(payload, metadata=metadata, timeout=10)
+                window.record(began, time.perf_counter() - began)
+
+        threads = [threading.Thread(target=loop, args=(c,), daemon=True) for c in calls]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for c in channels:
+            c.close()
+    return window.result("echo (bare gRPC)")
+
+
+class TimedClient(Client):
+    """The SDK's client, timing every ``Act`` it sends."""
+
+    window: Window | None = None
+
+    def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
+        began = time.perf_counter()
+        ok = False
+        try:
+            reply = super().act(request)
+            ok = True
+            return reply
+        finally:
+            if self.window is not None:
+                self.window.record(began, time.perf_counter() - began, ok)
+
+
+def run_feltline(
+    name: str,
+    env: dict[str, str],
+    tables: int,
+    seconds: float,
+    warmup: float,
+) -> Result:
+    from feltline.api import convert, tokens
+    from feltline.api.tokens import Role
+    from feltline.audit.keys import Signer
+    from feltline.demo import TABLES
+    from feltline.engine.house import TableConfig
+    from feltline.engine.rules import Game
+
+    with tempfile.TemporaryDirectory(prefix="feltline-apibench-") as tmp:
+        key = Path(tmp) / "bench.key"
+        signer = Signer.from_file(key)
+        env = {"SQLITE_DBNAME": str(Path(tmp) / "bench.db"), **env}
+        args = ["feltline", "--key", str(key), *(f"--env={k}={v}" for k, v in env.items())]
+
+        def token(role: Role, player: str = "") -> str:
+            return tokens.mint(
+                signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
+            )
+
+        with subprocess_server(*args) as target:
+            admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
+            config = convert.table_config(
+                TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)
+            )
+            bots: list[Bot] = []
+            channels: list[grpc.Channel] = []
+            rng = random.Random(1)
+            for n in range(tables):
+                table = admin.create_table(config, f"bench {n}")
+                for seat in range(1, PLAYERS + 1):
+                    player = f"bench-{n}-{seat}"
+                    admin.mint_chips(player, 1000 * BUY_IN, "bench")
+                    channel = grpc.insecure_channel(target, options=OWN_CONNECTION)
+                    channels.append(channel)
+                    client = TimedClient(
+                        token=token(auth_pb2.ROLE_PLAYER, player), channel=channel, timeout=30
+                    )
+                    bots.append(
+                        Bot(client, table.table_id, seat, BUY_IN, rng=random.Random(rng.random()))
+                    )
+            admin.close()
+            start = time.perf_counter() + warmup
+            window = Window(start, start + seconds)
+            TimedClient.window = window
+            hands: set[tuple[str, int]] = set()
+            lock = threading.Lock()
+
+            def hand_done(table_id: str) -> Callable[[int], None]:
+                def done(number: int) -> None:
+                    with lock:
+                        hands.add((table_id, number))
+
+                return done
+
+            for bot in bots:
+                bot.sit()
+            threads = [
+                threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
+                for bot in bots
+            ]
+            for t in threads:
+                t.start()
+            time.sleep(max(0.0, window.end - time.perf_counter()))
+            TimedClient.window = None
+            for bot in bots:
+                bot.stop()
+            for t in threads:
+                t.join(timeout=15)
+            for c in channels:
+                c.close()
+            result = window.result(name)
+            print(f"  ({len(hands)} hands finished at {tables} tables)")
+            return result
+
+
+@contextmanager
+def postgres_schema() -> Iterator[dict[str, str]]:
+    schema = f"feltline_apibench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(**PG, autocommit=True) as conn:  # type: ignore[arg-type]
+        conn.execute(f"CREATE SCHEMA {schema}")
+        try:
+            yield {
+                "PERSISTENCE_MODULE": "eventsourcing.postgres",
+                "POSTGRES_DBNAME": PG["dbname"],
+                "POSTGRES_HOST": PG["host"],
+                "POSTGRES_PORT": PG["port"],
+                "POSTGRES_USER": PG["user"],
+                "POSTGRES_PASSWORD": PG["password"],
+                "POSTGRES_SCHEMA": schema,
+                "POSTGRES_POOL_SIZE": "20",
+            }
+        finally:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured window per run")
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before the window")
+    parser.add_argument("--tables", type=int, default=16, help="four bots at each")
+    parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="sqlite")
+    parser.add_argument(
+        "--no-echo", dest="echo", action="store_false", help="skip the echo (to profile)"
+    )
+    parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
+    parser.add_argument("--key", help=argparse.SUPPRESS)
+    parser.add_argument("--env", action="append", default=[], help=argparse.SUPPRESS)
+    args, rest = parser.parse_known_args()
+    logging.getLogger("feltline.audit.keys").setLevel(logging.ERROR)  # "generated a key"
+    if args.serve is not None:
+        if rest == ["echo"] or args.serve == "echo":
+            serve_echo()
+        else:
+            env = dict(item.split("=", 1) for item in args.env)
+            serve_feltline(Path(args.key), env)
+        return
+
+    connections = args.tables * PLAYERS
+    print(
+        f"{connections} connections, one unary call at a time each; "
+        f"{args.tables} no-limit hold'em tables x {PLAYERS} bots; "
+        f"{args.seconds:.0f} s measured after {args.warmup:.0f} s"
+    )
+    echo = run_echo(connections, args.seconds, args.warmup) if args.echo else None
+    if echo is not None:
+        print(echo.line())
+    runs: list[Result] = []
+    if args.store in ("sqlite", "both"):
+        runs.append(
+            run_feltline("feltline Act, SQLite", {}, args.tables, args.seconds, args.warmup)
+        )
+        print(runs[-1].line())
+    if args.store in ("postgres", "both"):
+        with postgres_schema() as env:
+            runs.append(
+                run_feltline("feltline Act, Postgres", env, args.tables, args.seconds, args.warmup)
+            )
+        print(runs[-1].line())
+    for run in runs:
+        if echo is None:
+            break
+        ratio = run.rate / echo.rate
+        p99 = run.percentile(99)
+        print(
+            f"{run.name}: {ratio:.0%} of the echo rate (goal >= 60%: "
+            f"{'met' if ratio >= 0.6 else 'not met'}); p99 {p99:.1f} ms (goal < 50 ms: "
+            f"{'met' if p99 < 50 else 'not met'})"
+        )
+
+
+if __name__ == "__main__":
+    main()
