@@ -63,7 +63,10 @@ class Hub:
         self.names: dict[UUID, str] = {}
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
-        self._changed = threading.Condition()
+        # One lock for the change counts, one condition per table on it, so a
+        # change wakes only that table's watchers.
+        self._counting = threading.Lock()
+        self._changes: dict[UUID, threading.Condition] = {}
         self._counts: dict[UUID, int] = {}
         self._tables: dict[UUID, None] | None = None
         self.stopping = threading.Event()
@@ -101,26 +104,31 @@ class Hub:
 
     # ---- notifications
 
+    def _change(self, table_id: UUID) -> threading.Condition:
+        """The table's condition; the caller holds ``_counting``."""
+        return self._changes.setdefault(table_id, threading.Condition(self._counting))
+
     def version(self, table_id: UUID) -> int:
-        with self._changed:
+        with self._counting:
             return self._counts.get(table_id, 0)
 
     def notify(self, table_id: UUID) -> None:
-        with self._changed:
+        with self._counting:
             self._counts[table_id] = self._counts.get(table_id, 0) + 1
-            self._changed.notify_all()
+            self._change(table_id).notify_all()
 
     def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
         """Until the table changes after ``seen``, the server stops, or ``timeout``."""
-        with self._changed:
-            self._changed.wait_for(
+        with self._counting:
+            self._change(table_id).wait_for(
                 lambda: self._counts.get(table_id, 0) != seen or self.stopping.is_set(), timeout
             )
 
     def stop(self) -> None:
         self.stopping.set()
-        with self._changed:
-            self._changed.notify_all()
+        with self._counting:
+            for change in self._changes.values():
+                change.notify_all()
 
     # ---- what the store holds
 
