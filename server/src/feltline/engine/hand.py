@@ -61,6 +61,7 @@ _NOT_STARTED = Phase.NOT_STARTED
 _BETTING = Phase.BETTING
 _DRAWING = Phase.DRAWING
 _DECLARING = Phase.DECLARING
+_DEALING = Phase.DEALING
 _ENDED = Phase.ENDED
 _FORCED_STEP = Kind.FORCED
 _DEAL_STEP = Kind.DEAL
@@ -104,18 +105,37 @@ def advance(hand: Hand) -> list[Event]:
 
 
 def _run(hand: Hand) -> tuple[list[Event], Hand]:
+    """What the dealer does until a player must act or the hand is over, and
+    the hand after it. Each event is evolved as it is made, once: the next
+    one may depend on it. When all but one player have folded, nobody else
+    acts, draws or declares: the last player wins uncontested at once."""
     events: list[Event] = []
     while True:
-        more, hand = _dealer(hand)
-        if not more:
+        phase = hand.phase
+        if phase is _BETTING:
+            if hand.round.pending and not _nothing_to_decide(hand):
+                return events, hand
+            hand = _emit(hand, events, _collect(hand))
+        elif phase is _DEALING:
+            hand = _finish(hand, events) if hand.live_count == 1 else _next_step(hand, events)
+        elif phase is _DRAWING or phase is _DECLARING:
+            if hand.round.pending and hand.live_count > 1:
+                return events, hand
+            if phase is _DECLARING:
+                revealed = tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
+                hand = _emit(hand, events, DeclarationsRevealed(revealed))
+            elif hand.live_count == 1:
+                hand = _finish(hand, events)
+            else:
+                hand = _next_step(hand, events)
+        else:  # not started, or over
             return events, hand
-        events += more
 
 
-def _evolved(hand: Hand, events: list[Event]) -> Hand:
-    for event in events:
-        hand = evolve(hand, event)
-    return hand
+def _emit(hand: Hand, events: list[Event], event: Event) -> Hand:
+    """Add the dealer's ``event`` to ``events``: the hand after it."""
+    events.append(event)
+    return evolve(hand, event)
 
 
 # -- commands ---------------------------------------------------------------
@@ -348,37 +368,30 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 # -- the dealer ----------------------------------------------------------------
 
 
-def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
-    """The dealer's next events, none when a player must act or the hand is
-    over, and the hand after them: each event is evolved once."""
-    if hand.phase in (_ENDED, _NOT_STARTED):
-        return [], hand
-    # When all but one player have folded, nobody else acts or declares:
-    # the last player wins uncontested at once.
-    alone = hand.live_count == 1
-    if hand.phase is _BETTING:
-        if hand.round.pending and not _nothing_to_decide(hand):
-            return [], hand
-        collected = _collect(hand)
-        return [collected], evolve(hand, collected)
-    if hand.phase in (_DRAWING, _DECLARING) and hand.round.pending and not alone:
-        return [], hand
-    if hand.phase is _DECLARING:
-        revealed = DeclarationsRevealed(
-            tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
-        )
-        return [revealed], evolve(hand, revealed)
-    if alone:
-        return _finish(hand)
-    script = SCRIPTS[hand.rules.game]
+def _next_step(hand: Hand, events: list[Event]) -> Hand:
+    """Begin the game's next step, and do it when it waits on nobody."""
     step_no = hand.step + 1
-    step = script[step_no]
-    if step.kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
-        events = _pass_out(hand)
-        return events, _evolved(hand, events)
-    began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
-    events, hand = _automatic(evolve(hand, began), step)
-    return [began, *events], hand
+    step = SCRIPTS[hand.rules.game][step_no]
+    kind = step.kind
+    if kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
+        more = _pass_out(hand)
+    else:
+        hand = _emit(hand, events, StreetBegan(step_no, step.name, _order(hand, step)))
+        if kind is _FORCED_STEP:
+            more = _forced(hand)
+        elif kind is _DEAL_STEP:
+            more = dealing.deal_street(hand, step)
+        elif kind is _BOARD_STEP:
+            more = dealing.deal_board(hand, step.board)
+        elif kind is _SHOWDOWN_STEP:
+            for shown in showdown.show(hand):
+                hand = _emit(hand, events, shown)
+            return _finish(hand, events)
+        else:  # players act
+            return hand
+    for event in more:
+        hand = _emit(hand, events, event)
+    return hand
 
 
 def _nothing_to_decide(hand: Hand) -> bool:
@@ -416,23 +429,6 @@ def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
         return ()
     first = turn.first_to_act(hand)
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
-
-
-def _automatic(hand: Hand, step: Step) -> tuple[list[Event], Hand]:
-    """What the dealer does in a step that waits on nobody, and the hand after it."""
-    if step.kind is _FORCED_STEP:
-        events = _forced(hand)
-    elif step.kind is _DEAL_STEP:
-        events = dealing.deal_street(hand, step)
-    elif step.kind is _BOARD_STEP:
-        events = dealing.deal_board(hand, step.board)
-    elif step.kind is _SHOWDOWN_STEP:
-        shown = showdown.show(hand)
-        events, hand = _finish(_evolved(hand, shown))
-        return shown + events, hand
-    else:
-        return [], hand
-    return events, _evolved(hand, events)
 
 
 def _forced(hand: Hand) -> list[Event]:
@@ -480,13 +476,10 @@ def _pass_out(hand: Hand) -> list[Event]:
     ]
 
 
-def _finish(hand: Hand) -> tuple[list[Event], Hand]:
+def _finish(hand: Hand, events: list[Event]) -> Hand:
     """Collect the last bets, prove openers, award the pots and end the hand."""
-    events: list[Event] = []
     if any(p.bet for p in hand.players):
-        collected = _collect(hand)
-        hand = evolve(hand, collected)
-        events.append(collected)
+        hand = _emit(hand, events, _collect(hand))
     proof = showdown.prove_openers(hand)
     awards = showdown.award(hand)
     stacks = {p.seat: p.stack for p in hand.players}
@@ -495,5 +488,6 @@ def _finish(hand: Hand) -> tuple[list[Event], Hand]:
             stacks[share.seat] += share.amount
     rake = sum(a.rake for a in awards)
     ended = HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake)
-    rest = [*proof, *awards, ended]
-    return events + rest, _evolved(hand, rest)
+    for event in (*proof, *awards, ended):
+        hand = _emit(hand, events, event)
+    return hand
