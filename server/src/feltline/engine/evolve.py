@@ -178,7 +178,10 @@ def _posted(e: Posted, hand: Hand) -> Hand:
 def _dealt(e: CardDealt, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     card = hand.stub[e.position] if e.card is None else e.card
-    p = replace(p, cards=(*p.cards, card), up=(*p.up, card) if e.face_up else p.up)
+    # Concatenation: twice as fast as unpacking into a new tuple.
+    cards = p.cards + (card,)  # noqa: RUF005
+    up = p.up + (card,) if e.face_up else p.up  # noqa: RUF005
+    p = replace(p, cards=cards, up=up)
     return replace(hand, players=hand.players_with(p), next=e.position + 1)
 
 
