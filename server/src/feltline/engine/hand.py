@@ -237,7 +237,8 @@ def _act(hand: Hand, c: Act) -> list[Event]:
     p = _seat(hand, c.seat)
     if hand.phase is not _BETTING:
         raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
-    if hand.to_act != c.seat:
+    pending = hand.round.pending  # in betting, hand.to_act is the first of them
+    if not pending or pending[0] != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot act: it is seat {hand.to_act}'s turn")
     action, amount = c.action, c.amount
     if action in _STAYING:
@@ -285,14 +286,8 @@ _STAYING = frozenset({_FOLD, _CHECK, _CALL, _BRING_IN})
 
 def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
     added = total - p.bet
-    return Acted(
-        seat=p.seat,
-        action=action,
-        amount=added,
-        total=total,
-        all_in=added == p.stack and added > 0,
-        timed_out=timed_out,
-    )
+    all_in = added == p.stack and added > 0
+    return Acted(p.seat, action, added, total, all_in, timed_out)  # by keyword: 240 ns more
 
 
 def _proving(hand: Hand, acted: Acted) -> list[Event]:
