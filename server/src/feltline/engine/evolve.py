@@ -346,10 +346,12 @@ def _shown(e: Shown, hand: Hand) -> Hand:
 
 @_mutate.register
 def _awarded(e: PotAwarded, hand: Hand) -> Hand:
-    won = {s.seat: 0 for s in e.shares}
+    won: dict[int, int] = {}
     for share in e.shares:
-        won[share.seat] += share.amount
-    players = tuple(replace(p, stack=p.stack + won.get(p.seat, 0)) for p in hand.players)
+        won[share.seat] = won.get(share.seat, 0) + share.amount
+    players = tuple(
+        replace(p, stack=p.stack + won[p.seat]) if p.seat in won else p for p in hand.players
+    )
     live_count, active_count = _counts(players)
     return replace(
         hand,
