@@ -450,14 +450,15 @@ def _forced(hand: Hand) -> list[Event]:
 
 
 def _collect(hand: Hand) -> BetsCollected:
-    bets = sorted((p.bet for p in hand.players), reverse=True)
-    top = next((p for p in hand.players if p.bet == bets[0]), None)
-    returned = bets[0] - (bets[1] if len(bets) > 1 else 0)
-    if top is None or returned == 0:
-        return BetsCollected(returned_to=None, returned=0, pot=hand.pot + sum(bets))
-    return BetsCollected(
-        returned_to=top.seat, returned=returned, pot=hand.pot + sum(bets) - returned
-    )
+    """The bets into the pot, but for the part of the top bet nobody matched."""
+    bets = [p.bet for p in hand.players]
+    pot = hand.pot + sum(bets)
+    top = max(bets)
+    first = bets.index(top)  # the first seat with the top bet
+    returned = top - max(bets[:first] + bets[first + 1 :], default=0)
+    if returned == 0:
+        return BetsCollected(returned_to=None, returned=0, pot=pot)
+    return BetsCollected(returned_to=hand.seats[first], returned=returned, pot=pot - returned)
 
 
 def _pass_out(hand: Hand) -> list[Event]:
