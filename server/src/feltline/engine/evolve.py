@@ -31,7 +31,7 @@ from feltline.engine.events import (
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.rules import Game, Structure
+from feltline.engine.rules import Game, Rules, Structure
 from feltline.engine.script import SCRIPTS, Kind
 from feltline.engine.state import Hand, Phase, Player, Round, replace
 
@@ -60,6 +60,11 @@ _ANTE = Forced.ANTE
 # Between betting rounds: nobody to act, nothing bet. Records are immutable,
 # so every hand may share this one.
 _BETWEEN_ROUNDS = Round(bet_size=0)
+# Blank records that new ones copy with their own fields over the defaults:
+# a frozen dataclass's __init__ sets its fields one call at a time, three
+# times slower than one copy (see state.replace).
+_NO_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
+_NO_PLAYER = Player(seat=-1, player="", stack=0)
 
 
 def evolve(hand: Hand, event: Event) -> Hand:
@@ -78,9 +83,13 @@ def _mutate(event: Event, hand: Hand) -> Hand:
 
 @_mutate.register
 def _started(e: HandStarted, hand: Hand) -> Hand:
-    players = tuple(Player(s.seat, s.player, s.stack, paid=s.carried) for s in e.seats)
+    players = tuple(
+        replace(_NO_PLAYER, seat=s.seat, player=s.player, stack=s.stack, paid=s.carried)
+        for s in e.seats
+    )
     live_count, active_count = _counts(players)
-    return Hand(
+    return replace(
+        _NO_HAND,
         rules=e.rules,
         button=e.button,
         players=players,
@@ -113,9 +122,18 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
         if hand.rounds == 0 and hand.big_blind_seat is not None:
             bb = stakes.big_blind
-            r = Round(bet_size=size, level=bb, full=bb, increment=bb, bets=1, pending=e.order)
+            r = replace(
+                _BETWEEN_ROUNDS,
+                bet_size=size,
+                level=bb,
+                full=bb,
+                increment=bb,
+                bets=1,
+                pending=e.order,
+            )
         else:
-            r = Round(
+            r = replace(
+                _BETWEEN_ROUNDS,
                 bet_size=size,
                 increment=size,
                 pending=e.order,
@@ -160,7 +178,10 @@ def _posted(e: Posted, hand: Hand) -> Hand:
 def _dealt(e: CardDealt, hand: Hand) -> Hand:
     p = hand.player(e.seat)
     card = hand.stub[e.position] if e.card is None else e.card
-    p = replace(p, cards=(*p.cards, card), up=(*p.up, card) if e.face_up else p.up)
+    # Concatenation: twice as fast as unpacking into a new tuple.
+    cards = p.cards + (card,)  # noqa: RUF005
+    up = p.up + (card,) if e.face_up else p.up  # noqa: RUF005
+    p = replace(p, cards=cards, up=up)
     return replace(hand, players=hand.players_with(p), next=e.position + 1)
 
 
@@ -325,10 +346,12 @@ def _shown(e: Shown, hand: Hand) -> Hand:
 
 @_mutate.register
 def _awarded(e: PotAwarded, hand: Hand) -> Hand:
-    won = {s.seat: 0 for s in e.shares}
+    won: dict[int, int] = {}
     for share in e.shares:
-        won[share.seat] += share.amount
-    players = tuple(replace(p, stack=p.stack + won.get(p.seat, 0)) for p in hand.players)
+        won[share.seat] = won.get(share.seat, 0) + share.amount
+    players = tuple(
+        replace(p, stack=p.stack + won[p.seat]) if p.seat in won else p for p in hand.players
+    )
     live_count, active_count = _counts(players)
     return replace(
         hand,

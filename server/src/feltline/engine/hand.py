@@ -61,6 +61,7 @@ _NOT_STARTED = Phase.NOT_STARTED
 _BETTING = Phase.BETTING
 _DRAWING = Phase.DRAWING
 _DECLARING = Phase.DECLARING
+_DEALING = Phase.DEALING
 _ENDED = Phase.ENDED
 _FORCED_STEP = Kind.FORCED
 _DEAL_STEP = Kind.DEAL
@@ -104,18 +105,37 @@ def advance(hand: Hand) -> list[Event]:
 
 
 def _run(hand: Hand) -> tuple[list[Event], Hand]:
+    """What the dealer does until a player must act or the hand is over, and
+    the hand after it. Each event is evolved as it is made, once: the next
+    one may depend on it. When all but one player have folded, nobody else
+    acts, draws or declares: the last player wins uncontested at once."""
     events: list[Event] = []
     while True:
-        more, hand = _dealer(hand)
-        if not more:
+        phase = hand.phase
+        if phase is _BETTING:
+            if hand.round.pending and not _nothing_to_decide(hand):
+                return events, hand
+            hand = _emit(hand, events, _collect(hand))
+        elif phase is _DEALING:
+            hand = _finish(hand, events) if hand.live_count == 1 else _next_step(hand, events)
+        elif phase is _DRAWING or phase is _DECLARING:
+            if hand.round.pending and hand.live_count > 1:
+                return events, hand
+            if phase is _DECLARING:
+                revealed = tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
+                hand = _emit(hand, events, DeclarationsRevealed(revealed))
+            elif hand.live_count == 1:
+                hand = _finish(hand, events)
+            else:
+                hand = _next_step(hand, events)
+        else:  # not started, or over
             return events, hand
-        events += more
 
 
-def _evolved(hand: Hand, events: list[Event]) -> Hand:
-    for event in events:
-        hand = evolve(hand, event)
-    return hand
+def _emit(hand: Hand, events: list[Event], event: Event) -> Hand:
+    """Add the dealer's ``event`` to ``events``: the hand after it."""
+    events.append(event)
+    return evolve(hand, event)
 
 
 # -- commands ---------------------------------------------------------------
@@ -217,7 +237,8 @@ def _act(hand: Hand, c: Act) -> list[Event]:
     p = _seat(hand, c.seat)
     if hand.phase is not _BETTING:
         raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
-    if hand.to_act != c.seat:
+    pending = hand.round.pending  # in betting, hand.to_act is the first of them
+    if not pending or pending[0] != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot act: it is seat {hand.to_act}'s turn")
     action, amount = c.action, c.amount
     if action in _STAYING:
@@ -265,14 +286,8 @@ _STAYING = frozenset({_FOLD, _CHECK, _CALL, _BRING_IN})
 
 def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
     added = total - p.bet
-    return Acted(
-        seat=p.seat,
-        action=action,
-        amount=added,
-        total=total,
-        all_in=added == p.stack and added > 0,
-        timed_out=timed_out,
-    )
+    all_in = added == p.stack and added > 0
+    return Acted(p.seat, action, added, total, all_in, timed_out)  # by keyword: 240 ns more
 
 
 def _proving(hand: Hand, acted: Acted) -> list[Event]:
@@ -348,37 +363,30 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 # -- the dealer ----------------------------------------------------------------
 
 
-def _dealer(hand: Hand) -> tuple[list[Event], Hand]:
-    """The dealer's next events, none when a player must act or the hand is
-    over, and the hand after them: each event is evolved once."""
-    if hand.phase in (_ENDED, _NOT_STARTED):
-        return [], hand
-    # When all but one player have folded, nobody else acts or declares:
-    # the last player wins uncontested at once.
-    alone = hand.live_count == 1
-    if hand.phase is _BETTING:
-        if hand.round.pending and not _nothing_to_decide(hand):
-            return [], hand
-        collected = _collect(hand)
-        return [collected], evolve(hand, collected)
-    if hand.phase in (_DRAWING, _DECLARING) and hand.round.pending and not alone:
-        return [], hand
-    if hand.phase is _DECLARING:
-        revealed = DeclarationsRevealed(
-            tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
-        )
-        return [revealed], evolve(hand, revealed)
-    if alone:
-        return _finish(hand)
-    script = SCRIPTS[hand.rules.game]
+def _next_step(hand: Hand, events: list[Event]) -> Hand:
+    """Begin the game's next step, and do it when it waits on nobody."""
     step_no = hand.step + 1
-    step = script[step_no]
-    if step.kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
-        events = _pass_out(hand)
-        return events, _evolved(hand, events)
-    began = StreetBegan(step=step_no, name=step.name, order=_order(hand, step))
-    events, hand = _automatic(evolve(hand, began), step)
-    return [began, *events], hand
+    step = SCRIPTS[hand.rules.game][step_no]
+    kind = step.kind
+    if kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
+        more = _pass_out(hand)
+    else:
+        hand = _emit(hand, events, StreetBegan(step_no, step.name, _order(hand, step)))
+        if kind is _FORCED_STEP:
+            more = _forced(hand)
+        elif kind is _DEAL_STEP:
+            more = dealing.deal_street(hand, step)
+        elif kind is _BOARD_STEP:
+            more = dealing.deal_board(hand, step.board)
+        elif kind is _SHOWDOWN_STEP:
+            for shown in showdown.show(hand):
+                hand = _emit(hand, events, shown)
+            return _finish(hand, events)
+        else:  # players act
+            return hand
+    for event in more:
+        hand = _emit(hand, events, event)
+    return hand
 
 
 def _nothing_to_decide(hand: Hand) -> bool:
@@ -418,23 +426,6 @@ def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
 
 
-def _automatic(hand: Hand, step: Step) -> tuple[list[Event], Hand]:
-    """What the dealer does in a step that waits on nobody, and the hand after it."""
-    if step.kind is _FORCED_STEP:
-        events = _forced(hand)
-    elif step.kind is _DEAL_STEP:
-        events = dealing.deal_street(hand, step)
-    elif step.kind is _BOARD_STEP:
-        events = dealing.deal_board(hand, step.board)
-    elif step.kind is _SHOWDOWN_STEP:
-        shown = showdown.show(hand)
-        events, hand = _finish(_evolved(hand, shown))
-        return shown + events, hand
-    else:
-        return [], hand
-    return events, _evolved(hand, events)
-
-
 def _forced(hand: Hand) -> list[Event]:
     events: list[Event] = []
     stakes = hand.rules.stakes
@@ -459,14 +450,15 @@ def _forced(hand: Hand) -> list[Event]:
 
 
 def _collect(hand: Hand) -> BetsCollected:
-    bets = sorted((p.bet for p in hand.players), reverse=True)
-    top = next((p for p in hand.players if p.bet == bets[0]), None)
-    returned = bets[0] - (bets[1] if len(bets) > 1 else 0)
-    if top is None or returned == 0:
-        return BetsCollected(returned_to=None, returned=0, pot=hand.pot + sum(bets))
-    return BetsCollected(
-        returned_to=top.seat, returned=returned, pot=hand.pot + sum(bets) - returned
-    )
+    """The bets into the pot, but for the part of the top bet nobody matched."""
+    bets = [p.bet for p in hand.players]
+    pot = hand.pot + sum(bets)
+    top = max(bets)
+    first = bets.index(top)  # the first seat with the top bet
+    returned = top - max(bets[:first] + bets[first + 1 :], default=0)
+    if returned == 0:
+        return BetsCollected(returned_to=None, returned=0, pot=pot)
+    return BetsCollected(returned_to=hand.seats[first], returned=returned, pot=pot - returned)
 
 
 def _pass_out(hand: Hand) -> list[Event]:
@@ -480,13 +472,10 @@ def _pass_out(hand: Hand) -> list[Event]:
     ]
 
 
-def _finish(hand: Hand) -> tuple[list[Event], Hand]:
+def _finish(hand: Hand, events: list[Event]) -> Hand:
     """Collect the last bets, prove openers, award the pots and end the hand."""
-    events: list[Event] = []
     if any(p.bet for p in hand.players):
-        collected = _collect(hand)
-        hand = evolve(hand, collected)
-        events.append(collected)
+        hand = _emit(hand, events, _collect(hand))
     proof = showdown.prove_openers(hand)
     awards = showdown.award(hand)
     stacks = {p.seat: p.stack for p in hand.players}
@@ -495,5 +484,6 @@ def _finish(hand: Hand) -> tuple[list[Event], Hand]:
             stacks[share.seat] += share.amount
     rake = sum(a.rake for a in awards)
     ended = HandEnded(stacks=tuple(stacks.items()), seed=hand.seed, rake=rake)
-    rest = [*proof, *awards, ended]
-    return events + rest, _evolved(hand, rest)
+    for event in (*proof, *awards, ended):
+        hand = _emit(hand, events, event)
+    return hand

@@ -136,12 +136,13 @@ class Hand:
 
     def players_with(self, updated: Player) -> tuple[Player, ...]:
         """The players, ``updated`` in place of the player at its seat."""
-        players = self.players
         try:
             i = self.seats.index(updated.seat)
         except ValueError:
-            return players
-        return (*players[:i], updated, *players[i + 1 :])
+            return self.players
+        players = list(self.players)  # a list's item set, then frozen: the cheapest copy
+        players[i] = updated
+        return tuple(players)
 
     @property
     def live(self) -> tuple[Player, ...]:

@@ -58,5 +58,7 @@ def showing(cards: Sequence[Card]) -> tuple[int, ...]:
     # Ranks read as card >> 2 (a card is rank * 4 + suit); at most four
     # cards, so counting each rank in a list beats a Counter.
     ranks = [ACE if c == JOKER_INDEX else c >> 2 for c in cards]
+    if len(set(ranks)) == len(ranks):  # no pair, the usual case: the ranks, highest first
+        return (0, *[1] * len(ranks), *sorted(ranks, reverse=True))
     pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
     return (0, *[n for n, _ in pattern], *[rank for _, rank in pattern])
