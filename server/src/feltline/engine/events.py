@@ -9,40 +9,14 @@ an empty set for nobody but the auditor after the hand), and
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, TypeVar
 
 from feltline.engine.cards import Card
 from feltline.engine.rules import Rules
 
 EVERYONE: frozenset[int] | None = None
 NOBODY: frozenset[int] = frozenset()
-
-_Record = TypeVar("_Record")
-
-
-def _quick_init(cls: type[_Record]) -> type[_Record]:
-    """Give a frozen, slotted dataclass an ``__init__`` that sets each slot
-    through the slot's own descriptor. The one dataclasses generates calls
-    ``object.__setattr__`` for every field, which looks the slot up by name
-    each time: 40% slower, and a hand makes dozens of events. Same
-    parameters, defaults and order; ``replace`` and pickling go through it."""
-    namespace: dict[str, Any] = {}
-    params, body = [], []
-    for f in fields(cls):  # type: ignore[arg-type]  # a dataclass, as the caller promises
-        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        if f.default is MISSING:
-            params.append(f.name)
-        else:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-        body.append(f"    _set_{f.name}(self, {f.name})\n")
-    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body) or '    pass'}", namespace)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
 
 
 class Forced(StrEnum):
@@ -76,7 +50,6 @@ class Event:
         return self
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class SeatAtStart:
     seat: int
@@ -85,7 +58,6 @@ class SeatAtStart:
     carried: int = 0
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class HandStarted(Event):
     """The deal begins: who plays, for what, and the commitment to the deck.
@@ -106,7 +78,6 @@ class HandStarted(Event):
     dead: int = 0
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class DeckShuffled(Event):
     """The secret seed and the order it gives; seen only after the hand."""
@@ -122,7 +93,6 @@ class DeckShuffled(Event):
         return replace(self, seed=b"", cards=())
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class StreetBegan(Event):
     """The hand moves to step ``step`` of its game; ``order`` is who acts,
@@ -133,7 +103,6 @@ class StreetBegan(Event):
     order: tuple[int, ...] = ()
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Posted(Event):
     seat: int
@@ -142,7 +111,6 @@ class Posted(Event):
     all_in: bool
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class CardDealt(Event):
     seat: int
@@ -158,7 +126,6 @@ class CardDealt(Event):
         return replace(self, card=None)
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class BoardDealt(Event):
     """Cards face up in the middle: hold'em's board, stud's common card."""
@@ -168,7 +135,6 @@ class BoardDealt(Event):
     stub: int = 0
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Acted(Event):
     """A voluntary action; ``amount`` is what went in, ``total`` the seat's
@@ -182,7 +148,6 @@ class Acted(Event):
     timed_out: bool = False
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class BetsCollected(Event):
     """The round ends; an uncalled bet goes back before pots are formed."""
@@ -192,7 +157,6 @@ class BetsCollected(Event):
     pot: int
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Drew(Event):
     """A seat throws away cards; the replacements follow as ``CardDealt``."""
@@ -210,7 +174,6 @@ class Drew(Event):
         return replace(self, discards=None)
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class StubReshuffled(Event):
     """The deck ran out mid-draw: these cards, in this order, are the new stub."""
@@ -226,7 +189,6 @@ class StubReshuffled(Event):
         return replace(self, cards=None)
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Declared(Event):
     seat: int
@@ -240,13 +202,11 @@ class Declared(Event):
         return replace(self, choice=None)
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class DeclarationsRevealed(Event):
     choices: tuple[tuple[int, Choice], ...]
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Shown(Event):
     """A live hand turned face up at showdown (or openers proved)."""
@@ -256,7 +216,6 @@ class Shown(Event):
     set_aside: tuple[Card, ...] = ()
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class Share:
     seat: int
@@ -265,7 +224,6 @@ class Share:
     hand: str
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class PotAwarded(Event):
     """One pot, its eligible seats, its rake and who took which part."""
@@ -277,7 +235,6 @@ class PotAwarded(Event):
     shares: tuple[Share, ...]
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class PassedOut(Event):
     """Jackpots: nobody opened, the pot waits for the next deal."""
@@ -286,7 +243,6 @@ class PassedOut(Event):
     dead: int
 
 
-@_quick_init
 @dataclass(frozen=True, slots=True)
 class HandEnded(Event):
     """The last event: final stacks, and the seed for auditors.
