@@ -14,6 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
+const grpc = require('@grpc/grpc-js');
 
 const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js');
 
@@ -43,6 +44,16 @@ async function server(t) {
   return JSON.parse(first);
 }
 
+// Close the test's table; a server that cannot close tables yet (UNIMPLEMENTED)
+// leaves it open, idle once its players stood up.
+async function closeTable(admin, tableId) {
+  try {
+    await admin.closeTable(tableId, 'test over');
+  } catch (error) {
+    if (error.code !== grpc.status.UNIMPLEMENTED) throw error;
+  }
+}
+
 test('two clients sit down, watch and play a whole hand', async (t) => {
   const settings = await server(t);
   const contract = loadContract(protoDeps());
@@ -67,7 +78,7 @@ test('two clients sit down, watch and play a whole hand', async (t) => {
     playHand(alice, table.table_id, { seat: 1, buy_in: 400 }),
     playHand(bob, table.table_id, { seat: 2, buy_in: 400 }),
   ]);
-  await admin.closeTable(table.table_id, 'test over');
+  await closeTable(admin, table.table_id);
 
   assert.equal(a.hand_number, b.hand_number);
   assert.equal(a.cards.length, 5, 'alice sees her own five cards');
