@@ -35,10 +35,18 @@ class Room:
         token = self.admin if who == "admin" else self.players[who]
         return Client(self.target, token, timeout=10, backoff=0.05)
 
-    def open_table(self, game: int = common_pb2.GAME_DRAW_DECLARE, chips: int = 10_000) -> str:
-        """A fresh table, with ``chips`` minted for every player: no limit,
-        antes of 5, or blinds of 5 and 10 in hold'em (which has no ante)."""
-        stakes = common_pb2.Stakes(structure=common_pb2.STRUCTURE_NO_LIMIT, small_bet=10)
+    def open_table(
+        self,
+        game: int = common_pb2.GAME_DRAW_DECLARE,
+        chips: int = 10_000,
+        structure: int = common_pb2.STRUCTURE_NO_LIMIT,
+    ) -> str:
+        """A fresh table, with ``chips`` minted for every player: no limit
+        (or ``structure``; fixed limit bets 10 and 20), antes of 5, or blinds
+        of 5 and 10 in hold'em (which has no ante)."""
+        stakes = common_pb2.Stakes(structure=structure, small_bet=10)  # type: ignore[arg-type]
+        if structure == common_pb2.STRUCTURE_FIXED_LIMIT:
+            stakes.big_bet = 20
         if game == common_pb2.GAME_HOLDEM:
             stakes.small_blind, stakes.big_blind = 5, 10
         else:
