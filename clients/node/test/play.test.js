@@ -99,3 +99,46 @@ test('two clients sit down, watch and play a whole hand', async (t) => {
   assert.equal(ended.stacks.reduce((sum, s) => sum + s.amount, 0), 800, 'no chip lost');
   assert.ok(a.moves.some((m) => m.draw) && a.moves.some((m) => m.declare));
 });
+
+test("two clients play a fixed-limit hold'em hand with blinds", async (t) => {
+  const settings = await server(t);
+  const contract = loadContract(protoDeps());
+  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
+  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
+  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  t.after(() => [admin, alice, bob].forEach((c) => c.close()));
+
+  for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
+  const table = await admin.createTable(
+    {
+      rules: {
+        game: 'GAME_HOLDEM',
+        stakes: {
+          structure: 'STRUCTURE_FIXED_LIMIT',
+          small_bet: 10,
+          big_bet: 20,
+          small_blind: 5,
+          big_blind: 10,
+        },
+      },
+      seats: 6,
+    },
+    'node client hold em test',
+  );
+
+  const [a, b] = await Promise.all([
+    playHand(alice, table.table_id, { seat: 1, buy_in: 400 }),
+    playHand(bob, table.table_id, { seat: 2, buy_in: 400 }),
+  ]);
+  await closeTable(admin, table.table_id);
+
+  assert.equal(a.hand_number, b.hand_number);
+  assert.equal(a.cards.length, 2, 'alice sees her own two hole cards');
+  assert.ok(a.moves.length > 0 && b.moves.length > 0, 'both seats acted');
+  const kinds = a.events.map((e) => e.kind);
+  for (const kind of ['hand_started', 'posted', 'pot_awarded', 'hand_ended']) {
+    assert.ok(kinds.includes(kind), `the hand had ${kind}`);
+  }
+  const ended = a.events.find((e) => e.kind === 'hand_ended').hand_ended;
+  assert.equal(ended.stacks.reduce((sum, s) => sum + s.amount, 0), 800, 'no chip lost');
+});
