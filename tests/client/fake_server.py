@@ -6,8 +6,9 @@ layout (claims read, signature not checked), protovalidate on every request,
 errors as google.rpc.Status with ErrorInfo, idempotent request ids,
 STALE_STATE, per-viewer redaction, Turn messages with LegalActions for the
 seat's own player only, resumable cursors. It simplifies the game: antes
-only, no-limit amounts, everyone acts in seat order, and the pot goes to the
-first live HIGH declarer (draw-declare) or the first live seat, unevaluated.
+only (a blind game antes its small blind), no-limit amounts, everyone acts
+in seat order, and the pot goes to the first live HIGH declarer
+(draw-declare) or the first live seat, unevaluated.
 
     python tests/client/fake_server.py      # prints {"target", "admin", "players"}
 
@@ -580,11 +581,12 @@ class _Table:
                     events_pb2.SeatAtStart(seat=n, player_id=self.seats[n].player, stack=s)
                     for n, s in hand.stacks.items()
                 ],
-                antes=stakes.ante > 0,
+                antes=True,
             )
         )
+        ante = stakes.ante or stakes.small_blind  # blinds: the small one, as an ante
         for n in ready:
-            paid = min(stakes.ante, hand.stacks[n])
+            paid = min(ante, hand.stacks[n])
             hand.stacks[n] -= paid
             hand.pot += paid
             self._event(

@@ -119,10 +119,17 @@ def test_the_station_calls_and_the_strength_bot_raises_a_full_house() -> None:
 
 
 @pytest.mark.parametrize(
-    ("game", "hands"), [(common_pb2.GAME_DRAW_DECLARE, 6), (common_pb2.GAME_HOLDEM, 4)]
+    ("game", "hands", "structure"),
+    [
+        (common_pb2.GAME_DRAW_DECLARE, 6, common_pb2.STRUCTURE_NO_LIMIT),
+        (common_pb2.GAME_HOLDEM, 4, common_pb2.STRUCTURE_NO_LIMIT),
+        (common_pb2.GAME_HOLDEM, 4, common_pb2.STRUCTURE_FIXED_LIMIT),
+    ],
 )
-def test_three_bots_play_whole_hands_and_no_chip_is_lost(room: Room, game: int, hands: int) -> None:
-    table = room.open_table(game)
+def test_three_bots_play_whole_hands_and_no_chip_is_lost(
+    room: Room, game: int, hands: int, structure: int
+) -> None:
+    table = room.open_table(game, structure=structure)
     names = ["alice", "bob", "carol"]
     with room.client("admin") as admin:
         before = {p: admin.get_account(p) for p in names}
