@@ -351,3 +351,20 @@ def test_closing_a_jackpots_table_mid_deal_returns_the_antes(store: Store) -> No
     ledger = check(room.cardroom)
     assert ledger.problems == []
     assert ledger.seats == ledger.carried == ledger.house == 0
+
+
+def test_closing_gives_a_carried_jackpots_pot_back(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 3, TableConfig(TABLES[Game.JACKPOTS], 6))
+    room.deal(table, "d1", at=0)
+    while room.table(table).table.dealt is not None:  # everybody passes: the pot carries
+        seat = waiting_on(room.hand(table, 1).hand)[0]
+        room.act(table, 1, cid(), seat, Action.CHECK, at=0)
+    carried = room.table(table).table.pot
+    assert carried.total > 0
+    assert len(carried.shares) == 3
+    room.close_table(table, "close", at=1)
+    assert [room.balance(f"p{n}") for n in (1, 2, 3)] == [1000, 1000, 1000]
+    ledger = check(room.cardroom)
+    assert ledger.problems == []
+    assert ledger.seats == ledger.carried == ledger.house == 0
