@@ -26,7 +26,11 @@ from feltline_protos.v1 import common_pb2, events_pb2
 
 # As in tests/protos/test_events.py: engine names the contract spells otherwise.
 RENAMES = {"player": "player_id", "at": "time", "entry": "status", "hand": "hand_number"}
-RENAMED_IN = {("TableOpened", "at"): "open_time", ("Share", "half"): "part"}
+RENAMED_IN = {
+    ("TableOpened", "at"): "open_time",
+    ("TableClosed", "at"): "close_time",
+    ("Share", "half"): "part",
+}
 
 C = parse_cards
 STUD = Rules(
@@ -84,6 +88,7 @@ SAMPLES: list[hand.Event] = [
     ),
     table.HandFinished(((1, 400), (3, 805)), rake=15, passed_out=True, carried=((1, 5),), dead=2),
     table.CarriedPotWon(3, 60),
+    table.TableClosed(1_900_000_300, "maintenance"),
 ]
 
 

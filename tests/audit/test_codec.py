@@ -143,6 +143,7 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
             ((1, 47), (2, 57), (3, 47)), passed_out=PassedOut(((1, 2), (2, 2), (3, 2)), dead=0)
         ),
         table.StandUp(3),
+        table.CloseTable(at=9, reason="the night is over"),
     ):
         for event in table.decide(state, command):
             state = table.evolve(state, event)

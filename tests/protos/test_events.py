@@ -22,8 +22,8 @@ RENAMES = {
     "hand": "hand_number",
     "half": "part",
 }
-# Events the contract has that the engine does not yet: closing a table.
-CONTRACT_ONLY = {"TableClosed"}
+# Events the contract has that the engine does not: none now that tables close.
+CONTRACT_ONLY: set[str] = set()
 
 
 def _snake(name: str) -> str:
@@ -60,8 +60,9 @@ def _proto_field_name(message: Descriptor, name: str) -> str:
     if name in message.fields_by_name:
         return name
     renamed = RENAMES.get(name, name)
-    if renamed == "time" and "open_time" in message.fields_by_name:
-        return "open_time"
+    for instant in ("open_time", "close_time"):
+        if renamed == "time" and instant in message.fields_by_name:
+            return instant
     return renamed
 
 

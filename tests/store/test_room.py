@@ -30,6 +30,8 @@ from feltline.engine.table import (
     LeavingAfterHand,
     SeatUnavailableError,
     StoodUp,
+    TableClosed,
+    TableClosedError,
     TimeCharged,
 )
 from feltline.store.check import check
@@ -291,3 +293,78 @@ def test_a_passed_jackpots_deal_carries_its_pot_and_time_charges_go_to_the_house
     assert isinstance(started, HandStarted)
     assert started.seats == dealt.seats
     assert check(room.cardroom).problems == []
+
+
+# ---- closing a table
+
+
+def test_closing_a_table_mid_hand_gives_every_chip_back(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 3)
+    before = {p: room.balance(p) for p in ("p1", "p2", "p3")}
+    seated_with = {s.player: s.stack for s in room.table(table).table.seats}
+    room.deal(table, "d1", at=0)
+    hand = room.hand(table, 1)
+    seat = waiting_on(hand.hand)[0]
+    room.act(table, 1, "raise", seat, Action.RAISE, amount=20, at=0)
+    outcome = room.close_table(table, "close", at=5, reason="done")
+    ended = outcome.hand[-1]
+    assert isinstance(ended, HandEnded)
+    assert ended.cancelled
+    assert type(outcome.table[0]) is HandFinished
+    assert outcome.table[-1] == TableClosed(5, "done")
+    assert outcome.number == 1
+    after = {p: room.balance(p) for p in before}
+    assert after == {p: before[p] + seated_with[p] for p in before}
+    fresh = store.room()
+    assert fresh.table(table).table.closed
+    assert fresh.table(table).table.seats == ()
+    assert fresh.hand(table, 1).seal is not None
+    ledger = check(fresh.cardroom)
+    assert ledger.problems == []
+    assert ledger.seats == 0
+    assert room.close_table(table, "close", at=5, reason="done") == outcome  # a repeat
+
+
+def test_a_closed_table_refuses_everything(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 2)
+    room.close_table(table, "close", at=1)
+    with pytest.raises(TableClosedError, match="closed"):
+        room.sit_down(table, "s9", 1, "p1", 100, at=2)
+    with pytest.raises(TableClosedError, match="closed"):
+        room.deal(table, "d1", at=2)
+    with pytest.raises(TableClosedError, match="closed"):
+        room.close_table(table, "close again", at=2)
+    with pytest.raises(CommandIdReused):
+        room.close_table(table, "close", at=3)
+    assert check(room.cardroom).problems == []
+
+
+def test_closing_a_jackpots_table_mid_deal_returns_the_antes(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 3, TableConfig(TABLES[Game.JACKPOTS], 6))
+    room.deal(table, "d1", at=0)
+    assert room.table(table).table.dealt is not None
+    room.close_table(table, "close", at=1)
+    assert [room.balance(f"p{n}") for n in (1, 2, 3)] == [1000, 1000, 1000]
+    ledger = check(room.cardroom)
+    assert ledger.problems == []
+    assert ledger.seats == ledger.carried == ledger.house == 0
+
+
+def test_closing_gives_a_carried_jackpots_pot_back(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 3, TableConfig(TABLES[Game.JACKPOTS], 6))
+    room.deal(table, "d1", at=0)
+    while room.table(table).table.dealt is not None:  # everybody passes: the pot carries
+        seat = waiting_on(room.hand(table, 1).hand)[0]
+        room.act(table, 1, cid(), seat, Action.CHECK, at=0)
+    carried = room.table(table).table.pot
+    assert carried.total > 0
+    assert len(carried.shares) == 3
+    room.close_table(table, "close", at=1)
+    assert [room.balance(f"p{n}") for n in (1, 2, 3)] == [1000, 1000, 1000]
+    ledger = check(room.cardroom)
+    assert ledger.problems == []
+    assert ledger.seats == ledger.carried == ledger.house == 0

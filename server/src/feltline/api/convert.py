@@ -305,6 +305,13 @@ def _carried_pot_won(e: table.CarriedPotWon, where: Where) -> tuple[str, Message
     return "carried_pot_won", events_pb2.CarriedPotWon(seat=e.seat, amount=e.amount)
 
 
+@_body.register
+def _table_closed(e: table.TableClosed, where: Where) -> tuple[str, Message]:
+    # The contract carries no house field: dead money nobody seated could
+    # take back shows in the table's house total.
+    return "table_closed", events_pb2.TableClosed(close_time=_time(e.at), reason=e.reason)
+
+
 # ---- settings
 
 

@@ -1,4 +1,4 @@
-"""``TableService``: open tables (admin), list and read them as the caller
+"""``TableService``: open and close tables (admin), list and read them as the caller
 may see them, sit down and stand up (players, for themselves)."""
 
 from __future__ import annotations
@@ -45,12 +45,20 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     def CloseTable(
         self, request: tables_pb2.CloseTableRequest, context: grpc.ServicerContext
     ) -> tables_pb2.CloseTableResponse:
-        require_role(auth_pb2.ROLE_ADMIN)
-        self.room.table(views.parse_id(request.table_id))  # TABLE_NOT_FOUND first
-        context.abort(
-            grpc.StatusCode.UNIMPLEMENTED,
-            "closing a table is not supported yet: the table decider has no close command",
-        )
+        caller = require_role(auth_pb2.ROLE_ADMIN)
+        key = views.parse_id(request.table_id)
+        with self.hub.lock(key):
+            outcome = self.room.close_table(
+                key, request.request_id, at=self.hub.clock(), reason=request.reason
+            )
+            log_action(
+                "close_table",
+                table_id=str(key),
+                hand_number=outcome.number,
+                request_id=request.request_id,
+            )
+            self.hub.changed(key, deal=False)
+            return tables_pb2.CloseTableResponse(table=self.table(request.table_id, caller))
 
     def ListTables(
         self, request: tables_pb2.ListTablesRequest, context: grpc.ServicerContext
@@ -68,13 +76,16 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
             ) from None
         size = request.page_size or DEFAULT_PAGE
         wanted = []
-        if request.state in (tables_pb2.TABLE_STATE_UNSPECIFIED, tables_pb2.TABLE_STATE_OPEN):
-            for key in self.hub.tables():
-                t = self.room.table(key).table
-                assert t.config is not None
-                game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
-                if request.game in (common_pb2.GAME_UNSPECIFIED, game):
-                    wanted.append(key)
+        for key in self.hub.tables():
+            t = self.room.table(key).table
+            assert t.config is not None
+            game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
+            state = tables_pb2.TABLE_STATE_CLOSED if t.closed else tables_pb2.TABLE_STATE_OPEN
+            if request.game in (common_pb2.GAME_UNSPECIFIED, game) and request.state in (
+                tables_pb2.TABLE_STATE_UNSPECIFIED,
+                state,
+            ):
+                wanted.append(key)
         page = wanted[start : start + size]
         end = start + size
         return tables_pb2.ListTablesResponse(

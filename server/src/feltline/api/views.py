@@ -87,7 +87,7 @@ def table_message(
         table_id=str(stream.id),
         display_name=name or f"{t.config.rules.game} table",
         config=convert.table_config(t.config),
-        state=tables_pb2.TABLE_STATE_OPEN,
+        state=tables_pb2.TABLE_STATE_CLOSED if t.closed else tables_pb2.TABLE_STATE_OPEN,
         create_time=timestamp(t.opened_at),
         hands_dealt=t.hands,
     )

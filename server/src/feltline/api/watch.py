@@ -31,7 +31,7 @@ from feltline.engine.events import HandEnded
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
-from feltline.engine.table import HandDealt, HandFinished
+from feltline.engine.table import HandDealt, HandFinished, TableClosed
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
@@ -83,6 +83,8 @@ class Watcher:
         config = stream.table.config
         assert config is not None
         self.clock = config.action_clock
+        # A watch from at or after a closed table's last event has nothing to wait for.
+        self.closed = stream.table.closed and where.table >= stream.version
 
     def who(self) -> Viewer:
         """The caller as a viewer of the hand being sent: a player by the
@@ -141,6 +143,8 @@ class Watcher:
                 hand = str(hand_id(self.key, s.event.hand))
             if isinstance(s.event, HandFinished):
                 self.pos.hand, self.pos.at = 0, 0
+            if isinstance(s.event, TableClosed):
+                self.closed = True
             where = Where(str(self.key), s.position, hand_id=hand)
             event = view(self.who(), s.event, where, ended=True)
             yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
@@ -177,6 +181,8 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         while context.is_active() and not self.hub.stopping.is_set():
             seen = self.hub.version(key)
             yield from watcher.step()
+            if watcher.closed:  # nothing comes after TableClosed
+                return
             self.hub.wait(key, seen, self.poll)
 
     def snapshot(self, key: UUID, caller: Caller) -> tuple[Watcher, watch_pb2.WatchTableResponse]:

@@ -72,6 +72,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         table.HandDealt,
         table.HandFinished,
         table.CarriedPotWon,
+        table.TableClosed,
     )
 }
 """The table decider's events, versioned like a hand's."""

@@ -36,7 +36,8 @@ from feltline.engine.rules import Game
 
 
 class TableClosedError(WrongPhase):
-    """The table is not open yet, or is opened twice."""
+    """The table is not open yet, is opened twice, or has been closed: a
+    closed table refuses every command."""
 
 
 class HandInProgressError(WrongPhase):
@@ -151,6 +152,11 @@ class Table:
     hands: int = 0
     pot: CarriedPot = CarriedPot()
     house: int = 0
+    closed_at: int | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_at is not None
 
     def seat(self, number: int) -> Seat | None:
         return next((s for s in self.seats if s.number == number), None)
@@ -229,6 +235,17 @@ class EndHand(TableCommand):
     rake: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class CloseTable(TableCommand):
+    """Close the table for good, between hands: the caller cancels a hand in
+    progress first (the hand decider's ``Cancel``, settled by ``EndHand``).
+    Everyone stands up with their stack; a jackpots carried pot goes back
+    to the players entitled to it (see :func:`pot_refunds`)."""
+
+    at: int
+    reason: str = ""
+
+
 # ---- events
 
 
@@ -276,7 +293,9 @@ class LeavingAfterHand(TableEvent):
 @dataclass(frozen=True, slots=True)
 class StoodUp(TableEvent):
     """A cash-out: ``stack`` leaves the table with the player; their share
-    of a carried pot, ``forfeited``, stays in it as dead money."""
+    of a carried pot, ``forfeited``, stays in it as dead money. When the
+    table closes, ``stack`` also holds what the carried pot gives back to
+    the seat: whatever exceeds the seat's stack comes out of the pot."""
 
     seat: int
     player: str
@@ -329,6 +348,16 @@ class CarriedPotWon(TableEvent):
     amount: int
 
 
+@dataclass(frozen=True, slots=True)
+class TableClosed(TableEvent):
+    """The table closes; everyone has stood up. Dead money of a carried pot
+    that nobody seated could take back, all that can be left on the table
+    then, goes to the house."""
+
+    at: int
+    reason: str = ""
+
+
 # ---- decide
 
 
@@ -344,6 +373,8 @@ def _decide(command: TableCommand, table: Table) -> list[TableEvent]:
 
 @_decide.register
 def _open_table(command: OpenTable, table: Table) -> list[TableEvent]:
+    if table.closed:
+        raise TableClosedError("the table has been closed")
     if table.config is not None:
         raise TableClosedError("the table is already open")
     return [TableOpened(command.config.validate(), command.at)]
@@ -483,10 +514,41 @@ def _end_hand(command: EndHand, table: Table) -> list[TableEvent]:
     return [finished, *_leave(after, after.leaving)]
 
 
+@_decide.register
+def _close_table(command: CloseTable, table: Table) -> list[TableEvent]:
+    _between_hands(table, "cancel the hand in progress before closing the table")
+    refunds = pot_refunds(table)
+    events: list[TableEvent] = [
+        StoodUp(s.number, s.player, s.stack + refunds.get(s.number, 0)) for s in table.seats
+    ]
+    return [*events, TableClosed(command.at, command.reason)]
+
+
+def pot_refunds(table: Table) -> dict[int, int]:
+    """What a closing table's carried pot gives back to each seat.
+
+    Each entitled seat takes back its own share. The dead money (forfeited
+    by players who left, or carried with nobody entitled) was to go to
+    whoever won the pot, so it is split evenly among the entitled seats,
+    or, with nobody entitled, among everyone seated, who would all have
+    played for it; odd chips go to the lowest seat numbers. With nobody
+    seated the house keeps it, the only place left for it."""
+    pot = table.pot
+    refunds = dict(pot.shares)
+    takers = list(pot.entitled) or [s.number for s in table.seats]
+    if takers and pot.dead:
+        each, odd = divmod(pot.dead, len(takers))
+        for i, seat in enumerate(sorted(takers)):
+            refunds[seat] = refunds.get(seat, 0) + each + (1 if i < odd else 0)
+    return refunds
+
+
 # ---- decide helpers
 
 
 def _open(table: Table) -> TableConfig:
+    if table.closed:
+        raise TableClosedError("the table has been closed")
     if table.config is None:
         raise TableClosedError("the table is not open yet")
     return table.config
@@ -625,12 +687,16 @@ def _leaving(event: LeavingAfterHand, table: Table) -> Table:
 @_evolve.register
 def _stood_up(event: StoodUp, table: Table) -> Table:
     shares = dict(table.pot.shares)
-    shares.pop(event.seat, None)
+    share = shares.pop(event.seat, 0)
+    dead = table.pot.dead + event.forfeited
+    returned = event.stack - _seat(table, event.seat).stack  # only when the table closes
+    if returned > 0:
+        dead -= returned - share
     return replace(
         table,
         seats=tuple(s for s in table.seats if s.number != event.seat),
         big_blind=None if table.big_blind == event.seat else table.big_blind,
-        pot=_carried(shares, table.pot.dead + event.forfeited, table.pot.deals),
+        pot=_carried(shares, dead, table.pot.deals),
     )
 
 
@@ -672,6 +738,11 @@ def _carried_pot_won(event: CarriedPotWon, table: Table) -> Table:
     return replace(table, pot=CarriedPot()).with_seat(
         replace(seat, stack=seat.stack + event.amount)
     )
+
+
+@_evolve.register
+def _table_closed(event: TableClosed, table: Table) -> Table:
+    return replace(table, pot=CarriedPot(), house=table.house + table.pot.total, closed_at=event.at)
 
 
 def _seat(table: Table, number: int) -> Seat:

@@ -44,7 +44,7 @@ from feltline.domain.ids import account_id, check_command_id, fingerprint, hand_
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.table import project as project_table
 from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.errors import Kind, RuleError
 from feltline.engine.events import Action, Choice, Event, HandEnded, HandStarted, PassedOut
@@ -53,6 +53,7 @@ from feltline.engine.state import Hand, Phase
 from feltline.engine.table import (
     AddChips,
     ChipsAdded,
+    CloseTable,
     DealHand,
     EndHand,
     HandDealt,
@@ -294,6 +295,28 @@ class Room:
             )
 
         return self._run(table_id, command_id, DealHand(at, b""), deal)
+
+    def close_table(self, table_id: UUID, command_id: str, *, at: int, reason: str = "") -> Outcome:
+        """Close the table for good, in one transaction: a hand in progress
+        is cancelled (every chip put in goes back, RULES.md) and settled,
+        then everyone stands up, their stacks and their part of a carried
+        jackpots pot going back to their accounts (see
+        :func:`feltline.engine.table.pot_refunds`). The table refuses every
+        command after."""
+        command = CloseTable(at, reason)
+
+        def close(work: _Work, request: str) -> Outcome:
+            table = work.table.table
+            number = table.hands if table.dealt is not None and not table.closed else 0
+            if number:
+                work.hand = self._hand(work.table, number)
+                work.at_hand(f"table/{command_id}", Cancel(), request, at)
+                self._follow(work, command_id, f"table/{command_id}", request, at)
+            work.at_table(command_id, command, request, hand=number)
+            events = work.table.commands[command_id].events
+            return Outcome(events, tuple(work.hand_events), number)
+
+        return self._run(table_id, command_id, command, close)
 
     # ---- hands
 
