@@ -16,10 +16,9 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import grpc
 import pytest
 
-from feltline_client import Client, FeltlineError
+from feltline_client import Client
 from feltline_protos.v1 import auth_pb2, common_pb2
 
 from .fake_server import make_token, serve
@@ -61,14 +60,8 @@ class Room:
             return admin.create_table(config, f"clients {uuid.uuid4().hex[:6]}").table_id
 
     def close_table(self, table_id: str) -> None:
-        """Close the table; a server that cannot close tables yet
-        (UNIMPLEMENTED) leaves it open, idle once its players stood up."""
         with self.client("admin") as admin:
-            try:
-                admin.close_table(table_id, "test over")
-            except FeltlineError as e:
-                if e.code != grpc.StatusCode.UNIMPLEMENTED:
-                    raise
+            admin.close_table(table_id, "test over")
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,6 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const grpc = require('@grpc/grpc-js');
 
 const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js');
 
@@ -44,14 +43,8 @@ async function server(t) {
   return JSON.parse(first);
 }
 
-// Close the test's table; a server that cannot close tables yet (UNIMPLEMENTED)
-// leaves it open, idle once its players stood up.
 async function closeTable(admin, tableId) {
-  try {
-    await admin.closeTable(tableId, 'test over');
-  } catch (error) {
-    if (error.code !== grpc.status.UNIMPLEMENTED) throw error;
-  }
+  await admin.closeTable(tableId, 'test over');
 }
 
 test('two clients sit down, watch and play a whole hand', async (t) => {
