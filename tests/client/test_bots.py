@@ -156,7 +156,8 @@ def test_three_bots_play_whole_hands_and_no_chip_is_lost(
     for c in clients:
         c.close()
     assert not failures
-    assert all(r.tracker.hands_ended >= hands for r in runners)
+    # No limit can bust all but one player; the server then deals no more.
+    assert all(r.tracker.hands_ended >= hands or not r.tracker.dealable for r in runners)
     assert all(r.moves > 0 for r in runners)
     with room.client("admin") as admin:
         after = {p: admin.get_account(p) for p in names}

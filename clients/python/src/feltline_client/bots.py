@@ -212,7 +212,8 @@ class HandStrength:
 
 class Runner:
     """Sits a bot at a table and plays until ``stop()``, the table closes,
-    or ``hands`` hands have ended.
+    ``hands`` hands have ended, or a hand finished leaving fewer than two
+    players with chips (the server deals no more hands to them).
 
     A refused action that only says the moment passed (FAILED_PRECONDITION:
     the clock ran out, the hand moved on) is logged and play goes on with
@@ -251,6 +252,8 @@ class Runner:
                 if self.tracker.feed(item):
                     self._act()
                 if self.hands is not None and self.tracker.hands_ended >= self.hands:
+                    break
+                if not self.tracker.dealable:
                     break
         finally:
             if self.seat and self.leave and not self.tracker.closed:

@@ -74,6 +74,14 @@ class Tracker:
     turn: tables_pb2.Turn | None = None
     hands_ended: int = 0
     closed: bool = False
+    # Each seat's stack after the last hand finished: who can be dealt in.
+    stacks: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def dealable(self) -> bool:
+        """Whether the table can deal another hand as it stands: a hand needs
+        two players with chips (true until a hand has finished)."""
+        return not self.stacks or sum(1 for s in self.stacks.values() if s) >= 2
 
     @property
     def seen(self) -> Seen:
@@ -142,6 +150,8 @@ class Tracker:
         elif kind == "hand_ended":
             self.hands_ended += 1
             self.street = "ended"
+        elif kind == "hand_finished":
+            self.stacks = {s.seat: s.amount for s in event.hand_finished.stacks}
         elif kind == "table_closed":
             self.closed = True
 
