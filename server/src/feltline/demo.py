@@ -30,7 +30,7 @@ from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
 from feltline.engine import betting
 from feltline.engine.commands import Act, Command, Declare, Draw
-from feltline.engine.events import EVERYONE, Action, Choice, Event
+from feltline.engine.events import Action, Choice
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
@@ -78,10 +78,6 @@ def choose(hand: Hand, rng: random.Random) -> Command:
     if o.to_call and roll > 0.85:
         return Act(o.seat, Action.FOLD)
     return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
-
-
-def spectate(event: Event) -> Event:
-    return event if event.audience() is EVERYONE else event.redacted()
 
 
 PLAYERS_PER_TABLE = 4

@@ -405,7 +405,7 @@ def _active_one(hand: Hand) -> Player:
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
     if step.kind is _BET_STEP:
-        return betting_order(hand, step)
+        return betting_order(hand)
     if step.kind is _DRAW_STEP:
         return tuple(p.seat for p in hand.clockwise(hand.button) if p.live)
     if step.kind is _DECLARE_STEP:
@@ -413,7 +413,7 @@ def _order(hand: Hand, step: Step) -> tuple[int, ...]:
     return ()
 
 
-def betting_order(hand: Hand, step: Step) -> tuple[int, ...]:
+def betting_order(hand: Hand) -> tuple[int, ...]:
     """Who must act when a betting round opens, first actor first; nobody
     when no one could bet against anyone."""
     level = (
