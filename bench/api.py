@@ -5,7 +5,7 @@
 A real Feltline server runs in a subprocess on a loopback port over a
 temporary store (a SQLite file, or a fresh schema of the PostgreSQL at
 POSTGRES_HOST, default 127.0.0.1:5432, user postgres, database test). Four
-bots (``feltline_client.autoplay.Bot``) sit at each of ``--tables``
+bots (``feltline_client.bots.Player``, ``Casual``) sit at each of ``--tables``
 no-limit hold'em tables, 64 by default, each with its own connection: a
 watch stream and one unary ``Act`` call at a time. Every ``Act`` is timed
 from the client: actions per second, p50 and p99.
@@ -47,7 +47,7 @@ import grpc
 import psycopg
 
 from feltline_client import Client
-from feltline_client.autoplay import Bot
+from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, play_pb2
 
 PLAYERS = 4
@@ -277,7 +277,7 @@ def run_feltline(
             config = convert.table_config(
                 TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)
             )
-            bots: list[Bot] = []
+            bots: list[Player] = []
             channels: list[grpc.Channel] = []
             rng = random.Random(1)
             for n in range(tables):
@@ -290,8 +290,11 @@ def run_feltline(
                     client = TimedClient(
                         token=token(auth_pb2.ROLE_PLAYER, player), channel=channel, timeout=30
                     )
+                    strategy = Casual(random.Random(rng.random()))
                     bots.append(
-                        Bot(client, table.table_id, seat, BUY_IN, rng=random.Random(rng.random()))
+                        Player(
+                            client, table.table_id, strategy, seat=seat, buy_in=BUY_IN, rebuy=True
+                        )
                     )
             admin.close()
             start = time.perf_counter() + warmup

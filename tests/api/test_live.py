@@ -20,7 +20,7 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
-from feltline_client.autoplay import Bot
+from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, watch_pb2
 
 from .conftest import Live
@@ -48,18 +48,19 @@ def _table(live: Live, game: Game, seats: int = 4, clock: int = 30) -> str:
     return admin.create_table(config, f"test {game}").table_id
 
 
-def _seat(live: Live, table: str, players: int, rng: random.Random) -> list[Bot]:
+def _seat(live: Live, table: str, players: int, rng: random.Random) -> list[Player]:
     admin = live.client(ADMIN)
     bots = []
     for n in range(1, players + 1):
         admin.mint_chips(f"p{n}", 10_000)
-        bot = Bot(live.client(PLAYER, f"p{n}"), table, n, 500, rng=random.Random(rng.random()))
+        client, strategy = live.client(PLAYER, f"p{n}"), Casual(random.Random(rng.random()))
+        bot = Player(client, table, strategy, seat=n, buy_in=500, rebuy=True)
         bot.sit()
         bots.append(bot)
     return bots
 
 
-def _play(bots: list[Bot], hands: int) -> None:
+def _play(bots: list[Player], hands: int) -> None:
     done: set[int] = set()
     lock = threading.Lock()
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Iterator
+from typing import Any
 
+import grpc
 import pytest
 
+from feltline_client import Client
 from feltline_client.bots import (
     FLUSH,
     FULL_HOUSE,
@@ -17,15 +21,17 @@ from feltline_client.bots import (
     STRAIGHT_FLUSH,
     TWO_PAIR,
     CallingStation,
+    Casual,
     HandStrength,
+    Player,
     RandomBot,
-    Runner,
+    Strategy,
     best_high,
     keepers,
     rank_five,
 )
 from feltline_client.table import Move, Spot
-from feltline_protos.v1 import common_pb2, tables_pb2
+from feltline_protos.v1 import common_pb2, play_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
 
@@ -88,8 +94,10 @@ def _spots(rng: random.Random) -> list[Spot]:
     return spots
 
 
-@pytest.mark.parametrize("bot", [RandomBot(random.Random(1)), CallingStation(), HandStrength()])
-def test_every_bot_only_chooses_legal_moves(bot: RandomBot) -> None:
+@pytest.mark.parametrize(
+    "bot", [RandomBot(random.Random(1)), CallingStation(), HandStrength(), Casual(random.Random(2))]
+)
+def test_every_bot_only_chooses_legal_moves(bot: Strategy) -> None:
     for spot in _spots(random.Random(7)):
         move = bot.decide(spot)
         options = spot.options
@@ -135,19 +143,19 @@ def test_three_bots_play_whole_hands_and_no_chip_is_lost(
         before = {p: admin.get_account(p) for p in names}
     bots = [RandomBot(random.Random(3)), CallingStation(), HandStrength()]
     clients = [room.client(p) for p in names]
-    runners = [
-        Runner(c, table, bot, seat=n, buy_in=400, hands=hands)
+    players = [
+        Player(c, table, bot, seat=n, buy_in=400, hands=hands)
         for n, (c, bot) in enumerate(zip(clients, bots, strict=True), start=1)
     ]
     failures: list[BaseException] = []
 
-    def play(runner: Runner) -> None:
+    def play(player: Player) -> None:
         try:
-            runner.run()
+            player.play()
         except BaseException as e:  # reported below, in the test's thread
             failures.append(e)
 
-    threads = [threading.Thread(target=play, args=(r,)) for r in runners]
+    threads = [threading.Thread(target=play, args=(p,)) for p in players]
     for t in threads:
         t.start()
     for t in threads:
@@ -157,23 +165,150 @@ def test_three_bots_play_whole_hands_and_no_chip_is_lost(
         c.close()
     assert not failures
     # No limit can bust all but one player; the server then deals no more.
-    assert all(r.tracker.hands_ended >= hands or not r.tracker.dealable for r in runners)
-    assert all(r.moves > 0 for r in runners)
+    assert all(p.tracker.hands_ended >= hands or not p.tracker.dealable for p in players)
+    assert all(p.moves > 0 for p in players)
     with room.client("admin") as admin:
         after = {p: admin.get_account(p) for p in names}
     total = sum(a.balance + a.at_tables for a in before.values())
     assert sum(a.balance + a.at_tables for a in after.values()) == total
 
 
+def _heads_up(room: Room, alice: Client, strategy: Strategy, hands: int = 3) -> list[Player]:
+    """Alice (with ``alice`` and ``strategy``) against Bob, a calling
+    station, until ``hands`` hands are over; both must have ended."""
+    table = room.open_table()
+    bob = room.client("bob")
+    players = [
+        Player(alice, table, strategy, seat=1, buy_in=400, hands=hands),
+        Player(bob, table, CallingStation(), seat=2, buy_in=400, hands=hands),
+    ]
+    failures: list[BaseException] = []
+
+    def play(player: Player) -> None:
+        try:
+            player.play()
+        except BaseException as e:  # reported below, in the test's thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=play, args=(p,)) for p in players]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    room.close_table(table)
+    for c in (alice, bob):
+        c.close()
+    assert not failures
+    assert not any(t.is_alive() for t in threads)
+    assert all(p.tracker.hands_ended >= hands for p in players)
+    return players
+
+
+class Lagging(Client):
+    """Sends its first action as if decided an event ago, as a player whose
+    stream lags would: the server refuses it as STALE_STATE."""
+
+    lagged = False
+
+    def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
+        if not self.lagged and request.sequence > 1:
+            self.lagged = True
+            request.sequence -= 1
+        return super().act(request)
+
+
+def test_a_stale_action_is_decided_anew_on_a_fresh_look(room: Room) -> None:
+    alice = Lagging(room.target, room.players["alice"], timeout=10, backoff=0.05)
+    player = _heads_up(room, alice, CallingStation())[0]
+    assert [e.reason for e in player.refused][:1] == ["STALE_STATE"]
+    assert player.moves > 0
+
+
+class Oversized:
+    """Bets and raises one chip more than the most allowed: always refused."""
+
+    def decide(self, spot: Spot) -> Move:
+        for kind in ("bet", "raise"):
+            if kind in spot.allowed():
+                return Move(kind, to=spot.options.max_to + 1)
+        return CallingStation().decide(spot)
+
+
+def test_a_refused_move_is_replaced_by_one_always_allowed(room: Room) -> None:
+    """Without the fallback no hand would end: the bet would wait on the clock."""
+    player = _heads_up(room, room.client("alice"), Oversized(), hands=2)[0]
+    assert "ILLEGAL_AMOUNT" in {e.reason for e in player.refused}
+    assert player.moves > 0
+
+
+class Dropped(grpc.RpcError):
+    """The error a lost connection ends a watch with."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "dropped by the test"
+
+    def trailing_metadata(self) -> tuple[()]:
+        return ()
+
+
+class DroppingCall:
+    """A watch call that is cut after ``every`` items, noting what it yields."""
+
+    def __init__(self, call: Any, every: int, seen: list[watch_pb2.WatchTableResponse]) -> None:
+        self.call, self.every, self.seen = call, every, seen
+
+    def __iter__(self) -> Iterator[watch_pb2.WatchTableResponse]:
+        for n, item in enumerate(self.call, start=1):
+            self.seen.append(item)
+            yield item
+            if n == self.every:
+                self.call.cancel()
+                raise Dropped()
+
+    def is_active(self) -> bool:
+        return bool(self.call.is_active())
+
+    def cancel(self) -> bool:
+        return bool(self.call.cancel())
+
+
+class Dropping(Client):
+    """A client whose every watch is cut after a few items."""
+
+    def __init__(self, target: str, token: str, every: int) -> None:
+        super().__init__(target, token, timeout=10, backoff=0.01)
+        self.seen: list[watch_pb2.WatchTableResponse] = []
+        real = self.watcher.WatchTable
+        self.watcher.WatchTable = (  # type: ignore[method-assign]
+            lambda request, **kw: DroppingCall(real(request, **kw), every, self.seen)
+        )
+
+
+def test_a_dropped_watch_resumes_with_nothing_missed_or_repeated(room: Room) -> None:
+    alice = Dropping(room.target, room.players["alice"], every=5)
+    _heads_up(room, alice, HandStrength())
+    assert sum(i.HasField("snapshot") for i in alice.seen) == 1  # resumed, never restarted
+    events = [i.event for i in alice.seen if i.HasField("event")]
+    keys = [(e.hand_number, e.sequence) for e in events]
+    assert len(keys) == len(set(keys)) > 20
+    for number in {n for n, _ in keys}:
+        got = [s for n, s in keys if n == number]
+        assert got == list(range(got[0], got[0] + len(got))), (number, got)
+
+
 def test_stop_ends_a_run_waiting_on_a_quiet_table(room: Room) -> None:
     table = room.open_table()
     with room.client("alice") as client:
-        runner = Runner(client, table, CallingStation(), seat=1, buy_in=400)
-        thread = threading.Thread(target=runner.run)
+        player = Player(client, table, CallingStation(), seat=1, buy_in=400)
+        thread = threading.Thread(target=player.play)
         thread.start()
         threading.Event().wait(0.3)
-        runner.stop()
+        player.stop()
         thread.join(5)
         assert not thread.is_alive()
-        assert runner.tracker.seat == 1
+        assert player.tracker.seat == 1
+        assert not client.get_table(table).HasField("viewer_seat")  # stood up
     room.close_table(table)

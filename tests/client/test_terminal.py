@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 
-from feltline_client.bots import CallingStation, Runner
+from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move
 from feltline_client.terminal import main, parse_move
 
@@ -22,11 +22,11 @@ def test_typed_moves_parse() -> None:
     assert parse_move("bring in") == Move("bring_in")
 
 
-def _opponent(room: Room, table: str) -> tuple[Runner, threading.Thread]:
-    runner = Runner(room.client("bob"), table, CallingStation(), seat=2, buy_in=400, hands=1)
-    thread = threading.Thread(target=runner.run)
+def _opponent(room: Room, table: str) -> tuple[Player, threading.Thread]:
+    player = Player(room.client("bob"), table, CallingStation(), seat=2, buy_in=400, hands=1)
+    thread = threading.Thread(target=player.play)
     thread.start()
-    return runner, thread
+    return player, thread
 
 
 def test_a_hand_played_by_typing(room: Room) -> None:
@@ -45,7 +45,7 @@ def test_a_hand_played_by_typing(room: Room) -> None:
     )
     argv = ["--target", room.target, "--token", room.players["alice"], "--table", table]
     argv += ["--seat", "1", "--buy-in", "400", "--hands", "1"]
-    runner, thread = _opponent(room, table)
+    bob, thread = _opponent(room, table)
     assert main(argv, stdin=typed, stdout=out) == 0
     thread.join(10)
     room.close_table(table)
@@ -60,13 +60,13 @@ def test_a_hand_played_by_typing(room: Room) -> None:
     assert "seat 2 calls 20 (to 20)" in text
     assert "hand over; stacks:" in text
     assert text.rstrip().endswith("you stand up")
-    assert runner.moves >= 3
+    assert bob.moves >= 3
 
 
 def test_the_console_script_reads_the_environment(room: Room) -> None:
     """Run as people do: a process, the token from the environment, EOF to leave."""
     table = room.open_table()
-    runner, thread = _opponent(room, table)
+    bob, thread = _opponent(room, table)
     env = {**os.environ, "FELTLINE_TARGET": room.target, "FELTLINE_TOKEN": room.players["alice"]}
     script = [sys.executable, "-m", "feltline_client.terminal", "--table", table]
     done = subprocess.run(
@@ -78,7 +78,7 @@ def test_the_console_script_reads_the_environment(room: Room) -> None:
         timeout=60,
         check=False,
     )
-    runner.stop()
+    bob.stop()
     thread.join(10)
     room.close_table(table)
     assert done.returncode == 0, done.stderr

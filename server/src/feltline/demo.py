@@ -1,8 +1,9 @@
 """``feltline demo``: a real server on a loopback port with its own
-temporary store, one table of each game, and bots (``feltline_client.autoplay``)
-playing through the Python SDK while progress is shown; then the first hand
-of each table as a spectator may see it, and a summary: hands per game,
-every chip accounted for, every hand replayed from the store.
+temporary store, one table of each game, and bots (``feltline_client.bots``:
+``Casual`` players that buy in again when broke) playing through the Python
+SDK while progress is shown; then the first hand of each table as a
+spectator may see it, and a summary: hands per game, every chip accounted
+for, every hand replayed from the store.
 
 :func:`choose` is a random legal move in-process, for the store's tests.
 """
@@ -38,7 +39,7 @@ from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
 from feltline_client import Client
-from feltline_client.autoplay import Bot
+from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2
 
 TABLES = {
@@ -135,7 +136,7 @@ def _play(
 ) -> dict[Game, str]:
     admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
     tables: dict[Game, str] = {}
-    bots: dict[Game, list[Bot]] = {}
+    bots: dict[Game, list[Player]] = {}
     for game, rules in TABLES.items():
         config = convert.table_config(
             TableConfig(rules, PLAYERS_PER_TABLE + 2, action_clock=ACTION_CLOCK)
@@ -147,8 +148,9 @@ def _play(
             player = f"{game}-bot-{n}"
             admin.mint_chips(player, 100 * BUY_IN, "demo")
             client = Client(server.target, _token(signer, auth_pb2.ROLE_PLAYER, player))
+            strategy = Casual(random.Random(rng.random()))
             bots[game].append(
-                Bot(client, table.table_id, n, BUY_IN, rng=random.Random(rng.random()))
+                Player(client, table.table_id, strategy, seat=n, buy_in=BUY_IN, rebuy=True)
             )
     admin.close()
     lock = threading.Lock()

@@ -1,12 +1,19 @@
-"""Bots that play through the SDK, and a runner that seats one at a table.
+"""Bots that play through the SDK: strategies, and the ``Player`` that
+sits one at a table.
 
-They choose only among the options the server sends in ``Turn`` (its
-``LegalActions``), so they need no rules of their own and cannot drift from
-the server's. The hand-strength player ranks hands with the small evaluator
+A strategy only decides: given the ``Spot`` (what the seat may see, and the
+options the server sent in ``Turn``, its ``LegalActions``) it picks a
+``Move``. So strategies need no rules of their own and cannot drift from the
+server's. The hand-strength strategy ranks hands with the small evaluator
 below; the client must not import the server's engine.
 
+A ``Player`` does everything else: sits down, follows the table's stream
+(the client resumes it from its cursor when the connection drops), acts on
+its turns, looks again when an action was stale, buys in again when broke
+if asked to, and stands up when done.
+
     with Client(target, token) as client:
-        Runner(client, table_id, HandStrength(), seat=3, buy_in=400).run()
+        Player(client, table_id, HandStrength(), seat=3, buy_in=400, hands=100).play()
 """
 
 from __future__ import annotations
@@ -21,9 +28,10 @@ from typing import Protocol
 
 import grpc
 
-from feltline_client.client import Client
+from feltline_client.client import Client, Seen
 from feltline_client.errors import FeltlineError
 from feltline_client.table import Move, Spot, Tracker, send
+from feltline_protos.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +40,8 @@ RANK_VALUES = {r: v for v, r in enumerate("23456789TJQKA", start=2)}
 HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH = range(9)
 
 
-class Bot(Protocol):
-    """A player: given the spot, a legal move."""
+class Strategy(Protocol):
+    """How a bot plays: given the spot, a legal move."""
 
     def decide(self, spot: Spot) -> Move: ...
 
@@ -164,6 +172,36 @@ class CallingStation:
         return Move("fold")
 
 
+class Casual:
+    """Mostly checks and calls; bets or raises a little ``aggression`` of
+    the time, folds to a bet now and then; draws a few cards and declares at
+    random. It busts slowly and keeps hands going: the demo's and the
+    benchmark's player."""
+
+    def __init__(self, rng: random.Random | None = None, aggression: float = 0.2) -> None:
+        self.rng = rng or random.Random()
+        self.aggression = aggression
+
+    def decide(self, spot: Spot) -> Move:
+        options, rng = spot.options, self.rng
+        if options.draw:
+            most = min(options.max_discards, len(spot.cards), 3)
+            return Move("draw", discards=tuple(rng.sample(list(spot.cards), rng.randint(0, most))))
+        if options.declare:
+            return Move("declare", declaration=rng.choice(["low", "high", "both"]))
+        allowed = spot.allowed()
+        if "bring_in" in allowed:
+            return Move("bring_in")
+        roll = rng.random()
+        sized = next((k for k in ("bet", "raise", "complete") if k in allowed), None)
+        if sized is not None and roll < self.aggression:
+            top = max(options.min_to, min(options.max_to, 3 * options.min_to))
+            return Move(sized, to=rng.randint(options.min_to, top))
+        if "call" in allowed:
+            return Move("fold") if roll > 0.9 else Move("call")
+        return Move("check") if "check" in allowed else Move("fold")
+
+
 class HandStrength:
     """Bets its strong hands, calls with middling ones, folds weak ones when
     it must pay; draws to keep what it made; declares by its best side."""
@@ -207,77 +245,167 @@ class HandStrength:
         return "low"
 
 
-# ---- the runner
+# ---- the player
+
+# The move made when the strategy's was refused as illegal: it is always allowed.
+FALLBACK = CallingStation()
+# How many times a turn is looked at again after STALE_STATE refusals.
+LOOKS = 3
 
 
-class Runner:
-    """Sits a bot at a table and plays until ``stop()``, the table closes,
-    ``hands`` hands have ended, or a hand finished leaving fewer than two
-    players with chips (the server deals no more hands to them).
+class Player:
+    """One seat at one table, played by ``strategy`` until ``stop()``, the
+    table closes, ``hands`` hands have finished, or (unless it rebuys) a
+    hand finished leaving fewer than two players with chips: the server
+    deals no more hands to them.
 
-    A refused action that only says the moment passed (FAILED_PRECONDITION:
-    the clock ran out, the hand moved on) is logged and play goes on with
-    the next turn; anything else ends the run with the error."""
+    Each action names the hand and sequence it was decided on and has a
+    request id of its own (the client reuses it on a retry), so it is never
+    applied twice, nor to a position the player has not seen. A refused
+    action (or buy-in) is kept in ``refused``; for an action, then:
+
+    - STALE_STATE: the table moved on; look again (GetTable) and, if it is
+      still this seat's turn, decide anew;
+    - illegal (INVALID_ARGUMENT, ILLEGAL_ACTION): the strategy erred; make
+      the ``FALLBACK`` move instead, so the hand does not wait on the clock;
+    - any other FAILED_PRECONDITION: the moment passed (the clock acted,
+      the hand or the table ended); the next turn comes on the stream.
+
+    Any other error ends play with it. Leaving stands up: play ends at once
+    between hands, else after the seat played the hand out and the server
+    stood it up, so no hand is left to the clock.
+    """
 
     def __init__(
         self,
         client: Client,
         table_id: str,
-        bot: Bot,
+        strategy: Strategy,
         *,
-        seat: int = 0,
-        buy_in: int = 0,
+        seat: int,
+        buy_in: int,
         hands: int | None = None,
-        leave: bool = True,
-        on_move: Callable[[Spot, Move], None] | None = None,
+        rebuy: bool = False,
     ) -> None:
-        self.client, self.table_id, self.bot = client, table_id, bot
-        self.seat, self.buy_in, self.hands, self.leave = seat, buy_in, hands, leave
-        self.on_move = on_move
+        self.client, self.table_id, self.strategy = client, table_id, strategy
+        self.seat, self.buy_in, self.hands, self.rebuy = seat, buy_in, hands, rebuy
         self.tracker = Tracker()
         self.moves = 0
         self.refused: list[FeltlineError] = []
-        self._stop = threading.Event()
+        self.seated = False
+        self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
+        self._leaving = False
+        self._seating = threading.Lock()  # sitting and standing, from play() and stop()
+        self._out = threading.Event()  # play is over; setting it cancels the watch
+
+    def sit(self) -> None:
+        """Take the seat; ``play`` does it first if this was not called."""
+        self.client.sit_down(self.table_id, self.seat, self.buy_in)
+        self.seated = True
 
     def stop(self) -> None:
-        """Ask the run to end; safe from any thread."""
-        self._stop.set()
+        """Stand up and end play, even on a quiet table; safe from any thread."""
+        self._leave()
 
-    def run(self) -> Tracker:
-        """Play; return what was seen."""
-        if self.seat:
-            self.client.sit_down(self.table_id, self.seat, self.buy_in)
+    def play(self, on_hand: Callable[[int], None] | None = None) -> Tracker:
+        """Play until done; return what was seen. ``on_hand`` hears the
+        number of each hand finished at the table."""
+        if not self.seated:
+            self.sit()
         try:
-            for item in self.client.watch(self.table_id, stop=self._stop):
+            for item in self.client.watch(self.table_id, stop=self._out):
                 if self.tracker.feed(item):
-                    self._act()
-                if self.hands is not None and self.tracker.hands_ended >= self.hands:
-                    break
-                if not self.tracker.dealable:
+                    spot = self.tracker.spot()
+                    if spot is not None:
+                        self._turn(spot, self.tracker.seen)
+                if item.HasField("event"):
+                    self._after(item.event, on_hand)
+                if self.tracker.closed or self._out.is_set():
                     break
         finally:
-            if self.seat and self.leave and not self.tracker.closed:
-                self.client.stand_up(self.table_id)
+            self._out.set()
+            if not self._leaving and not self.tracker.closed:  # an error ended play
+                self._leave()
         return self.tracker
 
-    def _act(self) -> None:
-        spot = self.tracker.spot()
-        if spot is None:
+    def _after(self, event: events_pb2.Event, on_hand: Callable[[int], None] | None) -> None:
+        kind = event.WhichOneof("kind")
+        if kind == "hand_finished":
+            if on_hand is not None:
+                on_hand(self.tracker.hand_number)
+            if self.hands is not None and self.tracker.hands_ended >= self.hands:
+                self._leave()
+            elif self.rebuy:
+                self._rebuy(event.hand_finished.stacks)
+            elif not self.tracker.dealable:
+                self._leave()
+        elif kind == "stood_up" and event.stood_up.seat == self.seat and self._leaving:
+            self._out.set()
+
+    def _turn(self, spot: Spot, seen: Seen) -> None:
+        move = self.strategy.decide(spot)
+        for _ in range(LOOKS):
+            if seen <= self._acted:
+                return  # already acted here, after looking again
+            try:
+                send(self.client, self.table_id, seen, move)
+                self._acted = seen
+                self.moves += 1
+                return
+            except FeltlineError as e:
+                self.refused.append(e)
+                log.info("refused %s: %s", move, e)
+                if e.reason == "STALE_STATE":
+                    looked = Tracker.of(self.client.get_table(self.table_id))
+                    fresh = looked.spot()
+                    if fresh is None:
+                        return  # no longer this seat's turn
+                    spot, seen, move = fresh, looked.seen, self.strategy.decide(fresh)
+                elif e.code is grpc.StatusCode.INVALID_ARGUMENT or e.reason == "ILLEGAL_ACTION":
+                    fallback = FALLBACK.decide(spot)
+                    if move == fallback:
+                        return
+                    move = fallback
+                elif e.code is grpc.StatusCode.FAILED_PRECONDITION:
+                    return
+                else:
+                    raise
+
+    def _rebuy(self, stacks: Sequence[common_pb2.SeatAmount]) -> None:
+        """Broke after a hand: stand up and buy in again."""
+        if next((s.amount for s in stacks if s.seat == self.seat), None) != 0:
             return
-        move = self.bot.decide(spot)
-        if self.on_move is not None:
-            self.on_move(spot, move)
-        try:
-            send(self.client, self.table_id, self.tracker.seen, move)
-            self.moves += 1
-        except FeltlineError as e:
-            if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
-                raise
-            log.info("refused %s: %s", move, e)
-            self.refused.append(e)
+        with self._seating:
+            if self._leaving:
+                return
+            try:
+                self.client.stand_up(self.table_id)
+                self.client.sit_down(self.table_id, self.seat, self.buy_in)
+            except FeltlineError as e:
+                if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self.refused.append(e)
+
+    def _leave(self) -> None:
+        """Stand up, once. Between hands play ends now; during one the
+        server stands the seat up when the hand ends, and play ends then."""
+        with self._seating:
+            if self._leaving:
+                return
+            self._leaving = True
+            later = False
+            try:
+                later = self.client.stand_up(self.table_id).leaving_after_hand
+            except FeltlineError as e:
+                if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                    raise  # else not seated, or the table closed: out already
+            finally:
+                if not later:
+                    self._out.set()
 
 
-BOTS: dict[str, Callable[[], Bot]] = {
+BOTS: dict[str, Callable[[], Strategy]] = {
+    "casual": Casual,
     "random": RandomBot,
     "station": CallingStation,
     "strength": HandStrength,
@@ -285,11 +413,13 @@ BOTS: dict[str, Callable[[], Bot]] = {
 
 __all__ = [
     "BOTS",
-    "Bot",
+    "FALLBACK",
     "CallingStation",
+    "Casual",
     "HandStrength",
+    "Player",
     "RandomBot",
-    "Runner",
+    "Strategy",
     "best_high",
     "keepers",
     "rank_five",

@@ -83,6 +83,14 @@ class Tracker:
         two players with chips (true until a hand has finished)."""
         return not self.stacks or sum(1 for s in self.stacks.values() if s) >= 2
 
+    @classmethod
+    def of(cls, table: tables_pb2.Table) -> Tracker:
+        """A tracker that has seen only ``table``, as GetTable returns it:
+        the position to decide on anew when an action was refused as stale."""
+        tracker = cls()
+        tracker._snapshot(table)
+        return tracker
+
     @property
     def seen(self) -> Seen:
         return Seen(self.hand_number, self.sequence)
