@@ -5,11 +5,25 @@
 
 const crypto = require('node:crypto');
 const path = require('node:path');
+const { Readable } = require('node:stream');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
 const FILES = ['tables', 'play', 'watch', 'accounts'].map((n) => `feltline/v1/${n}.proto`);
+
+// Watch errors that re-opening cannot mend: the request itself is refused,
+// or the caller cancelled. After any other (UNAVAILABLE when the connection
+// drops), a watch is re-opened from the last cursor received.
+const FINAL = new Set([
+  grpc.status.CANCELLED,
+  grpc.status.INVALID_ARGUMENT,
+  grpc.status.NOT_FOUND,
+  grpc.status.PERMISSION_DENIED,
+  grpc.status.UNAUTHENTICATED,
+  grpc.status.FAILED_PRECONDITION,
+  grpc.status.UNIMPLEMENTED,
+]);
 
 // The contract as grpc-js service constructors. `depsDir` must hold
 // buf/validate/validate.proto and the google/protobuf files it imports
@@ -97,14 +111,76 @@ class FeltlineClient {
     return this.unary(this.play, 'Act', request);
   }
 
-  // The table's stream (a grpc-js readable of WatchTableResponse); `after`
-  // resumes from a cursor. Cancel it with .cancel().
-  watch(table_id, after = '') {
-    return this.watcher.WatchTable({ table_id, after }, this.metadata());
+  // The table's stream: a TableWatch of WatchTableResponse, a snapshot
+  // first (unless resuming `after` a cursor), then every event. A dropped
+  // connection is resumed from the last cursor; cancel it with .cancel().
+  watch(table_id, after = '', { retries = 3, backoff = 200 } = {}) {
+    const open = (cursor) => this.watcher.WatchTable({ table_id, after: cursor }, this.metadata());
+    return new TableWatch(open, after, { retries, backoff });
   }
 
   close() {
     this.tables.close();
+  }
+}
+
+// A table's watch that outlives dropped connections: an object-mode
+// Readable of WatchTableResponse. It keeps the cursor of the last item and,
+// when the call fails with an error other than those in FINAL, re-opens
+// WatchTable `after` it, so nothing is missed or repeated; it waits
+// `backoff` ms, doubling, and gives up with the error after `retries`
+// failures in a row (an item received resets the count). It ends when the
+// server ends the stream; cancel() (or destroy()) stops it quietly.
+class TableWatch extends Readable {
+  constructor(open, after, { retries, backoff }) {
+    super({ objectMode: true, read() {} });
+    this.open = open;
+    this.cursor = after;
+    this.retries = retries;
+    this.backoff = backoff;
+    this.failures = 0;
+    this.call = null;
+    this.timer = null;
+    this.follow();
+  }
+
+  follow() {
+    const call = this.open(this.cursor);
+    this.call = call;
+    call.on('data', (item) => {
+      if (this.call !== call) return;
+      this.failures = 0;
+      this.cursor = item.cursor;
+      this.push(item);
+    });
+    call.on('error', (error) => {
+      if (this.call !== call) return; // cancelled by us
+      this.call = null;
+      if (FINAL.has(error.code) || this.failures >= this.retries) {
+        this.destroy(error);
+        return;
+      }
+      const delay = this.backoff * 2 ** this.failures;
+      this.failures += 1;
+      this.timer = setTimeout(() => this.follow(), delay);
+    });
+    call.on('end', () => {
+      if (this.call !== call) return;
+      this.call = null;
+      this.push(null);
+    });
+  }
+
+  cancel() {
+    this.destroy();
+  }
+
+  _destroy(error, callback) {
+    clearTimeout(this.timer);
+    const call = this.call;
+    this.call = null;
+    if (call) call.cancel();
+    callback(error);
   }
 }
 
@@ -183,4 +259,4 @@ function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
   });
 }
 
-module.exports = { FeltlineClient, loadContract, passiveMove, playHand, PROTOS };
+module.exports = { FeltlineClient, TableWatch, loadContract, passiveMove, playHand, PROTOS };

@@ -11,6 +11,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -134,4 +135,94 @@ test("two clients play a fixed-limit hold'em hand with blinds", async (t) => {
   }
   const ended = a.events.find((e) => e.kind === 'hand_ended').hand_ended;
   assert.equal(ended.stacks.reduce((sum, s) => sum + s.amount, 0), 800, 'no chip lost');
+});
+
+// A TCP proxy to the server whose open connections cut() drops, as a
+// network failure would: calls through it fail with UNAVAILABLE.
+async function cuttingProxy(t, target) {
+  const colon = target.lastIndexOf(':');
+  const [host, port] = [target.slice(0, colon), Number(target.slice(colon + 1))];
+  const sockets = new Set();
+  let connections = 0;
+  const proxy = net.createServer((inbound) => {
+    connections += 1;
+    const outbound = net.connect(port, host);
+    for (const [a, b] of [[inbound, outbound], [outbound, inbound]]) {
+      sockets.add(a);
+      a.pipe(b);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        sockets.delete(a);
+        b.destroy();
+      });
+    }
+  });
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  t.after(() => proxy.close());
+  return {
+    target: `127.0.0.1:${proxy.address().port}`,
+    cut: () => sockets.forEach((s) => s.destroy()),
+    connections: () => connections,
+  };
+}
+
+test('a dropped watch resumes from its cursor: every event once, none missed', async (t) => {
+  const settings = await server(t);
+  const contract = loadContract(protoDeps());
+  const proxy = await cuttingProxy(t, settings.target);
+  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
+  const watcher = new FeltlineClient(proxy.target, settings.admin, { contract });
+  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
+  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  t.after(() => [admin, watcher, alice, bob].forEach((c) => c.close()));
+
+  for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
+  const table = await admin.createTable(
+    {
+      rules: {
+        game: 'GAME_DRAW_DECLARE',
+        stakes: { structure: 'STRUCTURE_NO_LIMIT', small_bet: 10, ante: 5 },
+      },
+      seats: 6,
+    },
+    'node client resume test',
+  );
+
+  const items = [];
+  const watch = watcher.watch(table.table_id, '', { retries: 6, backoff: 50 });
+  const watched = new Promise((resolve, reject) => {
+    watch.on('data', (item) => {
+      items.push(item);
+      if (item.item === 'event' && item.event.kind === 'table_closed') {
+        watch.cancel();
+        resolve();
+      } else if (items.length % 7 === 0) {
+        proxy.cut(); // mid-stream, mid-hand
+      }
+    });
+    watch.on('error', reject);
+    watch.on('end', resolve);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the watch is open
+  await Promise.all([
+    playHand(alice, table.table_id, { seat: 1, buy_in: 400 }),
+    playHand(bob, table.table_id, { seat: 2, buy_in: 400 }),
+  ]);
+  await closeTable(admin, table.table_id);
+  await watched;
+
+  assert.ok(proxy.connections() >= 3, `the watch was re-opened (${proxy.connections()} connections)`);
+  assert.equal(items.filter((i) => i.item === 'snapshot').length, 1, 'resumed, never restarted');
+  const events = items.filter((i) => i.item === 'event').map((i) => i.event);
+  const keys = events.map((e) => `${e.hand_number}/${e.sequence}`);
+  assert.equal(new Set(keys).size, keys.length, 'no event twice');
+  for (const number of new Set(events.map((e) => e.hand_number))) {
+    const sequences = events.filter((e) => e.hand_number === number).map((e) => e.sequence);
+    const first = sequences[0];
+    assert.deepEqual(sequences, sequences.map((_, i) => first + i), `hand ${number}: no gap`);
+  }
+  const kinds = events.map((e) => e.kind);
+  for (const kind of ['hand_started', 'hand_ended', 'table_closed']) {
+    assert.ok(kinds.includes(kind), `saw ${kind}`);
+  }
 });
