@@ -26,6 +26,7 @@ import argparse
 import os
 import random
 import sqlite3
+import sys
 import tempfile
 import threading
 import time
@@ -43,13 +44,17 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
+
+from tests.engine.players import choose
 
 PG = {
     "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),

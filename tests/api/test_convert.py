@@ -28,6 +28,7 @@ from feltline_protos.v1 import common_pb2, events_pb2
 RENAMES = {"player": "player_id", "at": "time", "entry": "status", "hand": "hand_number"}
 RENAMED_IN = {
     ("TableOpened", "at"): "open_time",
+    ("TableOpened", "name"): "display_name",
     ("TableClosed", "at"): "close_time",
     ("Share", "half"): "part",
 }
@@ -76,6 +77,7 @@ SAMPLES: list[hand.Event] = [
             dataclasses.replace(STUD, rake=None), 8, 200, 500, TimeCharge(6, 900), ante_cap=2
         ).validate(),
         1_900_000_000,
+        "Friday stud",
     ),
     table.SatDown(4, "carol", 300, 1_900_000_100, table.Entry.POSTING),
     table.JoinedPot(4, 30),

@@ -11,7 +11,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from feltline.api.errors import CODES, DOMAIN, INTERNAL_MESSAGE, ApiError, from_exception
 from feltline.api.tokens import ExpiredToken
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
 from feltline.engine import table
@@ -23,6 +23,7 @@ from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.store.hands import Conflict
 from feltline_protos.v1 import errors_pb2
+from tests.engine.players import choose
 
 DOCS = Path(__file__).parents[2] / "docs" / "api.md"
 KIND_CODES = {

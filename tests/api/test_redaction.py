@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from feltline.api.convert import Where
 from feltline.api.redaction import Viewer, view, visible
 from feltline.api.tokens import Caller
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.engine.cards import Card
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
@@ -36,6 +36,7 @@ from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.rules import MAX_SEATS, Game
 from feltline.engine.state import Phase
 from feltline_protos.v1 import auth_pb2, events_pb2
+from tests.engine.players import choose
 
 PLAYER, SPECTATOR, AUDITOR, ADMIN = (
     auth_pb2.ROLE_PLAYER,

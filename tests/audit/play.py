@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import Event, SeatAtStart
@@ -12,6 +12,7 @@ from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.rules import Game, Rules
 from feltline.engine.state import Phase
+from tests.engine.players import choose
 
 
 def start(rules: Rules, seed: bytes, players: int = 4) -> StartHand:

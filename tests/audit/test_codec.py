@@ -130,7 +130,7 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
     state = table.Table()
     made: list[table.TableEvent] = []
     for command in (
-        table.OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0),
+        table.OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0, name="Pots"),
         table.SitDown(1, "ann", 50, at=0),
         table.SitDown(2, "bob", 50, at=0),
         table.AddChips(2, 10),
@@ -154,3 +154,19 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
         assert decode_event(name, version, _through_json(data), TABLE_EVENT_TYPES) == event
     with pytest.raises(CodecError, match="not a registered"):
         encode_event(made[0])
+
+
+def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
+    from feltline.engine import table
+    from feltline.engine.house import TableConfig
+    from feltline.engine.rules import Rules, Stakes, Structure
+
+    stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
+    config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
+    event = table.TableOpened(config, 3, "Friday")
+    name, version, data = encode_event(event, TABLE_EVENT_TYPES)
+    assert (name, version) == ("TableOpened", 2)
+    del data["name"]
+    old = decode_event(name, 1, _through_json(data), TABLE_EVENT_TYPES)
+    assert old == table.TableOpened(config, 3, "")
+    assert table.evolve(table.Table(), old).name == ""

@@ -6,7 +6,7 @@ from uuid import uuid4
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.domain.account import Account, InsufficientChips
 from feltline.domain.account import project as project_account
 from feltline.domain.hand import CommandIdReused, HandStream
@@ -20,6 +20,7 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.engine.table import OpenTable, SatDown, SitDown
+from tests.engine.players import choose
 
 CONFIG = TableConfig(TABLES[Game.HOLDEM], 6)
 

@@ -1,8 +1,9 @@
-"""Players for tests and benchmarks: table settings, a deal, and two policies.
+"""Players for tests and benchmarks: table settings, a deal, and three policies.
 
 A policy looks at a hand and returns the command of whoever the hand waits
 on. :func:`random_legal` chooses at random among every legal move (any
 legal amount, any legal discards, any declaration, a time-out now and then);
+:func:`choose` plays like a cautious bot, mostly checking and calling;
 :func:`passive` checks or calls to the showdown. :func:`legal` says whether a
 command is one of the moves :func:`random_legal` could choose, so a test can
 hold ``decide`` to accept exactly those. Only the engine's public surface is
@@ -292,6 +293,29 @@ def passive(hand: Hand) -> Command:
     if hand.phase is Phase.DRAWING:
         return Draw(seat, ())
     return Declare(seat, Choice.HIGH)
+
+
+def choose(hand: Hand, rng: random.Random) -> Command:
+    """A cheap random move: a raise now and then, rarely a fold, up to three
+    discards. Hands end soon and stay typical, which the store's tests and
+    benchmarks want; a jackpots bet without openers is refused, so callers
+    choose again."""
+    if hand.phase is Phase.DRAWING:
+        seat = hand.round.pending[0]
+        cards = list(hand.player(seat).cards)
+        limit = hand.rules.draw_limit(len(hand.players))
+        return Draw(seat, tuple(rng.sample(cards, rng.randint(0, min(limit, 3)))))
+    if hand.phase is Phase.DECLARING:
+        return Declare(hand.round.pending[0], rng.choice(list(Choice)))
+    o = betting.options(hand)
+    if o.bring_in:
+        return Act(o.seat, Action.BRING_IN)
+    roll = rng.random()
+    if o.raise_action is not None and roll < 0.2:
+        return Act(o.seat, o.raise_action, rng.randint(o.least, min(o.most, 4 * o.least)))
+    if o.to_call and roll > 0.85:
+        return Act(o.seat, Action.FOLD)
+    return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
 
 
 # -- playing a hand -----------------------------------------------------------

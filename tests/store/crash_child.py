@@ -16,7 +16,10 @@ import os
 import random
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from uuid import UUID
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.engine.players, as in pytest
 
 from players import Players, finished, open_tables
 

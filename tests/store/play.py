@@ -6,13 +6,14 @@ import random
 import uuid
 from uuid import UUID
 
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import SeatAtStart
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.store.hands import Hands
+from tests.engine.players import choose
 
 
 def start(game: Game) -> StartHand:

@@ -14,13 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from uuid import UUID
 
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake
 from feltline.engine.table import Table
 from feltline.store.room import Outcome, Room, waiting_on
+from tests.engine.players import choose
 
 RAKE = Rake(basis_points=500, cap=20)
 CONFIGS = (

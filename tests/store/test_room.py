@@ -14,7 +14,7 @@ from uuid import UUID
 
 import pytest
 
-from feltline.demo import TABLES, choose
+from feltline.demo import TABLES
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.ids import CommandIdError
@@ -37,6 +37,7 @@ from feltline.engine.table import (
 from feltline.store.check import check
 from feltline.store.hands import Conflict
 from feltline.store.room import ClockRunning, NotFound, Room, waiting_on
+from tests.engine.players import choose
 
 from .conftest import Store
 from .players import Players, cid, finished, open_tables

@@ -4,8 +4,6 @@ temporary store, one table of each game, and bots (``feltline_client.bots``:
 SDK while progress is shown; then the first hand of each table as a
 spectator may see it, and a summary: hands per game, every chip accounted
 for, every hand replayed from the store.
-
-:func:`choose` is a random legal move in-process, for the store's tests.
 """
 
 from __future__ import annotations
@@ -29,12 +27,8 @@ from feltline.api.redaction import Viewer, visible
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
-from feltline.engine import betting
-from feltline.engine.commands import Act, Command, Declare, Draw
-from feltline.engine.events import Action, Choice
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.state import Hand, Phase
 from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
@@ -59,26 +53,6 @@ TABLES = {
         Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
     ),
 }
-
-
-def choose(hand: Hand, rng: random.Random) -> Command:
-    """A random legal move for whoever the hand waits on."""
-    if hand.phase is Phase.DRAWING:
-        seat = hand.round.pending[0]
-        cards = list(hand.player(seat).cards)
-        limit = hand.rules.draw_limit(len(hand.players))
-        return Draw(seat, tuple(rng.sample(cards, rng.randint(0, min(limit, 3)))))
-    if hand.phase is Phase.DECLARING:
-        return Declare(hand.round.pending[0], rng.choice(list(Choice)))
-    o = betting.options(hand)
-    if o.bring_in:
-        return Act(o.seat, Action.BRING_IN)
-    roll = rng.random()
-    if o.raise_action is not None and roll < 0.2:
-        return Act(o.seat, o.raise_action, rng.randint(o.least, min(o.most, 4 * o.least)))
-    if o.to_call and roll > 0.85:
-        return Act(o.seat, Action.FOLD)
-    return Act(o.seat, Action.CALL if o.to_call else Action.CHECK)
 
 
 PLAYERS_PER_TABLE = 4

@@ -230,7 +230,7 @@ def _hand_ended(e: hand.HandEnded, where: Where) -> tuple[str, Message]:
 @_body.register
 def _table_opened(e: table.TableOpened, where: Where) -> tuple[str, Message]:
     return "table_opened", events_pb2.TableOpened(
-        config=table_config(e.config), open_time=_time(e.at)
+        config=table_config(e.config), open_time=_time(e.at), display_name=e.name
     )
 
 

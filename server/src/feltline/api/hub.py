@@ -60,7 +60,6 @@ class Hub:
         self.clock = clock
         self.settle = settle
         self._touched: dict[UUID, float] = {}
-        self.names: dict[UUID, str] = {}
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
         # One lock for the change counts, one condition per table on it, so a

@@ -1,6 +1,10 @@
 """``PlayService.Act``: a player's decision at its own seat, refused when
 the hand has moved on since the state the player saw, answered as the
-first time when its request id comes again."""
+first time when its request id comes again.
+
+Declarations are simultaneous and hidden, so another player's declaration
+moving the hand on does not make one stale: a declaration counts when the
+player saw the declaring step begin and it has not ended."""
 
 from __future__ import annotations
 
@@ -15,11 +19,13 @@ from feltline.api.errors import ApiError
 from feltline.api.hub import Hub, Stored
 from feltline.api.logging import log_action
 from feltline.api.redaction import Viewer, view
+from feltline.domain.hand import HandStream
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
 from feltline.engine.commands import Act, Command, Declare, Draw
 from feltline.engine.errors import IllegalDraw
 from feltline.engine.events import Action, Choice, HandEnded
+from feltline.engine.state import Phase
 from feltline.store.room import Outcome
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
 
@@ -56,6 +62,18 @@ def command(request: play_pb2.ActRequest, seat: int) -> Command:
     return Act(seat, ACTIONS[case], amount)
 
 
+def declaring_since(hand: HandStream, move: Command, seen: int) -> bool:
+    """``move`` declares for a seat yet to declare, in the declaring step the
+    player saw begin at or before ``seen`` (``seen`` no later than now)."""
+    h = hand.hand
+    if not isinstance(move, Declare) or h.phase is not Phase.DECLARING:
+        return False
+    if not hand.step_began <= seen <= hand.version or move.seat not in h.seats:
+        return False
+    p = h.player(move.seat)
+    return p.live and p.choice is None
+
+
 class PlayServicer(play_pb2_grpc.PlayServiceServicer):
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
@@ -77,7 +95,10 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             repeated = hand is not None and hand.repeat(request.request_id, move) is not None
             if not repeated:
                 now = hand.version if hand is not None and number == current else 0
-                if number != current or request.sequence != now:
+                if number != current or not (
+                    request.sequence == now
+                    or (hand is not None and declaring_since(hand, move, request.sequence))
+                ):
                     raise ApiError(
                         R.ERROR_REASON_STALE_STATE,
                         f"the table is at hand {current}, sequence {now}, not at hand {number}, "
@@ -86,6 +107,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
                     )
             at = self.hub.clock()
             table_before = stream.version
+            hand_before = hand.version if hand is not None else 0
             outcome = self._apply(key, number, request.request_id, move, at)
             log_action(
                 "act",
@@ -107,7 +129,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             table_made = [s for s in self.hub.table_records(key) if s.command_id == table_key]
         else:
             hand_made = [
-                Stored(request.sequence + i, e, request.request_id, at)
+                Stored(hand_before + i, e, request.request_id, at)
                 for i, e in enumerate(outcome.hand, 1)
             ]
             table_made = [Stored(table_before + i, e, "") for i, e in enumerate(outcome.table, 1)]

@@ -29,15 +29,16 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         stream = self.room.table(key)
         t = stream.table
         hand = self.room.hand(key, t.hands) if t.dealt is not None else None
-        return views.table_message(stream, hand, caller, self.hub.names.get(key, ""))
+        return views.table_message(stream, hand, caller)
 
     def CreateTable(
         self, request: tables_pb2.CreateTableRequest, context: grpc.ServicerContext
     ) -> tables_pb2.CreateTableResponse:
         caller = require_role(auth_pb2.ROLE_ADMIN)
         config = views.table_config(request.config)
-        key = self.room.open_table(request.request_id, config, at=self.hub.clock())
-        self.hub.names.setdefault(key, request.display_name)
+        key = self.room.open_table(
+            request.request_id, config, at=self.hub.clock(), name=request.display_name
+        )
         self.hub.register(key)
         log_action("create_table", table_id=str(key), request_id=request.request_id)
         return tables_pb2.CreateTableResponse(table=self.table(str(key), caller))

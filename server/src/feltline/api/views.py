@@ -77,15 +77,14 @@ def action_kind(action: Action) -> common_pb2.ActionKind.ValueType:
 # ---- tables
 
 
-def table_message(
-    stream: TableStream, hand: HandStream | None, caller: Caller, name: str = ""
-) -> tables_pb2.Table:
-    """The table as ``caller`` may see it; ``hand`` its hand in progress."""
+def table_message(stream: TableStream, hand: HandStream | None, caller: Caller) -> tables_pb2.Table:
+    """The table as ``caller`` may see it; ``hand`` its hand in progress. A
+    table opened before names were stored is called after its game."""
     t = stream.table
     assert t.config is not None
     message = tables_pb2.Table(
         table_id=str(stream.id),
-        display_name=name or f"{t.config.rules.game} table",
+        display_name=t.name or f"{t.config.rules.game} table",
         config=convert.table_config(t.config),
         state=tables_pb2.TABLE_STATE_CLOSED if t.closed else tables_pb2.TABLE_STATE_OPEN,
         create_time=timestamp(t.opened_at),

@@ -193,7 +193,7 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
             pos = Position(stream.version)
             if hand is not None:
                 pos.hand, pos.at = t.hands, hand.version
-            message = views.table_message(stream, hand, caller, self.hub.names.get(key, ""))
+            message = views.table_message(stream, hand, caller)
         watcher = Watcher(self.hub, key, caller, pos)
         made = watcher.rebuild()
         snapshot = watch_pb2.TableSnapshot(table=message)

@@ -60,19 +60,19 @@ EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
 of a class's fields and add an upcaster from the old version."""
 
 TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
-    cls.__name__: (cls, 1)
-    for cls in (
-        table.TableOpened,
-        table.SatDown,
-        table.JoinedPot,
-        table.ChipsAdded,
-        table.LeavingAfterHand,
-        table.StoodUp,
-        table.TimeCharged,
-        table.HandDealt,
-        table.HandFinished,
-        table.CarriedPotWon,
-        table.TableClosed,
+    cls.__name__: (cls, version)
+    for cls, version in (
+        (table.TableOpened, 2),
+        (table.SatDown, 1),
+        (table.JoinedPot, 1),
+        (table.ChipsAdded, 1),
+        (table.LeavingAfterHand, 1),
+        (table.StoodUp, 1),
+        (table.TimeCharged, 1),
+        (table.HandDealt, 1),
+        (table.HandFinished, 1),
+        (table.CarriedPotWon, 1),
+        (table.TableClosed, 1),
     )
 }
 """The table decider's events, versioned like a hand's."""
@@ -83,8 +83,15 @@ def _hand_started_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "algorithm": DECK_ALGORITHM}
 
 
+def _table_opened_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
+    """Version 1 did not store the table's name (the server kept it in
+    memory only), so a table opened then has none."""
+    return {**data, "name": ""}
+
+
 UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]] = {
     ("HandStarted", 1): _hand_started_v1_v2,
+    ("TableOpened", 1): _table_opened_v1_v2,
 }
 """(event name, version) -> a function from that version's data to the next's."""
 

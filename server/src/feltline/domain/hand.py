@@ -24,7 +24,7 @@ from feltline.audit import chain, keys
 from feltline.audit.codec import JSON, decode_event, encode_event
 from feltline.domain.ids import fingerprint
 from feltline.engine.commands import Command
-from feltline.engine.events import Event, HandEnded
+from feltline.engine.events import Event, HandEnded, StreetBegan
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, play
 from feltline.engine.state import Hand
@@ -80,7 +80,9 @@ StoredHandEvent = Recorded | Sealed
 @dataclass(frozen=True)
 class HandStream:
     """A hand as stored. ``since`` is the time of its last event, when the
-    player it now waits on was put on the clock."""
+    player it now waits on was put on the clock; ``step_began`` the position
+    of its latest ``StreetBegan``, where the step it is in began (declarations
+    are simultaneous: one made from anywhere in their step is current)."""
 
     id: UUID
     version: int
@@ -89,6 +91,7 @@ class HandStream:
     commands: Mapping[str, tuple[str, tuple[Event, ...]]]
     seal: Sealed | None = None
     since: int = 0
+    step_began: int = 0
 
     @classmethod
     def new(cls, hand_id: UUID) -> HandStream:
@@ -123,7 +126,10 @@ class HandStream:
         stored: list[StoredHandEvent] = []
         link = self.link
         filed_under = fingerprint(command) if request is None else request
+        step_began = self.step_began
         for position, event in enumerate(events, self.version + 1):
+            if isinstance(event, StreetBegan):
+                step_began = position
             name, version, data = encode_event(event)
             link = chain.link(
                 link, hand=str(self.id), position=position, name=name, version=version, data=data
@@ -155,6 +161,7 @@ class HandStream:
             ),
             seal=seal,
             since=at,
+            step_began=step_began,
         )
         return stored, after
 
@@ -193,6 +200,9 @@ class HandStream:
             link=link,
             commands=MappingProxyType(commands),
             since=stored.at,
+            step_began=stored.originator_version
+            if isinstance(event, StreetBegan)
+            else self.step_began,
         )
 
     def _sealed(self, seal: Sealed) -> HandStream:

@@ -120,8 +120,8 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
     if kind is _BET_STEP:
         fixed = stakes.structure is _FIXED_LIMIT
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
-        if hand.rounds == 0 and hand.big_blind_seat is not None:
-            bb = stakes.big_blind
+        if hand.blind_round:
+            bb = hand.opening_level
             r = replace(
                 _BETWEEN_ROUNDS,
                 bet_size=size,

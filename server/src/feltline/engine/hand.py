@@ -393,9 +393,13 @@ def _nothing_to_decide(hand: Hand) -> bool:
     """The round is over though seats are pending: all but one have folded
     (the last player wins without acting), or the one player who could bet
     has nothing to call and nobody to bet against."""
-    return hand.live_count == 1 or (
-        hand.active_count == 1 and _active_one(hand).bet >= hand.round.level
-    )
+    return hand.live_count == 1 or _alone_and_called(hand, hand.round.level)
+
+
+def _alone_and_called(hand: Hand, level: int) -> bool:
+    """One player could bet, and with ``level`` the bet to call it has
+    nothing to call: nobody is left to bet against."""
+    return hand.active_count == 1 and _active_one(hand).bet >= level
 
 
 def _active_one(hand: Hand) -> Player:
@@ -416,11 +420,7 @@ def _order(hand: Hand, step: Step) -> tuple[int, ...]:
 def betting_order(hand: Hand) -> tuple[int, ...]:
     """Who must act when a betting round opens, first actor first; nobody
     when no one could bet against anyone."""
-    level = (
-        hand.rules.stakes.big_blind if hand.big_blind_seat is not None and not hand.rounds else 0
-    )
-    active = hand.active_count
-    if not active or (active == 1 and _active_one(hand).bet >= level):
+    if not hand.active_count or _alone_and_called(hand, hand.opening_level):
         return ()
     first = turn.first_to_act(hand)
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)

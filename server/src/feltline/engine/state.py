@@ -159,6 +159,18 @@ class Hand:
         return players[start:] + players[:start]
 
     @property
+    def blind_round(self) -> bool:
+        """The hand's first betting round, and it has blinds: the big blind
+        opens it."""
+        return self.rounds == 0 and self.big_blind_seat is not None
+
+    @property
+    def opening_level(self) -> int:
+        """The bet to call as a betting round opens: the big blind in the
+        blind round, nothing in any other."""
+        return self.rules.stakes.big_blind if self.blind_round else 0
+
+    @property
     def to_act(self) -> int | None:
         pending = self.round.pending
         return pending[0] if pending and self.phase is _BETTING else None

@@ -145,6 +145,7 @@ class Table:
 
     config: TableConfig | None = None
     opened_at: int = 0
+    name: str = ""
     seats: tuple[Seat, ...] = ()
     button: int | None = None
     big_blind: int | None = None
@@ -186,8 +187,11 @@ class TableCommand:
 
 @dataclass(frozen=True, slots=True)
 class OpenTable(TableCommand):
+    """``name`` is for people only: the rules never read it."""
+
     config: TableConfig
     at: int
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +260,11 @@ class TableEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class TableOpened(TableEvent):
+    """``name`` is stored here so that it outlives the server that was told it."""
+
     config: TableConfig
     at: int
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +384,7 @@ def _open_table(command: OpenTable, table: Table) -> list[TableEvent]:
         raise TableClosedError("the table has been closed")
     if table.config is not None:
         raise TableClosedError("the table is already open")
-    return [TableOpened(command.config.validate(), command.at)]
+    return [TableOpened(command.config.validate(), command.at, command.name)]
 
 
 @_decide.register
@@ -656,7 +663,7 @@ def _evolve(event: TableEvent, table: Table) -> Table:
 
 @_evolve.register
 def _opened(event: TableOpened, table: Table) -> Table:
-    return Table(config=event.config, opened_at=event.at)
+    return Table(config=event.config, opened_at=event.at, name=event.name)
 
 
 @_evolve.register

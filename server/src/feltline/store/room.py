@@ -212,10 +212,10 @@ class Room:
 
     # ---- tables
 
-    def open_table(self, command_id: str, config: TableConfig, *, at: int) -> UUID:
-        """Open a table; its id follows from the command id."""
+    def open_table(self, command_id: str, config: TableConfig, *, at: int, name: str = "") -> UUID:
+        """Open a table named ``name``; its id follows from the command id."""
         new = table_id(check_command_id(command_id))
-        command = OpenTable(config, at)
+        command = OpenTable(config, at, name)
         self._run(
             new,
             command_id,

@@ -975,6 +975,11 @@ class TableOpened(_message.Message):
 
     CONFIG_FIELD_NUMBER: _builtins.int
     OPEN_TIME_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    display_name: _builtins.str
+    """The name it was created with; empty for a table opened before names
+    were stored.
+    """
     @_builtins.property
     def config(self) -> _common_pb2.TableConfig:
         """Its settings, with every default filled in."""
@@ -988,10 +993,11 @@ class TableOpened(_message.Message):
         *,
         config: _common_pb2.TableConfig | None = ...,
         open_time: _timestamp_pb2.Timestamp | None = ...,
+        display_name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "open_time", b"open_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "open_time", b"open_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "display_name", b"display_name", "open_time", b"open_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -47,7 +47,10 @@ class ActRequest(_message.Message):
     hand_number: _builtins.int
     """The hand the player saw."""
     sequence: _builtins.int
-    """The sequence of the hand's latest event the player saw."""
+    """The sequence of the hand's latest event the player saw. A declare may
+    send any sequence from the start of the current declaring step on (see
+    Act).
+    """
     @_builtins.property
     def check(self) -> Global___Check:
         """Pass without betting."""

@@ -53,6 +53,10 @@ class PlayServiceServicer:
         the first answer and changes nothing; one whose hand_number and sequence
         are no longer the latest is refused with FAILED_PRECONDITION
         (STALE_STATE) rather than applied to a hand the player has not seen.
+        Declarations are simultaneous and hidden, so a declare is the exception:
+        it is accepted from any sequence at or after the start of the current
+        declaring step (its StreetBegan) while the hand is still in that step
+        and the seat has not declared, even if others have declared since.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

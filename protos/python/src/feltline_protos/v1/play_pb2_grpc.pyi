@@ -40,6 +40,10 @@ class PlayServiceStub:
     the first answer and changes nothing; one whose hand_number and sequence
     are no longer the latest is refused with FAILED_PRECONDITION
     (STALE_STATE) rather than applied to a hand the player has not seen.
+    Declarations are simultaneous and hidden, so a declare is the exception:
+    it is accepted from any sequence at or after the start of the current
+    declaring step (its StreetBegan) while the hand is still in that step
+    and the seat has not declared, even if others have declared since.
     """
 
 @_typing.type_check_only
@@ -53,6 +57,10 @@ class PlayServiceAsyncStub(PlayServiceStub):
     the first answer and changes nothing; one whose hand_number and sequence
     are no longer the latest is refused with FAILED_PRECONDITION
     (STALE_STATE) rather than applied to a hand the player has not seen.
+    Declarations are simultaneous and hidden, so a declare is the exception:
+    it is accepted from any sequence at or after the start of the current
+    declaring step (its StreetBegan) while the hand is still in that step
+    and the seat has not declared, even if others have declared since.
     """
 
 class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -69,6 +77,10 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         the first answer and changes nothing; one whose hand_number and sequence
         are no longer the latest is refused with FAILED_PRECONDITION
         (STALE_STATE) rather than applied to a hand the player has not seen.
+        Declarations are simultaneous and hidden, so a declare is the exception:
+        it is accepted from any sequence at or after the start of the current
+        declaring step (its StreetBegan) while the hand is still in that step
+        and the seat has not declared, even if others have declared since.
         """
 
 def add_PlayServiceServicer_to_server(servicer: PlayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

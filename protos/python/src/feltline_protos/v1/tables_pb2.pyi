@@ -103,7 +103,9 @@ class Table(_message.Message):
     table_id: _builtins.str
     """The table's id, a lowercase UUID assigned by the server."""
     display_name: _builtins.str
-    """A name people read, e.g. "Friday stud"."""
+    """A name people read, e.g. "Friday stud", as stored when the table was
+    created; "<game> table" for a table opened before names were stored.
+    """
     state: Global___TableState.ValueType
     """Open or closed."""
     button: _builtins.int
@@ -461,7 +463,10 @@ class CreateTableRequest(_message.Message):
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
-    """A name people read."""
+    """A name people read, stored with the table: 1 to 80 characters, any
+    script, printable (no control or format characters, no line breaks or
+    tabs) and not only spaces.
+    """
     request_id: _builtins.str
     """A client-chosen UUID: the same id again returns the first result
     instead of opening a second table.
