@@ -148,8 +148,8 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     logs.configure(level=logging.WARNING)
     signer = Signer.from_file(key)
     room = Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
-    # Each open watch holds a worker thread: 64 watches and 64 calls at once.
-    server = Feltline(room, signer.public_key, tick=0.2, max_workers=256)
+    # Watches live on the event loop; each unary call in flight holds a thread.
+    server = Feltline(room, signer.public_key, tick=0.2, max_workers=64)
     server.start()
     try:
         _ready_then_wait(server.port)

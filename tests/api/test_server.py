@@ -5,9 +5,10 @@ SDK, as any client would), and health and reflection without a token."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import grpc
 import pytest
@@ -15,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from feltline.api.auth import current_caller, require_role
-from feltline.api.server import build_server, service
+from feltline.api.server import Server, service
 from feltline.api.tokens import mint
 from feltline.audit.keys import Signer
 from feltline.engine.errors import IllegalAction, WrongPhase
@@ -65,9 +66,9 @@ class Tables(tables_pb2_grpc.TableServiceServicer):
 
 
 class Watch(watch_pb2_grpc.WatchServiceServicer):
-    def WatchTable(
-        self, request: watch_pb2.WatchTableRequest, context: grpc.ServicerContext
-    ) -> Iterator[watch_pb2.WatchTableResponse]:
+    async def WatchTable(  # type: ignore[override]
+        self, request: watch_pb2.WatchTableRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
         for n in range(3):
             yield watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
         raise IllegalAction("seat 1 cannot show Ah now")
@@ -94,7 +95,7 @@ class Running:
 @pytest.fixture(scope="module")
 def running() -> Iterator[Running]:
     clock = Clock()
-    server = build_server(
+    server = Server(
         [
             service(
                 tables_pb2.DESCRIPTOR.services_by_name["TableService"],

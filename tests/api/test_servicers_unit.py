@@ -9,9 +9,10 @@ status and ``ErrorInfo`` the error maps to.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -77,23 +78,33 @@ class Served:
                 result = scope.run(method, request, context)
             except Exception as e:
                 return self._fail(context, e)
-            if isinstance(result, Iterator):
+            if isinstance(result, AsyncIterator):
                 return self._stream(scope, result, context)
             return result
 
         return call
 
     def _stream(
-        self, scope: contextvars.Context, items: Iterator[Message], context: grpc.ServicerContext
+        self,
+        scope: contextvars.Context,
+        items: AsyncIterator[Message],
+        context: grpc.ServicerContext,
     ) -> Iterator[Message]:
-        while True:
-            try:
-                yield scope.run(next, items)
-            except StopIteration:
-                return
-            except Exception as e:
-                self._fail(context, e)
-                return
+        """The servicer's async stream, driven on a loop of its own, as the
+        server's event loop would."""
+        loop = asyncio.new_event_loop()
+        try:
+            while True:
+                try:
+                    yield scope.run(loop.run_until_complete, anext(items))
+                except StopAsyncIteration:
+                    return
+                except Exception as e:
+                    self._fail(context, e)
+                    return
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
     @staticmethod
     def _fail(context: grpc.ServicerContext, error: Exception) -> None:

@@ -4,14 +4,13 @@ reflection, the dealer and the action clock. ``feltline serve`` and
 
 from __future__ import annotations
 
-import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
 from feltline.api.play import PlayServicer
-from feltline.api.server import Service, build_server, service
+from feltline.api.server import Server, Service, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
 from feltline.store.room import Room
@@ -69,11 +68,12 @@ class Feltline:
     ) -> None:
         self.room = room
         self.hub = Hub(room, clock=clock)
-        self.server: grpc.Server = build_server(
+        self.server = Server(
             services(self.hub), key=key, clock=token_clock, max_workers=max_workers
         )
         self.port = self.server.add_insecure_port(address)
         if not self.port:
+            self.server.stop()
             raise OSError(f"cannot listen on {address}")
         self.host = address.rpartition(":")[0]
         self.clock = ActionClock(self.hub, tick)
@@ -91,7 +91,7 @@ class Feltline:
     def stop(self, grace: float | None = 1.0) -> None:
         self.clock.stop()
         self.hub.stop()
-        self.server.stop(grace).wait()
+        self.server.stop(grace)
 
     def __enter__(self) -> Feltline:
         return self.start()

@@ -1,10 +1,10 @@
 """Who is calling: every Feltline call carries ``authorization: Bearer
 <token>``, checked before anything else runs.
 
-:class:`AuthInterceptor` verifies the token and runs the whole call, every
-step of a stream included, in a context of its own where
-:func:`current_caller` is the token's caller and structlog's context names
-them, so a servicer neither reads metadata nor passes the caller around.
+:class:`AuthInterceptor` verifies the token and runs the whole call, a
+stream to its last message, in a scope where :func:`current_caller` is the
+token's caller and structlog's context names them, so a servicer neither
+reads metadata nor passes the caller around.
 A call without a valid token ends ``UNAUTHENTICATED`` before its servicer
 runs. Health checking and reflection need no token (:mod:`intercept`).
 
@@ -13,8 +13,8 @@ What a role may do is the servicer's to say, with :func:`require_role`.
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
@@ -24,7 +24,7 @@ import structlog
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline.api import intercept, tokens
-from feltline.api.errors import ApiError, abort, from_exception
+from feltline.api.errors import ApiError, from_exception
 from feltline.api.tokens import Caller, Role, TokenError
 from feltline_protos.v1 import auth_pb2, errors_pb2
 
@@ -44,16 +44,12 @@ class AuthInterceptor(intercept.Interceptor):
         self._key = key
         self._clock = clock
 
-    def enter(
-        self, call: grpc.HandlerCallDetails, request: Any, context: grpc.ServicerContext
-    ) -> intercept.Scope:
+    def enter(self, call: grpc.HandlerCallDetails, request: Any, context: Any) -> intercept.Scope:
         try:
             caller = self.authenticate(call.invocation_metadata)
         except (ApiError, TokenError) as e:
-            abort(context, from_exception(e))
-        scope = contextvars.copy_context()
-        scope.run(_enter, caller, call.method)
-        return scope.run
+            raise intercept.refuse(context, from_exception(e).status()) from None
+        return _serving(caller, call.method)
 
     def authenticate(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> Caller:
         """The caller named by the one ``authorization`` entry of ``metadata``."""
@@ -94,14 +90,21 @@ def require_role(*roles: Role) -> Caller:
     return caller
 
 
-def _enter(caller: Caller, method: str) -> None:
-    _CALLER.set(caller)
-    structlog.contextvars.bind_contextvars(
+@contextmanager
+def _serving(caller: Caller, method: str) -> Iterator[None]:
+    """Name the caller to the servicer and to every log line of the call."""
+    named = _CALLER.set(caller)
+    bound = structlog.contextvars.bind_contextvars(
         method=method,
         role=_name(caller.role),
         player_id=caller.player_id,
         token_id=caller.token_id,
     )
+    try:
+        yield
+    finally:
+        structlog.contextvars.reset_contextvars(**bound)
+        _CALLER.reset(named)
 
 
 def _name(role: Role) -> str:

@@ -15,14 +15,16 @@ wording (a card pattern names the joker, "Jk").
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NoReturn, TypeAlias, TypeVar, cast
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, TypeAlias
 
 import grpc
 import structlog
 from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
+from grpc.aio import AbortError
 from grpc_status import rpc_status
 
 from feltline.api import intercept
@@ -35,7 +37,6 @@ from feltline.engine import table
 from feltline.store.hands import Conflict
 from feltline_protos.v1 import errors_pb2
 
-T = TypeVar("T")
 log = structlog.get_logger("feltline.api")
 
 DOMAIN = "feltline.v1"
@@ -192,17 +193,6 @@ def from_exception(error: Exception) -> ApiError:
     return internal()
 
 
-def abort(context: grpc.ServicerContext, error: ApiError) -> NoReturn:
-    """End the call with ``error``."""
-    context.abort_with_status(error.status())
-
-
-def _ended(context: grpc.ServicerContext) -> bool:
-    """Whether the call has its status already; ``code()`` is grpc's, though
-    missing from its type stubs."""
-    return cast(Any, context).code() is not None
-
-
 def _rule_reason(error: engine.RuleError) -> Reason:
     for cls in type(error).__mro__:
         if cls in RULE_REASONS:
@@ -215,21 +205,25 @@ class ErrorInterceptor(intercept.Interceptor):
     so servicers just raise, and no exception's text reaches a client
     unmapped (grpc itself would send it as ``UNKNOWN``). Faults are logged."""
 
-    def enter(
-        self, call: grpc.HandlerCallDetails, request: Any, context: grpc.ServicerContext
-    ) -> intercept.Scope:
-        def guarded(step: Callable[[], T]) -> T:
-            try:
-                return step()
-            except Exception as e:
-                if _ended(context):  # the servicer aborted the call itself
-                    raise
-                error = from_exception(e)
-                if error.code is Code.INTERNAL:
-                    # Scrubbed here, not only by the configured processors:
-                    # it must hold even where logging was never configured.
-                    trace = scrub("".join(traceback.format_exception(e)))
-                    log.error("internal_error", method=call.method, exception=trace)
-                abort(context, error)
+    def enter(self, call: grpc.HandlerCallDetails, request: Any, context: Any) -> intercept.Scope:
+        return _Guard(call.method, context)
 
-        return guarded
+
+class _Guard(AbstractContextManager[None]):
+    def __init__(self, method: str, context: Any) -> None:
+        self.method = method
+        self.context = context
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> bool:
+        if not isinstance(error, Exception) or isinstance(error, intercept.Refused | AbortError):
+            return False  # no error, a cancelled call, or one ended already
+        refusal = from_exception(error)
+        if refusal.code is Code.INTERNAL:
+            # Scrubbed here, not only by the configured processors:
+            # it must hold even where logging was never configured.
+            trace = scrub("".join(traceback.format_exception(error)))
+            log.error("internal_error", method=self.method, exception=trace)
+        intercept.refuse(self.context, refusal.status())
+        return True

@@ -7,28 +7,29 @@ and the action clock, which acts for a player whose time is up.
 Everything a watcher or the clock needs is read back from the store (the
 table's and the hand's stored records), never kept only in memory, so a
 restarted server carries on where the last one stopped: cursors resume and
-deadlines are counted from stored times. Time comes from ``clock``, whole
+deadlines are counted from stored times. A table's watchers share one
+reading of the store per change (:mod:`feltline.api.feed`). Time comes from ``clock``, whole
 seconds; nothing in the engine or the store reads one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import cast
 from uuid import UUID
 
 import structlog
 
+from feltline.api.feed import Feed, Stored
 from feltline.api.logging import log_action
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Event
 from feltline.store.check import PAGE
 from feltline.store.hands import Conflict
 from feltline.store.room import Room, waiting_on
@@ -41,17 +42,6 @@ def wall_clock() -> int:
     return int(time.time())
 
 
-@dataclass(frozen=True)
-class Stored:
-    """One stored event of a table or a hand, decoded: its position in its
-    stream, the request it was filed under and, for hand events, its time."""
-
-    position: int
-    event: Event
-    command_id: str
-    at: int | None = None
-
-
 class Hub:
     """Locks, notifications, the dealer and the clock over ``room``."""
 
@@ -62,12 +52,12 @@ class Hub:
         self._touched: dict[UUID, float] = {}
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
-        # One lock for the change counts, one condition per table on it, so a
-        # change wakes only that table's watchers.
+        # The change counts, and the watchers waiting for each table's next.
         self._counting = threading.Lock()
-        self._changes: dict[UUID, threading.Condition] = {}
         self._counts: dict[UUID, int] = {}
+        self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
         self._tables: dict[UUID, None] | None = None
+        self._feeds: dict[UUID, Feed] = {}
         self.stopping = threading.Event()
 
     # ---- tables
@@ -103,10 +93,6 @@ class Hub:
 
     # ---- notifications
 
-    def _change(self, table_id: UUID) -> threading.Condition:
-        """The table's condition; the caller holds ``_counting``."""
-        return self._changes.setdefault(table_id, threading.Condition(self._counting))
-
     def version(self, table_id: UUID) -> int:
         with self._counting:
             return self._counts.get(table_id, 0)
@@ -114,24 +100,52 @@ class Hub:
     def notify(self, table_id: UUID) -> None:
         with self._counting:
             self._counts[table_id] = self._counts.get(table_id, 0) + 1
-            self._change(table_id).notify_all()
+            waiting = self._waiting.pop(table_id, set())
+        _wake(waiting)
 
-    def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
+    async def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
         """Until the table changes after ``seen``, the server stops, or ``timeout``."""
+        woken = asyncio.get_running_loop().create_future()
         with self._counting:
-            self._change(table_id).wait_for(
-                lambda: self._counts.get(table_id, 0) != seen or self.stopping.is_set(), timeout
-            )
+            if self._counts.get(table_id, 0) != seen or self.stopping.is_set():
+                return
+            self._waiting.setdefault(table_id, set()).add(woken)
+        try:
+            await asyncio.wait_for(woken, timeout)
+        except TimeoutError:
+            with self._counting:
+                self._waiting.get(table_id, set()).discard(woken)
 
     def stop(self) -> None:
         self.stopping.set()
         with self._counting:
-            for change in self._changes.values():
-                change.notify_all()
+            waiting = {f for futures in self._waiting.values() for f in futures}
+            self._waiting.clear()
+        _wake(waiting)
 
     # ---- what the store holds
 
+    def feed(self, table_id: UUID) -> Feed:
+        with self._guard:
+            feed = self._feeds.get(table_id)
+            if feed is None:
+                feed = self._feeds[table_id] = Feed(
+                    table_id,
+                    lambda: self.version(table_id),
+                    self._read_table,
+                    self._read_hand,
+                )
+            return feed
+
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
+        """The table's events after position ``after``."""
+        return self.feed(table_id).table(after)
+
+    def hand_records(self, table_id: UUID, number: int, after: int = 0) -> list[Stored | None]:
+        """The hand's events after position ``after``; None stands for its seal."""
+        return self.feed(table_id).hand(number, after)
+
+    def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
         records = self.room.cardroom.events.get(table_id, gt=after or None)
         out = []
         for r in cast(list[TableRecord], list(records)):
@@ -139,8 +153,7 @@ class Hub:
             out.append(Stored(r.originator_version, event, r.command_id))
         return out
 
-    def hand_records(self, table_id: UUID, number: int, after: int = 0) -> list[Stored | None]:
-        """The hand's events after position ``after``; None stands for its seal."""
+    def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
         records = self.room.cardroom.events.get(hand_id(table_id, number), gt=after or None)
         out: list[Stored | None] = []
         for r in cast(list[Recorded | Sealed], list(records)):
@@ -215,6 +228,23 @@ class Hub:
         log_action("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
         self.changed(table_id)
         return 1
+
+
+def _wake(waiting: set[asyncio.Future[None]]) -> None:
+    """Resolve each future on its own loop: one hand-off per loop, whatever
+    the number of watchers."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+    for future in waiting:
+        by_loop.setdefault(future.get_loop(), []).append(future)
+    for loop, futures in by_loop.items():
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(_resolve, futures)
+
+
+def _resolve(futures: list[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():
+            future.set_result(None)
 
 
 class ActionClock:

@@ -1,43 +1,49 @@
 """The plumbing of Feltline's server interceptors.
 
 Each interceptor does something around every call of a Feltline service:
-before it (check the token, the request) and around each step of it (run in
-the caller's context, turn exceptions into statuses). A response stream's
-steps are its ``next()`` calls, made by grpc after the handler has returned,
-so wrapping only the call would miss everything a streaming servicer does:
-:func:`around` wraps the call and every step alike.
+before it (check the token, the request), refusing the call by raising, and
+around the whole of it (name the caller, turn exceptions into statuses), as
+the context manager it returns. Unary calls run in the server's thread pool
+and their interceptors with them, in the same thread; response streams are
+async generators on the server's event loop, and their interceptors' scopes
+stay open from the first message to the last.
+
+A call refused here ends with the status set on its context
+(:func:`refuse`), never with an exception grpc would report as ``UNKNOWN``.
 
 The services grpc itself provides, health checking and reflection, pass
-untouched: they need no token, and health's non-blocking ``Watch`` depends
-on an attribute of its own handler that a wrapper would hide.
+untouched: they need no token.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol, TypeAlias, TypeVar
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractContextManager
+from typing import Any, TypeAlias
 
 import grpc
 from grpc_health.v1 import health
 from grpc_reflection.v1alpha import reflection
 
-T = TypeVar("T")
 Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic in its stubs only
+Scope: TypeAlias = AbstractContextManager[object]
 OPEN_SERVICES = frozenset({health.SERVICE_NAME, reflection.SERVICE_NAME})
-_END = object()
 
 
-class Scope(Protocol):
-    """Runs one step of a call: the call itself, or one ``next()`` of its
-    response stream."""
-
-    def __call__(self, step: Callable[[], T], /) -> T: ...
+class Refused(Exception):
+    """The call was ended with a status already: stop serving it."""
 
 
-def run(step: Callable[[], T]) -> T:
-    """The scope that adds nothing."""
-    return step()
+def refuse(
+    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any], status: grpc.Status
+) -> Refused:
+    """End the call with ``status``; the exception to raise to stop serving it."""
+    context.set_code(status.code)
+    context.set_details(status.details)
+    context.set_trailing_metadata(status.trailing_metadata)
+    return Refused(status.details)
 
 
 def service_of(method: str) -> str:
@@ -45,23 +51,21 @@ def service_of(method: str) -> str:
     return method.split("/")[1] if method.count("/") == 2 else ""
 
 
-class Interceptor(grpc.ServerInterceptor, abc.ABC):
+class Interceptor(grpc.aio.ServerInterceptor, abc.ABC):
     """Calls :meth:`enter` before every call of a Feltline service and runs
-    the call's steps in the scope it returns."""
+    the call inside the scope it returns."""
 
     @abc.abstractmethod
-    def enter(
-        self, call: grpc.HandlerCallDetails, request: Any, context: grpc.ServicerContext
-    ) -> Scope:
-        """Called once per call with its request (a request iterator for
-        client streams), before the servicer sees it."""
+    def enter(self, call: grpc.HandlerCallDetails, request: Any, context: Any) -> Scope:
+        """Called once per call with its request, before the servicer sees
+        it; raises :class:`Refused` (after :func:`refuse`) to end the call."""
 
-    def intercept_service(
+    async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Handler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Handler | None:
-        handler = continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
         if handler is None or service_of(handler_call_details.method) in OPEN_SERVICES:
             return handler
         return around(
@@ -70,32 +74,43 @@ class Interceptor(grpc.ServerInterceptor, abc.ABC):
         )
 
 
-def around(handler: Handler, enter: Callable[[Any, grpc.ServicerContext], Scope]) -> Handler:
-    """``handler`` with ``enter`` called first and every step in its scope."""
-    behavior: Callable[[Any, grpc.ServicerContext], Any] | None = (
-        handler.unary_unary or handler.unary_stream or handler.stream_unary or handler.stream_stream
-    )
-    if behavior is None:
-        raise ValueError("a method handler without a behavior")
-    call = behavior
+def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
+    """``handler`` with ``enter`` called first and the call run in its scope.
+    Unary methods may be plain functions; response streams must be async
+    generators, whose scope has to outlive a thread pool's single step."""
+    if handler.request_streaming:
+        raise ValueError("Feltline serves no client streams")
+    if handler.response_streaming:
+        stream = handler.unary_stream
+        if not inspect.isasyncgenfunction(stream):
+            raise ValueError(f"response streams must be async generators, not {stream}")
 
-    def unary(request: Any, context: grpc.ServicerContext) -> Any:
-        return enter(request, context)(lambda: call(request, context))
+        async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
+            try:
+                with enter(request, context):
+                    async for item in stream(request, context):
+                        yield item
+            except Refused:
+                return
 
-    def streaming(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        scope = enter(request, context)
-        responses = scope(lambda: iter(call(request, context)))
-        while (item := scope(lambda: next(responses, _END))) is not _END:
-            yield item
+        return grpc.unary_stream_rpc_method_handler(
+            streaming,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    call = handler.unary_unary
+    assert call is not None
 
-    make = {
-        (False, False): grpc.unary_unary_rpc_method_handler,
-        (False, True): grpc.unary_stream_rpc_method_handler,
-        (True, False): grpc.stream_unary_rpc_method_handler,
-        (True, True): grpc.stream_stream_rpc_method_handler,
-    }[handler.request_streaming, handler.response_streaming]
-    return make(
-        streaming if handler.response_streaming else unary,
+    def unary(request: Any, context: Any) -> Any:
+        try:
+            with enter(request, context):
+                return call(request, context)
+        except Refused:
+            pass
+        return None
+
+    return grpc.unary_unary_rpc_method_handler(
+        unary,
         request_deserializer=handler.request_deserializer,
         response_serializer=handler.response_serializer,
     )

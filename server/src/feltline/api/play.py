@@ -16,7 +16,8 @@ from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub, Stored
+from feltline.api.feed import Stored
+from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import Viewer, view
 from feltline.domain.hand import HandStream

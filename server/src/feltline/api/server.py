@@ -1,18 +1,26 @@
 """The gRPC server every Feltline service runs in.
 
-:func:`build_server` makes a server with the interceptors in their order
-(authentication, then error mapping, then request validation, so an
-unauthenticated caller learns nothing about its request), standard health
-checking and server reflection, and the servicers it is given. Health
+:class:`Server` is a ``grpc.aio`` server on an event loop of its own
+thread, behind a blocking interface. Response streams (watches) are async
+generators on that loop, so a table's change reaches its watchers without a
+thread each; unary calls run in a thread pool, as the Room's work blocks on
+locks and the disk. Each thread hand-off costs far more than the work of
+sending a message, which is why the streams live on the loop.
+
+The interceptors come in their order (authentication, then error mapping,
+then request validation, so an unauthenticated caller learns nothing about
+its request), with standard health checking and server reflection. Health
 reports SERVING for the server (``""``) and for each service given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -25,6 +33,7 @@ from feltline.api.errors import ErrorInterceptor
 from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,44 +42,84 @@ class Service:
     reflection, and how to add it to a server."""
 
     name: str
-    add: Callable[[grpc.Server], None]
+    add: Callable[[grpc.aio.Server], None]
 
 
 def service(
-    descriptor: ServiceDescriptor, add_to_server: Callable[[S, grpc.Server], None], servicer: S
+    descriptor: ServiceDescriptor, add_to_server: Callable[[S, Any], None], servicer: S
 ) -> Service:
     """``service(tables_pb2.DESCRIPTOR.services_by_name["TableService"],
     tables_pb2_grpc.add_TableServiceServicer_to_server, TableServicer(room))``"""
     return Service(descriptor.full_name, lambda server: add_to_server(servicer, server))
 
 
-def build_server(
-    services: Iterable[Service],
-    *,
-    key: Ed25519PublicKey,
-    clock: Clock = utc_now,
-    max_workers: int = 32,
-) -> grpc.Server:
+class Server:
     """A server for ``services``, not yet bound to a port nor started.
     ``key`` is the server's public key, which checks bearer tokens. Each
-    call, and each open watch stream, holds one of ``max_workers`` threads."""
-    server = grpc.server(
-        ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="feltline-rpc"),
-        interceptors=[
-            AuthInterceptor(key, clock=clock),
-            ErrorInterceptor(),
-            ValidationInterceptor(),
-        ],
-    )
-    checker = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    names = [health.SERVICE_NAME, reflection.SERVICE_NAME]
-    for each in services:
-        each.add(server)
-        checker.set(each.name, health_pb2.HealthCheckResponse.SERVING)
-        names.append(each.name)
-    checker.set(health.OVERALL_HEALTH, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-    )
-    return server
+    unary call holds one of ``max_workers`` threads while it runs."""
+
+    def __init__(
+        self,
+        services: Iterable[Service],
+        *,
+        key: Ed25519PublicKey,
+        clock: Clock = utc_now,
+        max_workers: int = 32,
+    ) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="feltline-grpc", daemon=True
+        )
+        self._thread.start()
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="feltline-rpc")
+        self._server = self._run(self._build(list(services), key, clock))
+
+    async def _build(
+        self, services: list[Service], key: Ed25519PublicKey, clock: Clock
+    ) -> grpc.aio.Server:
+        server = grpc.aio.server(
+            migration_thread_pool=self._pool,
+            interceptors=[
+                AuthInterceptor(key, clock=clock),
+                ErrorInterceptor(),
+                ValidationInterceptor(),
+            ],
+        )
+        checker = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+        names = [health.SERVICE_NAME, reflection.SERVICE_NAME]
+        for each in services:
+            each.add(server)
+            await checker.set(each.name, health_pb2.HealthCheckResponse.SERVING)
+            names.append(each.name)
+        await checker.set(health.OVERALL_HEALTH, health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection(names, server)
+        return server
+
+    def _run(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    def add_insecure_port(self, address: str) -> int:
+        """Listen on ``address``; the port (0 if it cannot)."""
+
+        async def add() -> int:
+            return self._server.add_insecure_port(address)
+
+        try:
+            return self._run(add())
+        except RuntimeError:
+            return 0
+
+    def start(self) -> None:
+        self._run(self._server.start())
+
+    def stop(self, grace: float | None = None) -> None:
+        """Stop serving, letting calls finish for ``grace`` seconds; then the
+        loop and the threads end."""
+        if not self._thread.is_alive():
+            return
+        self._run(self._server.stop(grace))
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+        self._pool.shutdown(wait=False)

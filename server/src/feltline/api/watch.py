@@ -12,8 +12,10 @@ the table recorded during the hand after what the hand recorded before).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 import grpc
@@ -22,7 +24,8 @@ from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub, Stored
+from feltline.api.feed import Stored
+from feltline.api.hub import Hub
 from feltline.api.redaction import Viewer, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
@@ -162,28 +165,32 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         self.room = hub.room
         self.poll = poll
 
-    def WatchTable(
-        self, request: watch_pb2.WatchTableRequest, context: grpc.ServicerContext
-    ) -> Iterator[watch_pb2.WatchTableResponse]:
+    async def WatchTable(
+        self, request: watch_pb2.WatchTableRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
         caller = require_role(*ANYONE)
         key = views.parse_id(request.table_id)
-        stream = self.room.table(key)
         if request.after:
             pos = Position.parse(request.after)
-            table = stream.table
-            if pos.table > stream.version or pos.hand > table.hands:
-                raise _bad_cursor()
-            watcher = Watcher(self.hub, key, caller, pos)
-            watcher.rebuild()
+            watcher = await asyncio.to_thread(self.resume, key, caller, pos)
         else:
-            watcher, first = self.snapshot(key, caller)
+            watcher, first = await asyncio.to_thread(self.snapshot, key, caller)
             yield first
-        while context.is_active() and not self.hub.stopping.is_set():
+        while not self.hub.stopping.is_set():
             seen = self.hub.version(key)
-            yield from watcher.step()
+            for message in watcher.step():
+                yield message
             if watcher.closed:  # nothing comes after TableClosed
                 return
-            self.hub.wait(key, seen, self.poll)
+            await self.hub.wait(key, seen, self.poll)
+
+    def resume(self, key: UUID, caller: Caller, pos: Position) -> Watcher:
+        stream = self.room.table(key)
+        if pos.table > stream.version or pos.hand > stream.table.hands:
+            raise _bad_cursor()
+        watcher = Watcher(self.hub, key, caller, pos)
+        watcher.rebuild()
+        return watcher
 
     def snapshot(self, key: UUID, caller: Caller) -> tuple[Watcher, watch_pb2.WatchTableResponse]:
         with self.hub.lock(key):  # every writer holds it: table and hand agree
