@@ -138,6 +138,43 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
         assert got == list(range(1, hand.version))  # all but the seal
 
 
+def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
+    spectator = live.client(SPECTATOR)
+    table = _table(live, Game.DRAW_DECLARE)
+    first = next(iter(_events(spectator, table)))
+    runner = threading.Thread(target=_play, args=(_seat(live, table, 3, random.Random(4)), 2))
+    runner.start()
+    runner.join(timeout=90)
+    stub = spectator.watcher
+    metadata = spectator.metadata()
+    version = live.room.table(UUID(table)).version
+
+    def done(item: watch_pb2.WatchTableResponse) -> bool:
+        return item.event.hand_number == 0 and item.event.sequence >= version
+
+    plain = []
+    call = stub.WatchTable(
+        watch_pb2.WatchTableRequest(table_id=table, after=first.cursor), metadata=metadata
+    )
+    for item in call:
+        plain.append(item)
+        if done(item):
+            break
+    call.cancel()
+    batches = []
+    call = stub.WatchTableBatches(
+        watch_pb2.WatchTableBatchesRequest(table_id=table, after=first.cursor), metadata=metadata
+    )
+    for batch in call:
+        batches.append(list(batch.messages))
+        if done(batch.messages[-1]):
+            break
+    call.cancel()
+    assert [m for batch in batches for m in batch] == plain
+    assert all(batches)
+    assert len(batches) < len(plain)
+
+
 def test_every_role_sees_only_what_it_may(live: Live) -> None:
     table = _table(live, Game.HOLDEM)
     watchers = {

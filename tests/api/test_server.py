@@ -66,11 +66,14 @@ class Tables(tables_pb2_grpc.TableServiceServicer):
 
 
 class Watch(watch_pb2_grpc.WatchServiceServicer):
-    async def WatchTable(  # type: ignore[override]
-        self, request: watch_pb2.WatchTableRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
+    async def WatchTableBatches(  # type: ignore[override]
+        self,
+        request: watch_pb2.WatchTableBatchesRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[watch_pb2.WatchTableBatchesResponse]:
         for n in range(3):
-            yield watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
+            item = watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
+            yield watch_pb2.WatchTableBatchesResponse(messages=[item])
         raise IllegalAction("seat 1 cannot show Ah now")
 
 

@@ -298,6 +298,10 @@ class FakeServer(
 
     # ---- watch
 
+    def WatchTableBatches(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        for item in self.WatchTable(request, context):
+            yield watch_pb2.WatchTableBatchesResponse(messages=[item])
+
     def WatchTable(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         start = self._run(request, context, lambda r, c: (self._table(r.table_id), c))
         table, claims = start

@@ -255,15 +255,16 @@ class Dropped(grpc.RpcError):
 
 
 class DroppingCall:
-    """A watch call that is cut after ``every`` items, noting what it yields."""
+    """A watch call that is cut after ``every`` batches, noting the messages
+    they hold."""
 
     def __init__(self, call: Any, every: int, seen: list[watch_pb2.WatchTableResponse]) -> None:
         self.call, self.every, self.seen = call, every, seen
 
-    def __iter__(self) -> Iterator[watch_pb2.WatchTableResponse]:
-        for n, item in enumerate(self.call, start=1):
-            self.seen.append(item)
-            yield item
+    def __iter__(self) -> Iterator[watch_pb2.WatchTableBatchesResponse]:
+        for n, batch in enumerate(self.call, start=1):
+            self.seen.extend(batch.messages)
+            yield batch
             if n == self.every:
                 self.call.cancel()
                 raise Dropped()
@@ -281,8 +282,8 @@ class Dropping(Client):
     def __init__(self, target: str, token: str, every: int) -> None:
         super().__init__(target, token, timeout=10, backoff=0.01)
         self.seen: list[watch_pb2.WatchTableResponse] = []
-        real = self.watcher.WatchTable
-        self.watcher.WatchTable = (  # type: ignore[method-assign]
+        real = self.watcher.WatchTableBatches
+        self.watcher.WatchTableBatches = (  # type: ignore[method-assign]
             lambda request, **kw: DroppingCall(real(request, **kw), every, self.seen)
         )
 

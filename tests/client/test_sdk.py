@@ -121,6 +121,10 @@ class Fake(
         self.applied[request.request_id] = response
         return response
 
+    def WatchTableBatches(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        for item in self.WatchTable(request, context):
+            yield watch_pb2.WatchTableBatchesResponse(messages=[item])
+
     def WatchTable(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
         self._enter(request, context)
         self.watch_calls.append(request.after)

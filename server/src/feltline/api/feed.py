@@ -16,10 +16,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from uuid import UUID
 
 from feltline.engine.events import Event
+from feltline_protos.v1 import events_pb2
 
 FRESH = 0.25  # seconds a reading serves without a change announced
 KEEP = 1024  # table records kept; a watcher further behind reads the store
@@ -28,12 +29,16 @@ KEEP = 1024  # table records kept; a watcher further behind reads the store
 @dataclass(frozen=True)
 class Stored:
     """One stored event of a table or a hand, decoded: its position in its
-    stream, the request it was filed under and, for hand events, its time."""
+    stream, the request it was filed under and, for hand events, its time.
+
+    ``shown`` keeps the message each watcher was sent, whole or redacted,
+    so that a table's watchers build each once rather than once each."""
 
     position: int
     event: Event
     command_id: str
     at: int | None = None
+    shown: dict[bool, events_pb2.Event] = field(default_factory=dict, compare=False, repr=False)
 
 
 TableReader = Callable[[UUID, int], list[Stored]]
@@ -89,6 +94,12 @@ class Feed:
                 self._catch_up()
                 return self._hand[after:]
         return self._read_hand(self.table_id, number, after)
+
+    def refresh(self) -> None:
+        """Read what the last change stored, so that the watchers it wakes
+        find it read; the writer calls it, sparing the event loop the store."""
+        with self._lock:
+            self._catch_up()
 
     def _catch_up(self) -> None:
         """Read what was stored since the last reading, if a change was

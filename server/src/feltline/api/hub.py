@@ -100,6 +100,10 @@ class Hub:
     def notify(self, table_id: UUID) -> None:
         with self._counting:
             self._counts[table_id] = self._counts.get(table_id, 0) + 1
+            feed = self._feeds.get(table_id)
+        if feed is not None:
+            feed.refresh()
+        with self._counting:
             waiting = self._waiting.pop(table_id, set())
         _wake(waiting)
 

@@ -1,5 +1,6 @@
 """``WatchService.WatchTable``: a snapshot of the table, then every event
-of the table and its hands as the caller may see them, and whose turn it is.
+of the table and its hands as the caller may see them, and whose turn it is;
+``WatchTableBatches``: the same, a batch per change.
 
 Everything is read back from the store, so a watch resumes from its cursor
 after a dropped connection or a restart. A cursor is the position reached
@@ -26,7 +27,7 @@ from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
 from feltline.api.hub import Hub
-from feltline.api.redaction import Viewer, view
+from feltline.api.redaction import Viewer, may_see, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.domain.ids import hand_id
@@ -35,7 +36,7 @@ from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
+from feltline_protos.v1 import auth_pb2, errors_pb2, events_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
 POLL = 0.5  # seconds between looks at the store when no change was announced
@@ -122,7 +123,7 @@ class Watcher:
         )
         self._fold(s)
         self.pos.at, self.pos.turn = s.position, False
-        event = view(self.who(), s.event, where, ended=self.ended)
+        event = _shown(self.who(), s, where, ended=self.ended)
         return watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
 
     def drain(self) -> Iterator[watch_pb2.WatchTableResponse]:
@@ -149,7 +150,7 @@ class Watcher:
             if isinstance(s.event, TableClosed):
                 self.closed = True
             where = Where(str(self.key), s.position, hand_id=hand)
-            event = view(self.who(), s.event, where, ended=True)
+            event = _shown(self.who(), s, where, ended=True)
             yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
         yield from self.drain()
         if self.pos.hand and not self.pos.turn and not self.ended:
@@ -157,6 +158,16 @@ class Watcher:
             if turn is not None:
                 self.pos.turn = True
                 yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), turn=turn)
+
+
+def _shown(who: Viewer, s: Stored, where: Where, *, ended: bool) -> events_pb2.Event:
+    """What ``who`` is shown of ``s``, built once per table for all who may
+    see it whole and once for all who may not (``where`` follows from ``s``)."""
+    whole = may_see(who, s.event, ended=ended)
+    message = s.shown.get(whole)
+    if message is None:
+        message = s.shown[whole] = view(who, s.event, where, ended=ended)
+    return message
 
 
 class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
@@ -168,18 +179,36 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
     async def WatchTable(
         self, request: watch_pb2.WatchTableRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
+        async for batch in self.follow(request.table_id, request.after):
+            for message in batch:
+                yield message
+
+    async def WatchTableBatches(
+        self,
+        request: watch_pb2.WatchTableBatchesRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[watch_pb2.WatchTableBatchesResponse]:
+        async for batch in self.follow(request.table_id, request.after):
+            yield watch_pb2.WatchTableBatchesResponse(messages=batch)
+
+    async def follow(
+        self, table_id: str, after: str
+    ) -> AsyncIterator[list[watch_pb2.WatchTableResponse]]:
+        """The stream, a batch per change: the snapshot (unless resuming),
+        then what each change at the table made."""
         caller = require_role(*ANYONE)
-        key = views.parse_id(request.table_id)
-        if request.after:
-            pos = Position.parse(request.after)
+        key = views.parse_id(table_id)
+        if after:
+            pos = Position.parse(after)
             watcher = await asyncio.to_thread(self.resume, key, caller, pos)
         else:
             watcher, first = await asyncio.to_thread(self.snapshot, key, caller)
-            yield first
+            yield [first]
         while not self.hub.stopping.is_set():
             seen = self.hub.version(key)
-            for message in watcher.step():
-                yield message
+            batch = list(watcher.step())
+            if batch:
+                yield batch
             if watcher.closed:  # nothing comes after TableClosed
                 return
             await self.hub.wait(key, seen, self.poll)

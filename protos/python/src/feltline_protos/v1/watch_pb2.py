@@ -28,23 +28,31 @@ from feltline_protos.v1 import events_pb2 as feltline_dot_v1_dot_events__pb2
 from feltline_protos.v1 import tables_pb2 as feltline_dot_v1_dot_tables__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x66\x65ltline/v1/watch.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\"H\n\x11WatchTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x17\n\x05\x61\x66ter\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\"\xa4\x01\n\x12WatchTableResponse\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12.\n\x08snapshot\x18\n \x01(\x0b\x32\x1a.feltline.v1.TableSnapshotH\x00\x12#\n\x05\x65vent\x18\x0b \x01(\x0b\x32\x12.feltline.v1.EventH\x00\x12!\n\x04turn\x18\x0c \x01(\x0b\x32\x11.feltline.v1.TurnH\x00\x42\x06\n\x04item\"[\n\rTableSnapshot\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\x12\'\n\x0bhand_events\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event2_\n\x0cWatchService\x12O\n\nWatchTable\x12\x1e.feltline.v1.WatchTableRequest\x1a\x1f.feltline.v1.WatchTableResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x66\x65ltline/v1/watch.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\"O\n\x18WatchTableBatchesRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x17\n\x05\x61\x66ter\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\"N\n\x19WatchTableBatchesResponse\x12\x31\n\x08messages\x18\x01 \x03(\x0b\x32\x1f.feltline.v1.WatchTableResponse\"H\n\x11WatchTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x17\n\x05\x61\x66ter\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\"\xa4\x01\n\x12WatchTableResponse\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12.\n\x08snapshot\x18\n \x01(\x0b\x32\x1a.feltline.v1.TableSnapshotH\x00\x12#\n\x05\x65vent\x18\x0b \x01(\x0b\x32\x12.feltline.v1.EventH\x00\x12!\n\x04turn\x18\x0c \x01(\x0b\x32\x11.feltline.v1.TurnH\x00\x42\x06\n\x04item\"[\n\rTableSnapshot\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\x12\'\n\x0bhand_events\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event2\xc5\x01\n\x0cWatchService\x12O\n\nWatchTable\x12\x1e.feltline.v1.WatchTableRequest\x1a\x1f.feltline.v1.WatchTableResponse0\x01\x12\x64\n\x11WatchTableBatches\x12%.feltline.v1.WatchTableBatchesRequest\x1a&.feltline.v1.WatchTableBatchesResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'feltline_protos.v1.watch_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_WATCHTABLEBATCHESREQUEST'].fields_by_name['table_id']._loaded_options = None
+  _globals['_WATCHTABLEBATCHESREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\005r\003\260\001\001'
+  _globals['_WATCHTABLEBATCHESREQUEST'].fields_by_name['after']._loaded_options = None
+  _globals['_WATCHTABLEBATCHESREQUEST'].fields_by_name['after']._serialized_options = b'\272H\005r\003\030\200\010'
   _globals['_WATCHTABLEREQUEST'].fields_by_name['table_id']._loaded_options = None
   _globals['_WATCHTABLEREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\005r\003\260\001\001'
   _globals['_WATCHTABLEREQUEST'].fields_by_name['after']._loaded_options = None
   _globals['_WATCHTABLEREQUEST'].fields_by_name['after']._serialized_options = b'\272H\005r\003\030\200\010'
-  _globals['_WATCHTABLEREQUEST']._serialized_start=121
-  _globals['_WATCHTABLEREQUEST']._serialized_end=193
-  _globals['_WATCHTABLERESPONSE']._serialized_start=196
-  _globals['_WATCHTABLERESPONSE']._serialized_end=360
-  _globals['_TABLESNAPSHOT']._serialized_start=362
-  _globals['_TABLESNAPSHOT']._serialized_end=453
-  _globals['_WATCHSERVICE']._serialized_start=455
-  _globals['_WATCHSERVICE']._serialized_end=550
+  _globals['_WATCHTABLEBATCHESREQUEST']._serialized_start=121
+  _globals['_WATCHTABLEBATCHESREQUEST']._serialized_end=200
+  _globals['_WATCHTABLEBATCHESRESPONSE']._serialized_start=202
+  _globals['_WATCHTABLEBATCHESRESPONSE']._serialized_end=280
+  _globals['_WATCHTABLEREQUEST']._serialized_start=282
+  _globals['_WATCHTABLEREQUEST']._serialized_end=354
+  _globals['_WATCHTABLERESPONSE']._serialized_start=357
+  _globals['_WATCHTABLERESPONSE']._serialized_end=521
+  _globals['_TABLESNAPSHOT']._serialized_start=523
+  _globals['_TABLESNAPSHOT']._serialized_end=614
+  _globals['_WATCHSERVICE']._serialized_start=617
+  _globals['_WATCHSERVICE']._serialized_end=814
 # @@protoc_insertion_point(module_scope)

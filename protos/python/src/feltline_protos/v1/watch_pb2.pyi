@@ -22,6 +22,60 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class WatchTableBatchesRequest(_message.Message):
+    """WatchTableBatches' request: as WatchTable's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    AFTER_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    after: _builtins.str
+    """Resume after this cursor (from any message received); empty to start
+    with a snapshot of the current state.
+    """
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        after: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after", b"after", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchTableBatchesRequest: _TypeAlias = WatchTableBatchesRequest  # noqa: Y015
+
+@_typing.final
+class WatchTableBatchesResponse(_message.Message):
+    """One batch of a table's stream: WatchTable's messages for one change, in
+    order.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___WatchTableResponse]:
+        """The messages; never empty."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___WatchTableResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchTableBatchesResponse: _TypeAlias = WatchTableBatchesResponse  # noqa: Y015
+
+@_typing.final
 class WatchTableRequest(_message.Message):
     """WatchTable's request."""
 

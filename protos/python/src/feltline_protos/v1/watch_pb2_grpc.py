@@ -41,6 +41,11 @@ class WatchServiceStub:
                 request_serializer=feltline_dot_v1_dot_watch__pb2.WatchTableRequest.SerializeToString,
                 response_deserializer=feltline_dot_v1_dot_watch__pb2.WatchTableResponse.FromString,
                 _registered_method=True)
+        self.WatchTableBatches = channel.unary_stream(
+                '/feltline.v1.WatchService/WatchTableBatches',
+                request_serializer=feltline_dot_v1_dot_watch__pb2.WatchTableBatchesRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_watch__pb2.WatchTableBatchesResponse.FromString,
+                _registered_method=True)
 
 
 class WatchServiceServicer:
@@ -58,6 +63,18 @@ class WatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchTableBatches(self, request, context):
+        """The same stream as WatchTable, with what one change at the table made
+        sent together: the snapshot is a batch of its own, then each batch
+        holds the events of one change and the turn that follows them. The
+        same information in fewer messages, which costs the server and the
+        client less per action. Every message in a batch keeps its own cursor,
+        so either call resumes after any message of the other.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -65,6 +82,11 @@ def add_WatchServiceServicer_to_server(servicer, server):
                     servicer.WatchTable,
                     request_deserializer=feltline_dot_v1_dot_watch__pb2.WatchTableRequest.FromString,
                     response_serializer=feltline_dot_v1_dot_watch__pb2.WatchTableResponse.SerializeToString,
+            ),
+            'WatchTableBatches': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTableBatches,
+                    request_deserializer=feltline_dot_v1_dot_watch__pb2.WatchTableBatchesRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_watch__pb2.WatchTableBatchesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -95,6 +117,33 @@ class WatchService:
             '/feltline.v1.WatchService/WatchTable',
             feltline_dot_v1_dot_watch__pb2.WatchTableRequest.SerializeToString,
             feltline_dot_v1_dot_watch__pb2.WatchTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTableBatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/feltline.v1.WatchService/WatchTableBatches',
+            feltline_dot_v1_dot_watch__pb2.WatchTableBatchesRequest.SerializeToString,
+            feltline_dot_v1_dot_watch__pb2.WatchTableBatchesResponse.FromString,
             options,
             channel_credentials,
             insecure,

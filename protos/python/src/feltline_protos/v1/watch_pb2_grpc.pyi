@@ -41,6 +41,14 @@ class WatchServiceStub:
     of the last message received: the stream resumes right after it, with
     nothing missed or repeated. Any role; what each role sees differs.
     """
+    WatchTableBatches: _grpc.UnaryStreamMultiCallable[_watch_pb2.WatchTableBatchesRequest, _watch_pb2.WatchTableBatchesResponse]
+    """The same stream as WatchTable, with what one change at the table made
+    sent together: the snapshot is a batch of its own, then each batch
+    holds the events of one change and the turn that follows them. The
+    same information in fewer messages, which costs the server and the
+    client less per action. Every message in a batch keeps its own cursor,
+    so either call resumes after any message of the other.
+    """
 
 @_typing.type_check_only
 class WatchServiceAsyncStub(WatchServiceStub):
@@ -53,6 +61,14 @@ class WatchServiceAsyncStub(WatchServiceStub):
     client cancels. After a dropped connection, call again with the cursor
     of the last message received: the stream resumes right after it, with
     nothing missed or repeated. Any role; what each role sees differs.
+    """
+    WatchTableBatches: _aio.UnaryStreamMultiCallable[_watch_pb2.WatchTableBatchesRequest, _watch_pb2.WatchTableBatchesResponse]  # type: ignore[assignment]
+    """The same stream as WatchTable, with what one change at the table made
+    sent together: the snapshot is a batch of its own, then each batch
+    holds the events of one change and the turn that follows them. The
+    same information in fewer messages, which costs the server and the
+    client less per action. Every message in a batch keeps its own cursor,
+    so either call resumes after any message of the other.
     """
 
 class WatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -69,6 +85,20 @@ class WatchServiceServicer(metaclass=_abc_1.ABCMeta):
         client cancels. After a dropped connection, call again with the cursor
         of the last message received: the stream resumes right after it, with
         nothing missed or repeated. Any role; what each role sees differs.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchTableBatches(
+        self,
+        request: _watch_pb2.WatchTableBatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_watch_pb2.WatchTableBatchesResponse], _abc.AsyncIterator[_watch_pb2.WatchTableBatchesResponse]]:
+        """The same stream as WatchTable, with what one change at the table made
+        sent together: the snapshot is a batch of its own, then each batch
+        holds the events of one change and the turn that follows them. The
+        same information in fewer messages, which costs the server and the
+        client less per action. Every message in a batch keeps its own cursor,
+        so either call resumes after any message of the other.
         """
 
 def add_WatchServiceServicer_to_server(servicer: WatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
