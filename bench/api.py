@@ -146,8 +146,6 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     from feltline.store.room import Cardroom, Room
 
     logs.configure(level=logging.WARNING)
-    sys.path.insert(0, "/tmp/exp")
-
     signer = Signer.from_file(key)
     room = Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
     # Watches live on the event loop; each unary call in flight holds a thread.
