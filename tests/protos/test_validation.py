@@ -50,6 +50,7 @@ def test_well_formed_requests_pass() -> None:
         tables_pb2.SitDownRequest(table_id=TABLE, seat=3, buy_in=200, request_id=str(uuid.uuid4())),
         tables_pb2.ListTablesRequest(),
         watch_pb2.WatchTableRequest(table_id=TABLE),
+        watch_pb2.WatchTableBatchesRequest(table_id=TABLE, after="3.1.4.0"),
         accounts_pb2.GetAccountRequest(),
         accounts_pb2.MintChipsRequest(player_id="alice", amount=1000, request_id=str(uuid.uuid4())),
     ):
@@ -129,6 +130,6 @@ def test_every_field_of_every_request_has_a_rule() -> None:
         )
     ]
     requests = [method.input_type for service in services for method in service.methods]
-    assert len(requests) == 10
+    assert len(requests) == 11
     seen: set[str] = set()
     assert [f for r in requests for f in _unconstrained(r, r.name, seen)] == []
