@@ -147,19 +147,7 @@ def test_three_bots_play_whole_hands_and_no_chip_is_lost(
         Player(c, table, bot, seat=n, buy_in=400, hands=hands)
         for n, (c, bot) in enumerate(zip(clients, bots, strict=True), start=1)
     ]
-    failures: list[BaseException] = []
-
-    def play(player: Player) -> None:
-        try:
-            player.play()
-        except BaseException as e:  # reported below, in the test's thread
-            failures.append(e)
-
-    threads = [threading.Thread(target=play, args=(p,)) for p in players]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    failures = _play_all(players)
     room.close_table(table)
     for c in clients:
         c.close()
@@ -173,6 +161,27 @@ def test_three_bots_play_whole_hands_and_no_chip_is_lost(
     assert sum(a.balance + a.at_tables for a in after.values()) == total
 
 
+def _play_all(players: list[Player]) -> list[BaseException]:
+    """Run every player in a thread of its own until all stop; what they
+    raised, and a TimeoutError if any did not stop."""
+    failures: list[BaseException] = []
+
+    def play(player: Player) -> None:
+        try:
+            player.play()
+        except BaseException as e:  # reported by the caller, in the test's thread
+            failures.append(e)
+
+    threads = [threading.Thread(target=play, args=(p,)) for p in players]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if any(t.is_alive() for t in threads):
+        failures.append(TimeoutError("a player was still playing after 60 s"))
+    return failures
+
+
 def _heads_up(room: Room, alice: Client, strategy: Strategy, hands: int = 3) -> list[Player]:
     """Alice (with ``alice`` and ``strategy``) against Bob, a calling
     station, until ``hands`` hands are over; both must have ended."""
@@ -182,24 +191,11 @@ def _heads_up(room: Room, alice: Client, strategy: Strategy, hands: int = 3) -> 
         Player(alice, table, strategy, seat=1, buy_in=400, hands=hands),
         Player(bob, table, CallingStation(), seat=2, buy_in=400, hands=hands),
     ]
-    failures: list[BaseException] = []
-
-    def play(player: Player) -> None:
-        try:
-            player.play()
-        except BaseException as e:  # reported below, in the test's thread
-            failures.append(e)
-
-    threads = [threading.Thread(target=play, args=(p,)) for p in players]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    failures = _play_all(players)
     room.close_table(table)
     for c in (alice, bob):
         c.close()
     assert not failures
-    assert not any(t.is_alive() for t in threads)
     assert all(p.tracker.hands_ended >= hands for p in players)
     return players
 
