@@ -173,7 +173,7 @@ def bench(name: str, env: dict[str, str], sizes: Callable[[], Sizes], args: Any)
     room.close()
     alone = Room(Cardroom(Signer.generate(), env=env))
     # Bench only: bypass group commit to show what it buys.
-    alone.cardroom.group_commit = lambda records: alone.cardroom.save(*records)  # type: ignore[assignment]
+    alone.cardroom.group_commit = alone.cardroom.recorder.insert_events  # type: ignore[assignment]
     many_alone = action_rate(alone, args.tables, args.seconds, "alone")
     alone.close()
     raw_after = raw_rate(env, args.seconds, 1)
