@@ -154,8 +154,7 @@ class _Work:
         self, key: str, command: TableCommand, request: str, hand: int = 0
     ) -> tuple[TableEvent, ...]:
         before = self.table.table
-        records = self.table.execute(key, command, request=request, hand=hand)
-        self.table = self.table.extend(records)
+        records, self.table = self.table.execute(key, command, request=request, hand=hand)
         self.records += records
         events = self.table.commands[key].events[-len(records) :] if records else ()
         for event in events:
