@@ -145,7 +145,12 @@ def canonical(value: JSON) -> bytes:
 
 
 def _fields(obj: Any) -> dict[str, JSON]:
-    return {name: _encode(getattr(obj, name)) for name in _names(obj.__class__)}
+    fields = {}
+    for name in _names(obj.__class__):
+        value = getattr(obj, name)
+        kind = value.__class__
+        fields[name] = value if kind is int or kind is str or kind is bool else _encode(value)
+    return fields
 
 
 def _encode(value: object) -> JSON:
