@@ -15,7 +15,7 @@ its events, so the action clock runs from stored times and replays the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 from uuid import UUID
@@ -27,7 +27,7 @@ from feltline.engine.commands import Command
 from feltline.engine.events import Event, HandEnded
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, play
-from feltline.engine.state import Hand
+from feltline.engine.state import Hand, replace
 
 
 class TamperedError(Exception):
@@ -123,10 +123,11 @@ class HandStream:
         stored: list[StoredHandEvent] = []
         link = self.link
         filed_under = fingerprint(command) if request is None else request
+        hand_name = str(self.id)
         for position, event in enumerate(events, self.version + 1):
             name, version, data = encode_event(event)
             link = chain.link(
-                link, hand=str(self.id), position=position, name=name, version=version, data=data
+                link, hand=hand_name, position=position, name=name, version=version, data=data
             )
             stored.append(
                 Recorded(
