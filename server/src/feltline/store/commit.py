@@ -26,10 +26,19 @@ from typing import Generic, TypeVar
 R = TypeVar("R")
 
 
+def _held() -> threading.Lock:
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
 @dataclass(eq=False)
 class _Request(Generic[R]):
+    """One caller's records. ``asleep`` is held from the start and released
+    once to wake the caller: a bare lock, cheaper to make than an Event."""
+
     records: Sequence[R]
-    woken: threading.Event = field(default_factory=threading.Event)
+    asleep: threading.Lock = field(default_factory=_held)
     done: bool = False
     error: Exception | None = None
 
@@ -55,14 +64,15 @@ class GroupCommit(Generic[R]):
             self._queue.append(request)
             waiting, self._committing = self._committing, True
         if waiting:
-            request.woken.wait()
+            request.asleep.acquire()
         if not request.done:  # its turn to commit, its own records first in line
-            self._lead()
+            self._lead(request)
         if request.error is not None:
             raise request.error
 
-    def _lead(self) -> None:
-        """Commit everything queued, then wake its callers and the next in line."""
+    def _lead(self, leader: _Request[R]) -> None:
+        """Commit everything queued, then wake the next in line and the
+        other callers in the batch."""
         with self._lock:
             batch, self._queue = self._queue, []
         try:
@@ -75,9 +85,10 @@ class GroupCommit(Generic[R]):
                 following = self._queue[0] if self._queue else None
                 self._committing = following is not None
             if following is not None:
-                following.woken.set()
+                following.asleep.release()
             for request in batch:
-                request.woken.set()
+                if request is not leader:
+                    request.asleep.release()
 
     def _commit(self, batch: list[_Request[R]]) -> None:
         try:
