@@ -13,13 +13,14 @@ to, so a repeated request is answered from the streams alone.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import cast
 from uuid import UUID
 
 from feltline.audit.codec import JSON, TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.domain.hand import CommandIdReused
+from feltline.engine.state import replace
 from feltline.engine.table import Table, TableCommand, TableEvent, decide, evolve
 
 
