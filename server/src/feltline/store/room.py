@@ -475,8 +475,9 @@ class Room:
                     work.table.table.hands,
                 )
                 return
-            leaving = set(work.table.table.leaving)
-            seat = next((s for s in waiting_on(hand) if s in leaving), None)
+            waiting = waiting_on(hand)
+            leaving = work.table.table.leaving if waiting else ()
+            seat = next((s for s in waiting if s in leaving), None)
             if seat is None:
                 return
             try:
