@@ -561,8 +561,13 @@ class Room:
         raise Conflict(f"the account of {player} kept changing under this request; try again")
 
     def _lock(self, table_id: UUID) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(table_id, threading.Lock())
+        """The table's lock; the guard only to add one, so that concurrent
+        requests at other tables do not queue on it."""
+        lock = self._locks.get(table_id)
+        if lock is None:
+            with self._guard:
+                lock = self._locks.setdefault(table_id, threading.Lock())
+        return lock
 
     def _forget(self, table_id: UUID, accounts: Mapping[UUID, Account]) -> None:
         self._tables.pop(table_id, None)
@@ -573,6 +578,8 @@ class Room:
     def _remember_accounts(self, accounts: Mapping[UUID, Account]) -> None:
         """Keep the newest of each account: requests at other tables may have
         stored a later version meanwhile."""
+        if not accounts:
+            return
         with self._guard:
             for key, latest in accounts.items():
                 known = self._accounts.get(key)
