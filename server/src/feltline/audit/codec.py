@@ -15,13 +15,12 @@ is read (:data:`UPCASTERS`), never rewritten, so its chain link stays valid.
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
-from _json import make_encoder
 from collections.abc import Callable, Mapping
 from enum import Enum
 from functools import cache
-from json.encoder import encode_basestring_ascii
 from typing import Any, Union
 
 from feltline.engine import commands, events, table
@@ -137,18 +136,12 @@ def encode_command(command: object) -> dict[str, JSON]:
     return {"type": type(command).__name__, "data": _fields(command)}
 
 
-def _refuse(value: object) -> JSON:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# What json.dumps builds anew for every call: its C encoder, here made once.
-_CANONICAL = make_encoder(None, _refuse, encode_basestring_ascii, None, ":", ",", True, False, True)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 def canonical(value: JSON) -> bytes:
-    """The one byte string a value hashes as: sorted keys, no spaces, ASCII;
-    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)``."""
-    return "".join(_CANONICAL(value, 0)).encode()
+    """The one byte string a value hashes as: sorted keys, no spaces, ASCII."""
+    return _CANONICAL.encode(value).encode()
 
 
 def _fields(obj: Any) -> dict[str, JSON]:
@@ -194,7 +187,7 @@ def _as_is(value: JSON) -> JSON:
 
 
 def _enum_value(value: Enum) -> JSON:
-    return value._value_  # what .value reads, without its descriptor
+    return value.value
 
 
 def _items(value: tuple[object, ...]) -> JSON:
