@@ -1,9 +1,11 @@
+import hashlib
 import logging
 from pathlib import Path
 
 import pytest
 
 from feltline.audit.chain import GENESIS, link
+from feltline.audit.codec import canonical
 from feltline.audit.keys import KeyFileError, Signer, verify
 
 
@@ -48,3 +50,10 @@ def test_every_field_of_a_record_changes_its_link() -> None:
     ]:
         assert link(GENESIS, **{**base, key: value}) != first  # type: ignore[arg-type]
     assert link(bytes(31) + b"\x01", **base) != first  # type: ignore[arg-type]
+
+
+def test_a_link_hashes_the_canonical_record_of_docs_audit() -> None:
+    data = {"seat": 1, "player": "Zoë \u2028", "cards": ["As", "Kd"], "all_in": False}
+    record = {"hand": "h-é", "position": 12, "type": "Acted", "version": 3, "data": data}
+    expected = hashlib.sha256(GENESIS + canonical(record)).digest()
+    assert link(GENESIS, hand="h-é", position=12, name="Acted", version=3, data=data) == expected

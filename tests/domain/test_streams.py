@@ -27,10 +27,8 @@ CONFIG = TableConfig(TABLES[Game.HOLDEM], 6)
 
 def test_a_table_files_each_requests_events_under_its_key() -> None:
     stream = TableStream.new(uuid4())
-    opened = stream.execute("o", OpenTable(CONFIG, at=3), request="fp-o")
-    stream = stream.extend(opened)
-    sat = stream.execute("s", SitDown(1, "ann", 500, at=4), request="fp-s", hand=0)
-    stream = stream.extend(sat)
+    opened, stream = stream.execute("o", OpenTable(CONFIG, at=3), request="fp-o")
+    sat, stream = stream.execute("s", SitDown(1, "ann", 500, at=4), request="fp-s", hand=0)
     assert stream.version == 2
     assert stream.commands["s"].events == (SatDown(1, "ann", 500, 4, stream.table.seats[0].entry),)
     assert stream.repeat("s", "fp-s") == stream.commands["s"]

@@ -22,12 +22,14 @@ GENESIS = bytes(32)
 def link(
     previous: bytes, *, hand: str, position: int, name: str, version: int, data: Mapping[str, JSON]
 ) -> bytes:
-    """The link after ``previous`` for one event of ``hand``."""
-    record = {
-        "hand": hand,
-        "position": position,
-        "type": name,
-        "version": version,
-        "data": dict(data),
-    }
-    return hashlib.sha256(previous + canonical(record)).digest()
+    """The link after ``previous`` for one event of ``hand``. The record's
+    canonical form is written out in its keys' sorted order rather than
+    built as an object to be sorted: the same bytes, once per stored event."""
+    record = b'{"data":%b,"hand":%b,"position":%d,"type":%b,"version":%d}' % (
+        canonical(dict(data)),
+        canonical(hand),
+        position,
+        canonical(name),
+        version,
+    )
+    return hashlib.sha256(previous + record).digest()

@@ -143,29 +143,67 @@ def encode_command(command: object) -> dict[str, JSON]:
     return {"type": type(command).__name__, "data": _fields(command)}
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def canonical(value: JSON) -> bytes:
     """The one byte string a value hashes as: sorted keys, no spaces, ASCII."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return _CANONICAL.encode(value).encode()
 
 
-def _fields(obj: object) -> dict[str, JSON]:
-    return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
+def _fields(obj: Any) -> dict[str, JSON]:
+    fields = {}
+    for name in _names(obj.__class__):
+        value = getattr(obj, name)
+        kind = value.__class__
+        fields[name] = value if kind is int or kind is str or kind is bool else _encode(value)
+    return fields
 
 
 def _encode(value: object) -> JSON:
-    if value is None or type(value) in (bool, int, str):
-        return value
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, tuple):
-        return [_encode(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _fields(value)
-    raise CodecError(f"cannot encode a {type(value).__name__}")
+    kind = type(value)
+    encode = _ENCODERS.get(kind)
+    if encode is None:
+        encode = _ENCODERS.setdefault(kind, _encoder(kind))
+    return encode(value)
+
+
+def _encoder(kind: type) -> Callable[[Any], JSON]:
+    """How to encode every value of type ``kind``: chosen once per type, as
+    every request encodes its command and events."""
+    if kind in (type(None), bool, int, str):
+        return _as_is
+    if issubclass(kind, Card):
+        return str
+    if issubclass(kind, Enum):
+        return _enum_value
+    if issubclass(kind, bytes):
+        return bytes.hex
+    if issubclass(kind, tuple):
+        return _items
+    if dataclasses.is_dataclass(kind):
+        return _fields
+    raise CodecError(f"cannot encode a {kind.__name__}")
+
+
+_ENCODERS: dict[type, Callable[[Any], JSON]] = {}
+
+
+def _as_is(value: JSON) -> JSON:
+    return value
+
+
+def _enum_value(value: Enum) -> JSON:
+    return value.value
+
+
+def _items(value: tuple[object, ...]) -> JSON:
+    return [_encode(v) for v in value]
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _decode(hint: Any, data: JSON) -> Any:

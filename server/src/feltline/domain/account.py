@@ -14,12 +14,13 @@ are: a few whole numbers and names need no codec.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from uuid import UUID
 
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.errors import IllegalAmount, Kind, RuleError
+from feltline.engine.state import replace
 
 
 class InsufficientChips(RuleError):

@@ -15,7 +15,7 @@ its events, so the action clock runs from stored times and replays the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 from uuid import UUID
@@ -27,7 +27,7 @@ from feltline.engine.commands import Command
 from feltline.engine.events import Event, HandEnded, StreetBegan
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, play
-from feltline.engine.state import Hand
+from feltline.engine.state import Hand, replace
 
 
 class TamperedError(Exception):
@@ -127,12 +127,13 @@ class HandStream:
         link = self.link
         filed_under = fingerprint(command) if request is None else request
         step_began = self.step_began
+        hand_name = str(self.id)
         for position, event in enumerate(events, self.version + 1):
             if isinstance(event, StreetBegan):
                 step_began = position
             name, version, data = encode_event(event)
             link = chain.link(
-                link, hand=str(self.id), position=position, name=name, version=version, data=data
+                link, hand=hand_name, position=position, name=name, version=version, data=data
             )
             stored.append(
                 Recorded(

@@ -13,13 +13,14 @@ to, so a repeated request is answered from the streams alone.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import cast
 from uuid import UUID
 
 from feltline.audit.codec import JSON, TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.domain.hand import CommandIdReused
+from feltline.engine.state import replace
 from feltline.engine.table import Table, TableCommand, TableEvent, decide, evolve
 
 
@@ -70,28 +71,40 @@ class TableStream:
 
     def execute(
         self, key: str, command: TableCommand, *, request: str, hand: int = 0
-    ) -> list[TableRecord]:
-        """The records of the events the table decider decides on."""
-        return [
+    ) -> tuple[list[TableRecord], TableStream]:
+        """The records of the events the table decider decides on, and the
+        stream after them (what :meth:`extend` would make of them, without
+        decoding what was just encoded)."""
+        events = decide(self.table, command)
+        records = [
             TableRecord(
                 self.id, position, *encode_event(event, TABLE_EVENT_TYPES), key, request, hand
             )
-            for position, event in enumerate(decide(self.table, command), self.version + 1)
+            for position, event in enumerate(events, self.version + 1)
         ]
+        return records, self._after(zip(records, events, strict=True))
 
     def extend(self, records: Iterable[TableRecord]) -> TableStream:
         """The stream after ``records``, which must follow on from its version."""
+        return self._after(
+            (
+                record,
+                cast(
+                    TableEvent,
+                    decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES),
+                ),
+            )
+            for record in records
+        )
+
+    def _after(self, made: Iterable[tuple[TableRecord, TableEvent]]) -> TableStream:
         commands = dict(self.commands)
         version, table = self.version, self.table
-        for record in records:
+        for record, event in made:
             if record.originator_version != version + 1:
                 raise ValueError(
                     f"table {self.id}: event {record.originator_version} follows {version}"
                 )
-            event = cast(
-                TableEvent,
-                decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES),
-            )
             table, version = evolve(table, event), record.originator_version
             done = commands.get(record.command_id)
             before = () if done is None else done.events

@@ -9,21 +9,36 @@ once its own records are committed. Durability is unchanged; the commits
 are fewer. If a batch fails (one caller's records conflict, say), each
 caller's records are saved again on their own, so that only the callers at
 fault see an error.
+
+Each waiting caller sleeps on its own signal and is woken once: when its
+records are committed, or when it is the next to commit. Waking every
+waiter after each commit (one shared condition) would have dozens of
+threads fight for the GIL to find that only one of them had anything to do.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 R = TypeVar("R")
 
 
+def _held() -> threading.Lock:
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
+
+
 @dataclass(eq=False)
 class _Request(Generic[R]):
+    """One caller's records. ``asleep`` is held from the start and released
+    once to wake the caller: a bare lock, cheaper to make than an Event."""
+
     records: Sequence[R]
+    asleep: threading.Lock = field(default_factory=_held)
     done: bool = False
     error: Exception | None = None
 
@@ -35,7 +50,7 @@ class GroupCommit(Generic[R]):
 
     def __init__(self, save: Callable[[Sequence[R]], object]) -> None:
         self._save = save
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
         self._queue: list[_Request[R]] = []
         self._committing = False
         self.transactions = 0
@@ -45,26 +60,35 @@ class GroupCommit(Generic[R]):
         """Store ``records`` in one transaction, perhaps with others' records;
         return once committed, or raise what storing them alone raised."""
         request = _Request(records)
-        with self._changed:
+        with self._lock:
             self._queue.append(request)
-            while self._committing and not request.done:
-                self._changed.wait()
-            leading = not request.done
-            if leading:
-                self._committing = True
-                batch, self._queue = self._queue, []
-        if leading:
-            try:
-                self._commit(batch)
-            finally:
-                with self._changed:
-                    for unfinished in (r for r in batch if not r.done):
-                        unfinished.error = InterruptedError("the commit was interrupted")
-                        unfinished.done = True
-                    self._committing = False
-                    self._changed.notify_all()
+            waiting, self._committing = self._committing, True
+        if waiting:
+            request.asleep.acquire()
+        if not request.done:  # its turn to commit, its own records first in line
+            self._lead(request)
         if request.error is not None:
             raise request.error
+
+    def _lead(self, leader: _Request[R]) -> None:
+        """Commit everything queued, then wake the next in line and the
+        other callers in the batch."""
+        with self._lock:
+            batch, self._queue = self._queue, []
+        try:
+            self._commit(batch)
+        finally:
+            for unfinished in (r for r in batch if not r.done):
+                unfinished.error = InterruptedError("the commit was interrupted")
+                unfinished.done = True
+            with self._lock:
+                following = self._queue[0] if self._queue else None
+                self._committing = following is not None
+            if following is not None:
+                following.asleep.release()
+            for request in batch:
+                if request is not leader:
+                    request.asleep.release()
 
     def _commit(self, batch: list[_Request[R]]) -> None:
         try:
