@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from feltline.engine.events import Event
+from feltline.engine.table import HandDealt
 from feltline_protos.v1 import events_pb2
 
 FRESH = 0.25  # seconds a reading serves without a change announced
@@ -90,14 +91,19 @@ class Feed:
             if number > self._number:
                 self._number, self._hand = number, []
                 self._seen = -1
+            self._catch_up()  # which may move on to a newer hand
             if number == self._number:
-                self._catch_up()
                 return self._hand[after:]
         return self._read_hand(self.table_id, number, after)
 
+    def stale(self) -> bool:
+        """Whether the next look would read the store: a hint, for reading
+        it off the event loop with :meth:`refresh` first."""
+        return self._version() != self._seen or time.monotonic() - self._read_at >= self.fresh
+
     def refresh(self) -> None:
-        """Read what the last change stored, so that the watchers it wakes
-        find it read; the writer calls it, sparing the event loop the store."""
+        """Read what was stored since the last reading, if stale. The writer
+        calls it before waking the watchers, so that they find it read."""
         with self._lock:
             self._catch_up()
 
@@ -110,7 +116,11 @@ class Feed:
             return
         self._seen, self._read_at = version, now
         known = self._first + len(self._table) - 1
-        self._table += self._read_table(self.table_id, known)
+        new = self._read_table(self.table_id, known)
+        self._table += new
+        dealt = [s.event.hand for s in new if isinstance(s.event, HandDealt)]
+        if dealt and dealt[-1] > self._number:  # follow the table to its new hand
+            self._number, self._hand = dealt[-1], []
         if len(self._table) > KEEP:
             drop = len(self._table) - KEEP // 2
             self._table = self._table[drop:]

@@ -204,8 +204,11 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         else:
             watcher, first = await asyncio.to_thread(self.snapshot, key, caller)
             yield [first]
+        feed = self.hub.feed(key)
         while not self.hub.stopping.is_set():
             seen = self.hub.version(key)
+            if feed.stale():  # changed elsewhere, or not looked at for a while
+                await asyncio.to_thread(feed.refresh)
             batch = list(watcher.step())
             if batch:
                 yield batch
