@@ -117,6 +117,8 @@ class Hub:
         try:
             await asyncio.wait_for(woken, timeout)
         except TimeoutError:
+            pass
+        finally:  # timed out, or the watch was cancelled: stop waiting
             with self._counting:
                 self._waiting.get(table_id, set()).discard(woken)
 

@@ -1,0 +1,77 @@
+"""The hub's wake-ups: a watch waits on the event loop for its table's next
+change, is woken by a change made in another thread, and leaves nothing
+behind when it times out or is cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from feltline.api.hub import Hub
+from feltline.audit.keys import Signer
+from feltline.store.config import StoreConfig
+from feltline.store.room import Cardroom, Room
+
+TABLE = uuid.uuid4()
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[Hub]:
+    env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "hub.db")}).env
+    room = Room(Cardroom(Signer.generate(), env=env))
+    yield Hub(room)
+    room.close()
+
+
+def _waiting(hub: Hub) -> int:
+    return sum(len(futures) for futures in hub._waiting.values())
+
+
+def test_a_change_in_another_thread_wakes_the_waiting_watch(hub: Hub) -> None:
+    async def watch() -> float:
+        seen = hub.version(TABLE)
+        threading.Timer(0.05, hub.notify, args=(TABLE,)).start()
+        began = time.monotonic()
+        await hub.wait(TABLE, seen, timeout=5)
+        return time.monotonic() - began
+
+    assert asyncio.run(watch()) < 2
+    assert hub.version(TABLE) == 1
+    assert _waiting(hub) == 0
+
+
+def test_a_change_already_made_returns_at_once(hub: Hub) -> None:
+    hub.notify(TABLE)
+    asyncio.run(asyncio.wait_for(hub.wait(TABLE, 0, timeout=60), 1))
+
+
+def test_a_timed_out_or_cancelled_watch_leaves_no_waiter(hub: Hub) -> None:
+    async def both() -> None:
+        await hub.wait(TABLE, 0, timeout=0.01)
+        assert _waiting(hub) == 0
+        task = asyncio.create_task(hub.wait(TABLE, 0, timeout=60))
+        await asyncio.sleep(0.01)
+        assert _waiting(hub) == 1
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert _waiting(hub) == 0
+
+    asyncio.run(both())
+
+
+def test_stopping_wakes_every_watch(hub: Hub) -> None:
+    async def watches() -> None:
+        tasks = [asyncio.create_task(hub.wait(uuid.uuid4(), 0, timeout=60)) for _ in range(3)]
+        await asyncio.sleep(0.01)
+        threading.Thread(target=hub.stop).start()
+        await asyncio.wait_for(asyncio.gather(*tasks), 5)
+
+    asyncio.run(watches())
+    assert _waiting(hub) == 0
