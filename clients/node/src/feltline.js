@@ -112,10 +112,13 @@ class FeltlineClient {
   }
 
   // The table's stream: a TableWatch of WatchTableResponse, a snapshot
-  // first (unless resuming `after` a cursor), then every event. A dropped
-  // connection is resumed from the last cursor; cancel it with .cancel().
+  // first (unless resuming `after` a cursor), then every event. It reads
+  // WatchTableBatches (a message per change, cheaper than one per event)
+  // and hands out the messages one by one. A dropped connection is resumed
+  // from the last cursor; cancel it with .cancel().
   watch(table_id, after = '', { retries = 3, backoff = 200 } = {}) {
-    const open = (cursor) => this.watcher.WatchTable({ table_id, after: cursor }, this.metadata());
+    const open = (cursor) =>
+      this.watcher.WatchTableBatches({ table_id, after: cursor }, this.metadata());
     return new TableWatch(open, after, { retries, backoff });
   }
 
@@ -127,7 +130,7 @@ class FeltlineClient {
 // A table's watch that outlives dropped connections: an object-mode
 // Readable of WatchTableResponse. It keeps the cursor of the last item and,
 // when the call fails with an error other than those in FINAL, re-opens
-// WatchTable `after` it, so nothing is missed or repeated; it waits
+// the watch `after` it, so nothing is missed or repeated; it waits
 // `backoff` ms, doubling, and gives up with the error after `retries`
 // failures in a row (an item received resets the count). It ends when the
 // server ends the stream; cancel() (or destroy()) stops it quietly.
@@ -147,11 +150,13 @@ class TableWatch extends Readable {
   follow() {
     const call = this.open(this.cursor);
     this.call = call;
-    call.on('data', (item) => {
+    call.on('data', (batch) => {
       if (this.call !== call) return;
       this.failures = 0;
-      this.cursor = item.cursor;
-      this.push(item);
+      for (const item of batch.messages) {
+        this.cursor = item.cursor;
+        this.push(item);
+      }
     });
     call.on('error', (error) => {
       if (this.call !== call) return; // cancelled by us
