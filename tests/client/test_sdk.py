@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from concurrent import futures
@@ -32,6 +33,7 @@ from feltline_protos.v1 import (
 )
 
 TABLE = str(uuid.uuid4())
+QUIET = str(uuid.uuid4())  # a table whose watch sends its snapshot, then nothing
 TOKEN = "v1.abc.def"
 
 
@@ -76,6 +78,7 @@ class Fake(
         self.applied: dict[str, play_pb2.ActResponse] = {}
         self.watch_calls: list[str] = []
         self.lock = threading.Lock()
+        self.watch_ended = threading.Event()
 
     def _enter(self, request: Any, context: grpc.ServicerContext) -> None:
         with self.lock:
@@ -122,6 +125,13 @@ class Fake(
         return response
 
     def WatchTableBatches(self, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        if request.table_id == QUIET:
+            context.add_callback(self.watch_ended.set)  # when the call ends, however
+            snapshot = watch_pb2.WatchTableResponse(cursor="1", snapshot=watch_pb2.TableSnapshot())
+            yield watch_pb2.WatchTableBatchesResponse(messages=[snapshot])
+            while context.is_active():
+                time.sleep(0.01)
+            return
         for item in self.WatchTable(request, context):
             yield watch_pb2.WatchTableBatchesResponse(messages=[item])
 
@@ -268,6 +278,13 @@ def test_watch_resumes_after_a_dropped_connection(client: Client, fake: Fake) ->
     assert items[0].WhichOneof("item") == "snapshot"
     assert [i.event.sequence for i in items[1:]] == [2, 3, 4, 5]
     assert fake.watch_calls == ["", "3"]
+
+
+def test_closing_a_watch_ends_its_stream_at_the_server(client: Client, fake: Fake) -> None:
+    stream = client.watch(QUIET, stop=threading.Event())  # never set
+    assert next(stream).HasField("snapshot")
+    stream.close()  # type: ignore[attr-defined]
+    assert fake.watch_ended.wait(5)
 
 
 def test_watch_without_reconnect_raises(client: Client) -> None:

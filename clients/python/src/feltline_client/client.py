@@ -47,7 +47,7 @@ def _cancel_when_set(stop: threading.Event, call: grpc.RpcContext) -> None:
     """Cancel ``call`` once ``stop`` is set; give up watching when it ends."""
 
     def wait() -> None:
-        while not stop.wait(0.05):
+        while not stop.wait(0.2):
             if not call.is_active():
                 return
         call.cancel()
@@ -352,9 +352,10 @@ class Client:
         the last cursor received, so nothing is missed or repeated; it gives
         up after ``retries`` failed attempts in a row. Setting ``stop`` (from
         any thread) cancels the stream and ends the iteration quietly, even
-        while it waits on a quiet table. It reads ``WatchTableBatches``, a
-        message per change rather than per event, which is cheaper for both
-        ends, and hands out the messages one by one."""
+        while it waits on a quiet table; so does closing the iterator. It
+        reads ``WatchTableBatches``, a message per change rather than per
+        event, which is cheaper for both ends, and hands out the messages one
+        by one."""
         cursor = after
         failures = 0
         while stop is None or not stop.is_set():
@@ -369,6 +370,9 @@ class Client:
                         cursor = item.cursor
                         yield item
                 return
+            except GeneratorExit:  # the caller stopped reading: end the stream too
+                call.cancel()
+                raise
             except grpc.RpcError as e:
                 if stop is not None and stop.is_set():
                     return
