@@ -13,10 +13,12 @@ are: a few whole numbers and names need no codec.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from types import MappingProxyType
 from uuid import UUID
+
+from pyrsistent import pmap
+from pyrsistent.typing import PMap
 
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.errors import IllegalAmount, Kind, RuleError
@@ -97,11 +99,11 @@ class Account:
     balance: int
     minted: int
     cashed_out: int
-    commands: Mapping[str, tuple[str, tuple[AccountEvent, ...]]]
+    commands: PMap[str, tuple[str, tuple[AccountEvent, ...]]]
 
     @classmethod
     def new(cls, account_id: UUID) -> Account:
-        return cls(account_id, 0, 0, 0, 0, MappingProxyType({}))
+        return cls(account_id, 0, 0, 0, 0, pmap())
 
     def repeat(self, key: str, request: str) -> tuple[AccountEvent, ...] | None:
         """The events a request filed under ``key`` caused, or None if the key is new."""
@@ -148,14 +150,13 @@ class Account:
             case _:
                 balance -= event.amount
         first, before = self.commands.get(event.command_id, (event.fingerprint, ()))
-        commands = {**self.commands, event.command_id: (first, (*before, event))}
         return replace(
             self,
             version=event.originator_version,
             balance=balance,
             minted=minted,
             cashed_out=cashed_out,
-            commands=MappingProxyType(commands),
+            commands=self.commands.set(event.command_id, (first, (*before, event))),
         )
 
     def _cover(self, amount: int, player: str) -> None:

@@ -12,11 +12,13 @@ to, so a repeated request is answered from the streams alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import cast
 from uuid import UUID
+
+from pyrsistent import pmap
+from pyrsistent.typing import PMap
 
 from feltline.audit.codec import JSON, TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.domain.hand import CommandIdReused
@@ -54,11 +56,11 @@ class TableStream:
     id: UUID
     version: int
     table: Table
-    commands: Mapping[str, Done]
+    commands: PMap[str, Done]
 
     @classmethod
     def new(cls, table_id: UUID) -> TableStream:
-        return cls(table_id, 0, Table(), MappingProxyType({}))
+        return cls(table_id, 0, Table(), pmap())
 
     def repeat(self, key: str, request: str) -> Done | None:
         """What the request filed under ``key`` did, or None if the key is new."""
@@ -98,7 +100,7 @@ class TableStream:
         )
 
     def _after(self, made: Iterable[tuple[TableRecord, TableEvent]]) -> TableStream:
-        commands = dict(self.commands)
+        commands = self.commands
         version, table = self.version, self.table
         for record, event in made:
             if record.originator_version != version + 1:
@@ -108,8 +110,9 @@ class TableStream:
             table, version = evolve(table, event), record.originator_version
             done = commands.get(record.command_id)
             before = () if done is None else done.events
-            commands[record.command_id] = Done(record.fingerprint, (*before, event), record.hand)
-        return replace(self, version=version, table=table, commands=MappingProxyType(commands))
+            now_done = Done(record.fingerprint, (*before, event), record.hand)
+            commands = commands.set(record.command_id, now_done)
+        return replace(self, version=version, table=table, commands=commands)
 
 
 def project(stream: TableStream | None, records: Iterable[TableRecord]) -> TableStream | None:
