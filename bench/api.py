@@ -50,16 +50,13 @@ from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, play_pb2
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' PostgreSQL
+
+from tests.postgres import PG, store_env
+
 PLAYERS = 4
 BUY_IN = 1000
 ECHO = "/feltline.bench.Echo/Echo"
-PG = {
-    "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
-    "port": os.environ.get("POSTGRES_PORT", "5432"),
-    "user": os.environ.get("POSTGRES_USER", "postgres"),
-    "password": os.environ.get("POSTGRES_PASSWORD", ""),
-    "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
-}
 # One connection per client: without a local subchannel pool, channels to
 # the same target share one TCP connection.
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
@@ -337,16 +334,7 @@ def postgres_schema() -> Iterator[dict[str, str]]:
     with psycopg.connect(**PG, autocommit=True) as conn:  # type: ignore[arg-type]
         conn.execute(f"CREATE SCHEMA {schema}")
         try:
-            yield {
-                "PERSISTENCE_MODULE": "eventsourcing.postgres",
-                "POSTGRES_DBNAME": PG["dbname"],
-                "POSTGRES_HOST": PG["host"],
-                "POSTGRES_PORT": PG["port"],
-                "POSTGRES_USER": PG["user"],
-                "POSTGRES_PASSWORD": PG["password"],
-                "POSTGRES_SCHEMA": schema,
-                "POSTGRES_POOL_SIZE": "20",
-            }
+            yield store_env(schema, POSTGRES_POOL_SIZE="20")
         finally:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 

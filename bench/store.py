@@ -23,7 +23,6 @@ A script, never a test: it prints figures and ratios and never fails.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sqlite3
 import sys
@@ -55,14 +54,8 @@ from feltline.store.room import Cardroom, Room
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
 
 from tests.engine.players import choose
+from tests.postgres import PG, store_env
 
-PG = {
-    "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
-    "port": os.environ.get("POSTGRES_PORT", "5432"),
-    "user": os.environ.get("POSTGRES_USER", "postgres"),
-    "password": os.environ.get("POSTGRES_PASSWORD", ""),
-    "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
-}
 RICH = 10**12  # every player's account: nobody runs out of chips
 Sizes = tuple[int, dict[str, tuple[int, int, int]]]  # the database's size; each stream's rows
 
@@ -219,18 +212,7 @@ def postgres() -> Any:
     schema = f"feltline_bench_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(**PG, autocommit=True) as conn:  # type: ignore[arg-type]
         conn.execute(f"CREATE SCHEMA {schema}")
-        env = StoreConfig.from_env(
-            {
-                "PERSISTENCE_MODULE": "eventsourcing.postgres",
-                "POSTGRES_DBNAME": PG["dbname"],
-                "POSTGRES_HOST": PG["host"],
-                "POSTGRES_PORT": PG["port"],
-                "POSTGRES_USER": PG["user"],
-                "POSTGRES_PASSWORD": PG["password"],
-                "POSTGRES_SCHEMA": schema,
-                "POSTGRES_POOL_SIZE": "20",
-            }
-        ).env
+        env = StoreConfig.from_env(store_env(schema, POSTGRES_POOL_SIZE="20")).env
 
         def sizes() -> Sizes:
             table = f"{schema}.cardroom_events"

@@ -18,14 +18,7 @@ from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
 from feltline.store.hands import Hands
 from feltline.store.room import Cardroom, Room
-
-PG = {
-    "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
-    "port": os.environ.get("POSTGRES_PORT", "5432"),
-    "user": os.environ.get("POSTGRES_USER", "postgres"),
-    "password": os.environ.get("POSTGRES_PASSWORD", ""),
-    "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
-}
+from tests.postgres import PG, store_env
 
 
 @dataclass
@@ -92,15 +85,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield Store({"SQLITE_DBNAME": str(path)}, signer, sqlite_sql, "stored_events", opened)
     else:
         schema = request.getfixturevalue("postgres_schema")
-        env = {
-            "PERSISTENCE_MODULE": "eventsourcing.postgres",
-            "POSTGRES_DBNAME": PG["dbname"],
-            "POSTGRES_HOST": PG["host"],
-            "POSTGRES_PORT": PG["port"],
-            "POSTGRES_USER": PG["user"],
-            "POSTGRES_PASSWORD": PG["password"],
-            "POSTGRES_SCHEMA": schema,
-        }
+        env = store_env(schema)
 
         def postgres_sql(statement: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
             with psycopg.connect(**PG, autocommit=True) as conn:
