@@ -110,11 +110,9 @@ class Feed:
     def _catch_up(self) -> None:
         """Read what was stored since the last reading, if a change was
         announced since or the reading is no longer fresh."""
-        now = time.monotonic()
-        version = self._version()
-        if version == self._seen and now - self._read_at < self.fresh:
+        if not self.stale():
             return
-        self._seen, self._read_at = version, now
+        self._seen, self._read_at = self._version(), time.monotonic()
         known = self._first + len(self._table) - 1
         new = self._read_table(self.table_id, known)
         self._table += new
