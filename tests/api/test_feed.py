@@ -1,17 +1,33 @@
 """A table's feed: one store read per change for all its watchers, records
-handed out by position, the latest hand followed, older hands and ranges
+handed out by position, the latest hand followed and folded, older hands
 read from the store as asked."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from functools import reduce
 
 from feltline.api.feed import Feed, Stored
 from feltline.engine.events import Event
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND
+from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.engine.table import HandDealt, HandFinished
+from tests.engine.stacked import deal
 
 TABLE = uuid.uuid4()
+NL = Rules(Game.HOLDEM, Stakes(Structure.NO_LIMIT, small_bet=10, small_blind=5, big_blind=10))
+
+
+def _hand() -> tuple[Event, ...]:
+    table = deal(NL, [100, 100, 100], button=0, small_blind=1, big_blind=2)
+    table.act(0, "call")
+    table.act(1, "fold")
+    return tuple(table.events)
+
+
+HAND = _hand()  # the events of a hand in progress, to hand out a few at a time
 
 
 def _dealt(number: int) -> HandDealt:
@@ -50,47 +66,85 @@ class Store:
         self.version += 1
 
     def feed(self, fresh: float = 60.0) -> Feed:
-        return Feed(TABLE, lambda: self.version, self.read_table, self.read_hand, fresh=fresh)
+        return Feed(TABLE, self.read_table, self.read_hand, fresh=fresh)
 
 
 def test_watchers_share_one_read_per_change() -> None:
     store = Store()
-    store.change(table=(_dealt(1),), hand=(1, (_finished(), _finished())))
+    store.change(table=(_dealt(1),), hand=(1, HAND[:2]))
     feed = store.feed()
+    assert feed.stale()  # never read
+    feed.refresh()
     for _ in range(4):  # four watchers look after the same change
         assert [s.position for s in feed.table()] == [1]
         assert [s.position for s in feed.hand(1) if s] == [1, 2]
     assert store.reads == ["table>0", "hand 1>0"]
-    store.change(hand=(1, (_finished(),)))
+    store.change(hand=(1, HAND[2:3]))
+    feed.refresh()  # as the writer does, before waking the watchers
     assert [s.position for s in feed.hand(1, 2) if s] == [3]
     assert feed.table(1) == []
     assert store.reads[2:] == ["table>1", "hand 1>2"]
 
 
+def test_looking_never_reads_the_feed_s_own_records() -> None:
+    store = Store()
+    store.change(table=(_dealt(1),), hand=(1, HAND[:1]))
+    feed = store.feed()
+    feed.refresh()
+    reads = len(store.reads)
+    store.change(hand=(1, HAND[1:2]))  # not yet read in
+    assert len(feed.hand(1)) == 1
+    assert feed.table(1) == []
+    assert len(store.reads) == reads
+
+
 def test_the_feed_follows_the_table_to_its_new_hand_and_reads_older_ones() -> None:
     store = Store()
-    store.change(table=(_dealt(1),), hand=(1, (_finished(),)))
+    store.change(table=(_dealt(1),), hand=(1, HAND[:1]))
     feed = store.feed()
+    feed.refresh()
     assert len(feed.hand(1)) == 1
-    store.change(table=(_finished(), _dealt(2)), hand=(2, (_finished(), _finished())))
-    feed.refresh()  # as the writer does, before waking the watchers
-    assert store.reads[-1] == "hand 2>0"  # read ahead: nobody asked yet
+    store.change(hand=(1, HAND[1:2]))
+    store.change(table=(_finished(), _dealt(2)), hand=(2, HAND[:2]))
+    feed.refresh()
+    assert store.reads[-2:] == ["hand 1>1", "hand 2>0"]  # hand 1 read to its end, 2 ahead
     reads = len(store.reads)
     assert len(feed.hand(2)) == 2
+    assert len(feed.hand(1)) == 2  # kept for the watchers still finishing it
     assert len(store.reads) == reads
-    assert len(feed.hand(1)) == 1  # no longer kept: read from the store
-    assert store.reads[-1] == "hand 1>0"
+    store.change(table=(_finished(), _dealt(3)), hand=(3, HAND[:1]))
+    feed.refresh()
+    reads = len(store.reads)
+    assert len(feed.hand(1)) == 2  # no longer kept: read from the store
+    assert store.reads[reads:] == ["hand 1>0"]
+
+
+def test_each_hand_record_carries_the_state_after_it() -> None:
+    store = Store()
+    hand = HAND
+    store.change(table=(_dealt(1),), hand=(1, hand[:3]))
+    feed = store.feed()
+    feed.refresh()
+    store.change(hand=(1, hand[3:]))
+    feed.refresh()  # folded on from where the last reading stopped
+    for n, s in enumerate(feed.hand(1), 1):
+        assert s is not None
+        assert s.after == reduce(evolve, hand[:n], NEW_HAND)
+    assert [s.after for s in feed.hand(1)] == [s.after for s in store.feed().hand(1)]
 
 
 def test_an_unannounced_change_is_read_once_the_reading_is_stale() -> None:
     store = Store()
     store.change(table=(_dealt(1),))
     feed = store.feed(fresh=0.0)
+    feed.refresh()
     assert len(feed.table()) == 1
     store.table.append(_finished())  # another process wrote; nobody here was told
     assert feed.stale()
+    feed.refresh()
     assert [s.position for s in feed.table(1)] == [2]
     fresh = store.feed(fresh=60.0)
+    fresh.refresh()
     assert len(fresh.table()) == 2
     store.table.append(_finished())
     assert not fresh.stale()

@@ -7,8 +7,18 @@ store's connections ahead of the players' own requests. A :class:`Feed`
 reads the table's stream and its latest hand once when the table changes,
 and hands out slices of what it read. What it hands out still comes from
 the store, so cursors keep working across restarts, and records written by
-another server process reach it too: a feed that has not been told of a
-change reads the store again once its reading is ``fresh`` seconds old.
+another server process reach it too: a reading counts as stale once it is
+``fresh`` seconds old.
+
+Whatever can be worked out once per record for every watcher is worked out
+when the record is read: the hand's state after each of its events, and
+(lazily, by the first watcher to need them) the messages and turns sent.
+
+Only :meth:`Feed.refresh` reads the feed's own records, and the writer
+calls it before waking the watchers; the event loop that serves watchers
+reads the store only for a watcher that has fallen out of the feed. Each
+reading is swapped in whole, so watchers never wait on the lock a refresh
+holds while it reads.
 """
 
 from __future__ import annotations
@@ -19,12 +29,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from feltline.api.redaction import Viewer
 from feltline.engine.events import Event
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND
+from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt
-from feltline_protos.v1 import events_pb2
+from feltline_protos.v1 import events_pb2, tables_pb2
 
 FRESH = 0.25  # seconds a reading serves without a change announced
 KEEP = 1024  # table records kept; a watcher further behind reads the store
+HANDS = 2  # hands kept: the latest, and the one its watchers are finishing
 
 
 @dataclass(frozen=True)
@@ -32,96 +47,116 @@ class Stored:
     """One stored event of a table or a hand, decoded: its position in its
     stream, the request it was filed under and, for hand events, its time.
 
-    ``shown`` keeps the message each watcher was sent, whole or redacted,
-    so that a table's watchers build each once rather than once each."""
+    A feed's hand records carry the hand's state ``after`` them. ``shown``
+    keeps the message each watcher was sent, whole or redacted, and
+    ``turns`` the turn each viewer was shown after it, so that a table's
+    watchers build each once rather than once each."""
 
     position: int
     event: Event
     command_id: str
     at: int | None = None
+    after: Hand | None = field(default=None, compare=False, repr=False)
     shown: dict[bool, events_pb2.Event] = field(default_factory=dict, compare=False, repr=False)
+    turns: dict[Viewer, tables_pb2.Turn | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 TableReader = Callable[[UUID, int], list[Stored]]
 HandReader = Callable[[UUID, int, int], list[Stored | None]]
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What a feed last read: the table's records from position ``first``,
+    and the records of its latest ``HANDS`` hands by number (None stands for
+    a hand's seal), ``at`` a monotonic time."""
+
+    table: list[Stored] = field(default_factory=list)
+    first: int = 1
+    hands: dict[int, list[Stored | None]] = field(default_factory=dict)
+    at: float = -1.0
+
+
+def folded(records: list[Stored | None], state: Hand) -> list[Stored | None]:
+    """``records`` of a hand, each with the hand's state after it; ``state``
+    the state before the first."""
+    out: list[Stored | None] = []
+    for s in records:
+        if s is None:
+            out.append(s)
+            continue
+        state = evolve(state, s.event)
+        out.append(Stored(s.position, s.event, s.command_id, s.at, state))
+    return out
+
+
 class Feed:
-    """The table's records since ``first`` and its latest hand's, as last read.
+    """The table's records and its latest hand's, as last read.
 
     ``read_table(table_id, after)`` and ``read_hand(table_id, number, after)``
-    read the store; ``version()`` is the count of changes announced for the
-    table, which a reading remembers to know when it is out of date.
+    read the store.
     """
 
     def __init__(
         self,
         table_id: UUID,
-        version: Callable[[], int],
         read_table: TableReader,
         read_hand: HandReader,
         *,
         fresh: float = FRESH,
     ) -> None:
         self.table_id = table_id
-        self._version = version
         self._read_table = read_table
         self._read_hand = read_hand
         self.fresh = fresh
-        self._lock = threading.Lock()
-        self._seen = -1
-        self._read_at = 0.0
-        self._table: list[Stored] = []
-        self._first = 1  # the position of _table[0]
-        self._number = 0  # the hand in _hand
-        self._hand: list[Stored | None] = []
+        self._lock = threading.Lock()  # one refresh at a time
+        self._reading = Reading()
 
     def table(self, after: int = 0) -> list[Stored]:
         """The table's records after position ``after``."""
-        with self._lock:
-            self._catch_up()
-            if after + 1 >= self._first:
-                return self._table[after + 1 - self._first :]
+        r = self._reading
+        if after + 1 >= r.first and r.at >= 0:
+            return r.table[after + 1 - r.first :]
         return self._read_table(self.table_id, after)
 
     def hand(self, number: int, after: int = 0) -> list[Stored | None]:
-        """Hand ``number``'s records after position ``after``; None stands for
-        its seal."""
-        with self._lock:
-            if number > self._number:
-                self._number, self._hand = number, []
-                self._seen = -1
-            self._catch_up()  # which may move on to a newer hand
-            if number == self._number:
-                return self._hand[after:]
-        return self._read_hand(self.table_id, number, after)
+        """Hand ``number``'s records after position ``after``."""
+        kept = self._reading.hands.get(number)
+        if kept is not None:
+            return kept[after:]
+        return folded(self._read_hand(self.table_id, number, 0), NEW_HAND)[after:]
 
     def stale(self) -> bool:
-        """Whether the next look would read the store: a hint, for reading
-        it off the event loop with :meth:`refresh` first."""
-        return self._version() != self._seen or time.monotonic() - self._read_at >= self.fresh
+        """Whether the reading may be out of date: never read, or read
+        ``fresh`` seconds ago, as another process may have written since."""
+        r = self._reading
+        return r.at < 0 or time.monotonic() - r.at >= self.fresh
 
     def refresh(self) -> None:
-        """Read what was stored since the last reading, if stale. The writer
-        calls it before waking the watchers, so that they find it read."""
+        """Read what was stored since the last reading."""
         with self._lock:
-            self._catch_up()
+            r = self._reading
+            at = time.monotonic()
+            new = self._read_table(self.table_id, r.first + len(r.table) - 1)
+            table, first = r.table + new, r.first
+            if len(table) > KEEP:
+                drop = len(table) - KEEP // 2
+                table, first = table[drop:], first + drop
+            hands = dict(r.hands)
+            latest = max(hands, default=0)
+            if latest:
+                hands[latest] = self._more(latest, hands[latest])
+            for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
+                if number > latest:  # follow the table to its new hand
+                    hands[number] = self._more(number, [])
+            for number in sorted(hands)[:-HANDS]:
+                del hands[number]
+            self._reading = Reading(table, first, hands, at)
 
-    def _catch_up(self) -> None:
-        """Read what was stored since the last reading, if a change was
-        announced since or the reading is no longer fresh."""
-        if not self.stale():
-            return
-        self._seen, self._read_at = self._version(), time.monotonic()
-        known = self._first + len(self._table) - 1
-        new = self._read_table(self.table_id, known)
-        self._table += new
-        dealt = [s.event.hand for s in new if isinstance(s.event, HandDealt)]
-        if dealt and dealt[-1] > self._number:  # follow the table to its new hand
-            self._number, self._hand = dealt[-1], []
-        if len(self._table) > KEEP:
-            drop = len(self._table) - KEEP // 2
-            self._table = self._table[drop:]
-            self._first += drop
-        if self._number:
-            self._hand += self._read_hand(self.table_id, self._number, len(self._hand))
+    def _more(self, number: int, hand: list[Stored | None]) -> list[Stored | None]:
+        """``hand``, hand ``number``'s records so far, and what came after."""
+        last = next((s.after for s in reversed(hand) if s is not None), NEW_HAND)
+        assert last is not None
+        return hand + folded(self._read_hand(self.table_id, number, len(hand)), last)

@@ -98,12 +98,14 @@ class Hub:
             return self._counts.get(table_id, 0)
 
     def notify(self, table_id: UUID) -> None:
-        with self._counting:
-            self._counts[table_id] = self._counts.get(table_id, 0) + 1
+        """After a change: read it into the table's feed, then count it and
+        wake the watchers, who find it read."""
+        with self._guard:
             feed = self._feeds.get(table_id)
         if feed is not None:
             feed.refresh()
         with self._counting:
+            self._counts[table_id] = self._counts.get(table_id, 0) + 1
             waiting = self._waiting.pop(table_id, set())
         _wake(waiting)
 
@@ -135,12 +137,7 @@ class Hub:
         with self._guard:
             feed = self._feeds.get(table_id)
             if feed is None:
-                feed = self._feeds[table_id] = Feed(
-                    table_id,
-                    lambda: self.version(table_id),
-                    self._read_table,
-                    self._read_hand,
-                )
+                feed = self._feeds[table_id] = Feed(table_id, self._read_table, self._read_hand)
             return feed
 
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:

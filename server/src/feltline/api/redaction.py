@@ -19,11 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from feltline.api.convert import Where, to_proto
 from feltline.api.tokens import Caller, Role
-from feltline.engine.events import Event, SeatAtStart
+from feltline.engine.events import Event
 from feltline_protos.v1 import auth_pb2, events_pb2
+
+
+class Seated(Protocol):
+    """A seat dealt into a hand, and its player."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def player(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +45,7 @@ class Viewer:
     seat: int | None = None
 
     @classmethod
-    def of(cls, caller: Caller, seats: Iterable[SeatAtStart]) -> Viewer:
+    def of(cls, caller: Caller, seats: Iterable[Seated]) -> Viewer:
         """``caller`` as a viewer of a hand dealt to ``seats``: a player
         sees as its seat, if it was dealt in, else as nobody's."""
         if caller.role != auth_pb2.ROLE_PLAYER:

@@ -14,8 +14,9 @@ the table recorded during the hand after what the hand recorded before).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -32,11 +33,10 @@ from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.domain.ids import hand_id
 from feltline.engine.events import HandEnded
-from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline_protos.v1 import auth_pb2, errors_pb2, events_pb2, watch_pb2, watch_pb2_grpc
+from feltline_protos.v1 import errors_pb2, events_pb2, tables_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
 POLL = 0.5  # seconds between looks at the store when no change was announced
@@ -81,8 +81,10 @@ class Watcher:
         self.caller = caller
         self.pos = where
         self.hand: Hand = NEW_HAND
+        self.last: Stored | None = None  # the hand's record last sent
         self.ended = False
         self.since = 0
+        self._seated: tuple[object, Viewer] | None = None  # the players it was worked out for
         stream = hub.room.table(key)
         config = stream.table.config
         assert config is not None
@@ -93,10 +95,10 @@ class Watcher:
     def who(self) -> Viewer:
         """The caller as a viewer of the hand being sent: a player by the
         seat it was dealt, whether or not it sits there now."""
-        if self.caller.role != auth_pb2.ROLE_PLAYER:
-            return Viewer(self.caller.role)
-        seat = next((p.seat for p in self.hand.players if p.player == self.caller.player_id), None)
-        return Viewer(self.caller.role, seat)
+        players = self.hand.players
+        if self._seated is None or self._seated[0] is not players:
+            self._seated = players, Viewer.of(self.caller, players)
+        return self._seated[1]
 
     def rebuild(self) -> list[Stored]:
         """The hand's state at the cursor, from the store."""
@@ -109,20 +111,20 @@ class Watcher:
         return made
 
     def _fold(self, s: Stored) -> None:
-        self.hand = evolve(self.hand, s.event)
+        assert s.after is not None  # hand records come folded
+        self.hand, self.last = s.after, s
         self.ended = self.ended or isinstance(s.event, HandEnded)
         self.since = s.at or 0
 
     def _hand_event(self, s: Stored) -> watch_pb2.WatchTableResponse:
-        where = Where(
-            str(self.key),
-            s.position,
-            self.pos.hand,
-            str(hand_id(self.key, self.pos.hand)),
-            views.when(s.at),
-        )
         self._fold(s)
         self.pos.at, self.pos.turn = s.position, False
+        number = self.pos.hand
+
+        def where() -> Where:
+            the_hand = str(hand_id(self.key, number))
+            return Where(str(self.key), s.position, number, the_hand, views.when(s.at))
+
         event = _shown(self.who(), s, where, ended=self.ended)
         return watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
 
@@ -143,30 +145,37 @@ class Watcher:
             hand = ""
             if isinstance(s.event, HandDealt):
                 self.pos.hand, self.pos.at, self.pos.turn = s.event.hand, 0, False
-                self.hand, self.ended = NEW_HAND, False
+                self.hand, self.last, self.ended = NEW_HAND, None, False
                 hand = str(hand_id(self.key, s.event.hand))
             if isinstance(s.event, HandFinished):
                 self.pos.hand, self.pos.at = 0, 0
             if isinstance(s.event, TableClosed):
                 self.closed = True
-            where = Where(str(self.key), s.position, hand_id=hand)
+            where = partial(Where, str(self.key), s.position, hand_id=hand)
             event = _shown(self.who(), s, where, ended=True)
             yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
         yield from self.drain()
-        if self.pos.hand and not self.pos.turn and not self.ended:
-            turn = views.turn_of(self.hand, self.since + self.clock, self.who())
+        if self.pos.hand and not self.pos.turn and not self.ended and self.last is not None:
+            turn = self._turn(self.last)
             if turn is not None:
                 self.pos.turn = True
                 yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), turn=turn)
 
+    def _turn(self, last: Stored) -> tables_pb2.Turn | None:
+        """Whose turn it is after ``last``, worked out once per viewer."""
+        who = self.who()
+        if who not in last.turns:
+            last.turns[who] = views.turn_of(self.hand, self.since + self.clock, who)
+        return last.turns[who]
 
-def _shown(who: Viewer, s: Stored, where: Where, *, ended: bool) -> events_pb2.Event:
+
+def _shown(who: Viewer, s: Stored, where: Callable[[], Where], *, ended: bool) -> events_pb2.Event:
     """What ``who`` is shown of ``s``, built once per table for all who may
     see it whole and once for all who may not (``where`` follows from ``s``)."""
     whole = may_see(who, s.event, ended=ended)
     message = s.shown.get(whole)
     if message is None:
-        message = s.shown[whole] = view(who, s.event, where, ended=ended)
+        message = s.shown[whole] = view(who, s.event, where(), ended=ended)
     return message
 
 
