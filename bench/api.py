@@ -1,4 +1,4 @@
-"""How fast play goes through the gRPC API, beside a bare gRPC echo.
+"""How fast play goes through the gRPC API, beside two bare gRPC anchors.
 
     uv run python bench/api.py [--seconds 20] [--tables 16] [--store sqlite|postgres|both]
 
@@ -13,12 +13,23 @@ from the client: actions per second, p50 and p99.
 Beside it, in the same run, a bare gRPC echo service (a generic handler,
 no auth, no interceptors) in a subprocess of its own, called by as many
 client connections, each making one unary call at a time with a payload
-and metadata of an ``Act``'s size. The ratio of the two rates says how much
-of the budget Feltline's own work takes. Goal: at least 60% of the echo
-rate, p99 under 50 ms.
+and metadata of an ``Act``'s size. Goal: at least 60% of the echo rate,
+p99 under 50 ms.
 
-Each server's process id is printed, to attach a profiler while it runs:
-``uvx py-spy top --pid PID`` (or ``record``).
+An echo is two messages per call; an action is six: the ``Act`` and its
+reply, then a batch to each of the table's four watchers. So a second
+anchor, "fan-out": a bare ``grpc.aio`` server (generic handlers, no poker,
+store, auth or interceptors) of the API's shape, a unary-stream ``Watch``
+and a unary ``Act`` that puts one message, naming whose turn is next, on
+each of the table's four watches, all padded to Feltline's sizes. It is
+driven like the bots: as many connections, a thread each, watching and
+calling ``Act`` on its turn. Its rate is the ceiling of the shape in gRPC
+Python on the machine, whatever the server does; Feltline's rate is shown
+as a share of both anchors.
+
+Each server's process id is printed, to attach a profiler while it runs
+(``uvx py-spy top --pid PID``, or ``record``), and, where ``/proc`` is,
+its CPU time in the window: cores used, and CPU per call.
 
 A script, never a test: it prints figures and ratios and never fails.
 """
@@ -36,7 +47,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -57,11 +68,19 @@ from tests.postgres import PG, store_env
 PLAYERS = 4
 BUY_IN = 1000
 ECHO = "/feltline.bench.Echo/Echo"
+WATCH = "/feltline.bench.FanOut/Watch"
+ACT = "/feltline.bench.FanOut/Act"
+# Feltline's mean sizes in this bench: a WatchTableBatchesResponse (median
+# 150 bytes, more at a hand's end) and an ActResponse.
+BATCH_SIZE = 500
+REPLY_SIZE = 270
+METADATA = (("authorization", "Bearer " + "x" * 160),)  # a player's token
 # One connection per client: without a local subchannel pool, channels to
 # the same target share one TCP connection.
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 if TYPE_CHECKING:
     Call: TypeAlias = grpc.UnaryUnaryMultiCallable[bytes, bytes]
+    StreamCall: TypeAlias = grpc.UnaryStreamMultiCallable[bytes, bytes]
 
 
 @dataclass
@@ -71,6 +90,7 @@ class Result:
     seconds: float
     latencies: list[float]  # seconds, every call in the window
     refused: int = 0
+    server_cpu: float | None = None  # the server's CPU seconds in the window
 
     @property
     def rate(self) -> float:
@@ -82,11 +102,17 @@ class Result:
         return statistics.quantiles(self.latencies, n=100, method="inclusive")[p - 1] * 1000
 
     def line(self) -> str:
-        return (
-            f"{self.name:<22} {self.rate:9.0f} calls/s   p50 {self.percentile(50):6.2f} ms"
+        line = (
+            f"{self.name:<31} {self.rate:6.0f} calls/s   p50 {self.percentile(50):6.2f} ms"
             f"   p99 {self.percentile(99):6.2f} ms   ({self.calls} calls in {self.seconds:.1f} s"
             + (f", {self.refused} refused" if self.refused else "")
             + ")"
+        )
+        if self.server_cpu is None or not self.calls:
+            return line
+        return (
+            f"{line}\n{'':<31} server CPU {self.server_cpu / self.seconds:.2f} cores,"
+            f" {self.server_cpu / self.calls * 1e6:.0f} us per call"
         )
 
 
@@ -104,10 +130,34 @@ class Window:
             if not ok:
                 self.refused += 1
 
-    def result(self, name: str) -> Result:
+    def server_cpu(self, pid: int) -> float | None:
+        """Sleeps until the window's end; the CPU seconds process ``pid``
+        used in the window, or None without ``/proc``."""
+        time.sleep(max(0.0, self.start - time.perf_counter()))
+        before = cpu_seconds(pid)
+        time.sleep(max(0.0, self.end - time.perf_counter()))
+        after = cpu_seconds(pid)
+        return None if before is None or after is None else after - before
+
+    def result(self, name: str, server_cpu: float | None = None) -> Result:
         return Result(
-            name, len(self.latencies), self.end - self.start, self.latencies, self.refused
+            name,
+            len(self.latencies),
+            self.end - self.start,
+            self.latencies,
+            self.refused,
+            server_cpu,
         )
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """A process's user and system CPU time so far, or None without ``/proc``."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # from the 3rd on: the name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 # ---- the servers, each in a subprocess of its own
@@ -133,6 +183,49 @@ def serve_echo() -> None:
     server.start()
     _ready_then_wait(port)
     server.stop(1).wait()
+
+
+def serve_fanout() -> None:
+    """The fan-out anchor's server: a table's turn goes round its watchers."""
+    import asyncio
+
+    async def main() -> None:
+        watchers: dict[bytes, list[asyncio.Queue[bytes]]] = {}
+
+        def fan_out(table: bytes, seat: int) -> None:
+            message = bytes([seat]).ljust(BATCH_SIZE, b"x")  # whose turn it is
+            for queue in watchers[table]:
+                queue.put_nowait(message)
+
+        async def watch(request: bytes, _context: object) -> AsyncIterator[bytes]:
+            table, _seat = request.split(b":")
+            queue: asyncio.Queue[bytes] = asyncio.Queue()
+            watchers.setdefault(table, []).append(queue)
+            if len(watchers[table]) == PLAYERS:  # all seated: the first turn
+                fan_out(table, 0)
+            while True:
+                yield await queue.get()
+
+        async def act(request: bytes, _context: object) -> bytes:
+            table, seat, _padding = request.split(b":", 2)
+            fan_out(table, (int(seat) + 1) % PLAYERS)
+            return bytes(REPLY_SIZE)
+
+        handler = grpc.method_handlers_generic_handler(
+            "feltline.bench.FanOut",
+            {
+                "Watch": grpc.unary_stream_rpc_method_handler(watch),
+                "Act": grpc.unary_unary_rpc_method_handler(act),
+            },
+        )
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        await asyncio.to_thread(_ready_then_wait, port)
+        await server.stop(1)
+
+    asyncio.run(main())
 
 
 def serve_feltline(key: Path, env: dict[str, str]) -> None:
@@ -161,7 +254,8 @@ def _ready_then_wait(port: int) -> None:
 
 
 @contextmanager
-def subprocess_server(*args: str) -> Iterator[str]:
+def subprocess_server(*args: str) -> Iterator[tuple[str, int]]:
+    """The server's target and process id."""
     proc = subprocess.Popen(
         [sys.executable, __file__, "--serve", *args],
         stdin=subprocess.PIPE,
@@ -176,7 +270,7 @@ def subprocess_server(*args: str) -> Iterator[str]:
         proc.kill()
         raise RuntimeError(f"server {args} did not start")
     try:
-        yield f"127.0.0.1:{int(line)}"
+        yield f"127.0.0.1:{int(line)}", proc.pid
     finally:
         proc.stdin.close()
         try:
@@ -188,15 +282,15 @@ def subprocess_server(*args: str) -> Iterator[str]:
 # ---- the load
 
 
+def act_request_size() -> int:
+    return play_pb2.ActRequest(
+        table_id=str(uuid.uuid4()), request_id=str(uuid.uuid4()), hand_number=12, sequence=34
+    ).ByteSize()
+
+
 def run_echo(connections: int, seconds: float, warmup: float) -> Result:
-    size = len(
-        play_pb2.ActRequest(
-            table_id=str(uuid.uuid4()), request_id=str(uuid.uuid4()), hand_number=12, sequence=34
-        ).SerializeToString()
-    )
-    payload = os.urandom(size)
-    metadata = (("authorization", "Bearer " + "x" * 160),)
-    with subprocess_server("echo") as target:
+    payload = os.urandom(act_request_size())
+    with subprocess_server("echo") as (target, pid):
         channels = [
             grpc.insecure_channel(target, options=OWN_CONNECTION) for _ in range(connections)
         ]
@@ -205,7 +299,7 @@ def run_echo(connections: int, seconds: float, warmup: float) -> Result:
             for c in channels
         ]
         for call in calls:
-            call(payload, metadata=metadata, timeout=10)
+            call(payload, metadata=METADATA, timeout=10)
         start = time.perf_counter() + warmup
         window = Window(start, start + seconds)
 
@@ -214,17 +308,69 @@ def run_echo(connections: int, seconds: float, warmup: float) -> Result:
                 began = time.perf_counter()
                 if began >= window.end:
                     return
-                call(payload, metadata=metadata, timeout=10)
+                call(payload, metadata=METADATA, timeout=10)
                 window.record(began, time.perf_counter() - began)
 
         threads = [threading.Thread(target=loop, args=(c,), daemon=True) for c in calls]
         for t in threads:
             t.start()
+        cpu = window.server_cpu(pid)
         for t in threads:
             t.join()
         for c in channels:
             c.close()
-    return window.result("echo (bare gRPC)")
+    return window.result("echo (bare gRPC)", cpu)
+
+
+def run_fanout(tables: int, seconds: float, warmup: float) -> Result:
+    """Bots reduced to the API's shape: watch, and act when it is your turn."""
+    size = act_request_size()
+    with subprocess_server("fanout") as (target, pid):
+        seats = [(table, seat) for table in range(tables) for seat in range(PLAYERS)]
+        channels = [grpc.insecure_channel(target, options=OWN_CONNECTION) for _ in seats]
+        for channel in channels:
+            grpc.channel_ready_future(channel).result(timeout=10)
+        subscribe: list[StreamCall] = [
+            c.unary_stream(WATCH, request_serializer=None, response_deserializer=None)
+            for c in channels
+        ]
+        watches = [
+            call(f"{table}:{seat}".encode(), metadata=METADATA)
+            for call, (table, seat) in zip(subscribe, seats, strict=True)
+        ]
+        acts: list[Call] = [
+            c.unary_unary(ACT, request_serializer=None, response_deserializer=None)
+            for c in channels
+        ]
+        start = time.perf_counter() + warmup
+        window = Window(start, start + seconds)
+
+        def bot(watch: Iterable[bytes], act: Call, table: int, seat: int) -> None:
+            request = f"{table}:{seat}:".encode().ljust(size, b"y")
+            try:
+                for message in watch:
+                    if message[0] == seat:
+                        began = time.perf_counter()
+                        act(request, metadata=METADATA, timeout=10)
+                        window.record(began, time.perf_counter() - began)
+            except grpc.RpcError:
+                if time.perf_counter() < window.end:  # not the cancel that ends the run
+                    raise
+
+        threads = [
+            threading.Thread(target=bot, args=(w, a, *s), daemon=True)
+            for w, a, s in zip(watches, acts, seats, strict=True)
+        ]
+        for t in threads:
+            t.start()
+        cpu = window.server_cpu(pid)
+        for w in watches:
+            w.cancel()
+        for t in threads:
+            t.join()
+        for c in channels:
+            c.close()
+    return window.result("fan-out (bare gRPC, same shape)", cpu)
 
 
 class TimedClient(Client):
@@ -269,7 +415,7 @@ def run_feltline(
                 signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
             )
 
-        with subprocess_server(*args) as target:
+        with subprocess_server(*args) as (target, pid):
             admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
             config = convert.table_config(
                 TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)
@@ -315,7 +461,7 @@ def run_feltline(
             ]
             for t in threads:
                 t.start()
-            time.sleep(max(0.0, window.end - time.perf_counter()))
+            cpu = window.server_cpu(pid)
             TimedClient.window = None
             for bot in bots:
                 bot.stop()
@@ -323,7 +469,7 @@ def run_feltline(
                 t.join(timeout=15)
             for c in channels:
                 c.close()
-            result = window.result(name)
+            result = window.result(name, cpu)
             print(f"  ({len(hands)} hands finished at {tables} tables)")
             return result
 
@@ -346,16 +492,22 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=16, help="four bots at each")
     parser.add_argument("--store", choices=["sqlite", "postgres", "both"], default="sqlite")
     parser.add_argument(
-        "--no-echo", dest="echo", action="store_false", help="skip the echo (to profile)"
+        "--no-anchors",
+        "--no-echo",
+        dest="anchors",
+        action="store_false",
+        help="skip the echo and the fan-out (to profile)",
     )
     parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
     parser.add_argument("--env", action="append", default=[], help=argparse.SUPPRESS)
-    args, rest = parser.parse_known_args()
+    args, _ = parser.parse_known_args()
     logging.getLogger("feltline.audit.keys").setLevel(logging.ERROR)  # "generated a key"
     if args.serve is not None:
-        if rest == ["echo"] or args.serve == "echo":
+        if args.serve == "echo":
             serve_echo()
+        elif args.serve == "fanout":
+            serve_fanout()
         else:
             env = dict(item.split("=", 1) for item in args.env)
             serve_feltline(Path(args.key), env)
@@ -367,9 +519,12 @@ def main() -> None:
         f"{args.tables} no-limit hold'em tables x {PLAYERS} bots; "
         f"{args.seconds:.0f} s measured after {args.warmup:.0f} s"
     )
-    echo = run_echo(connections, args.seconds, args.warmup) if args.echo else None
-    if echo is not None:
+    echo = fanout = None
+    if args.anchors:
+        echo = run_echo(connections, args.seconds, args.warmup)
         print(echo.line())
+        fanout = run_fanout(args.tables, args.seconds, args.warmup)
+        print(fanout.line())
     runs: list[Result] = []
     if args.store in ("sqlite", "both"):
         runs.append(
@@ -382,15 +537,19 @@ def main() -> None:
                 run_feltline("feltline Act, Postgres", env, args.tables, args.seconds, args.warmup)
             )
         print(runs[-1].line())
+    if echo is None or fanout is None:
+        return
+    print(
+        f"{fanout.name}: {fanout.rate / echo.rate:.0%} of the echo rate,"
+        " the most an action of the API's shape reaches here"
+    )
     for run in runs:
-        if echo is None:
-            break
         ratio = run.rate / echo.rate
         p99 = run.percentile(99)
         print(
             f"{run.name}: {ratio:.0%} of the echo rate (goal >= 60%: "
-            f"{'met' if ratio >= 0.6 else 'not met'}); p99 {p99:.1f} ms (goal < 50 ms: "
-            f"{'met' if p99 < 50 else 'not met'})"
+            f"{'met' if ratio >= 0.6 else 'not met'}), {run.rate / fanout.rate:.0%} of the"
+            f" fan-out's; p99 {p99:.1f} ms (goal < 50 ms: {'met' if p99 < 50 else 'not met'})"
         )
 
 
