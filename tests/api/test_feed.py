@@ -149,3 +149,56 @@ def test_an_unannounced_change_is_read_once_the_reading_is_stale() -> None:
     store.table.append(_finished())
     assert not fresh.stale()
     assert fresh.table(2) == []
+
+
+def _stored(events: tuple[Event, ...], first: int, at: int | None = None) -> list[Stored]:
+    return [Stored(n, e, "", at) for n, e in enumerate(events, first)]
+
+
+def test_what_this_process_stored_is_taken_in_without_reading_it_back() -> None:
+    store = Store()
+    store.change(table=(_dealt(1),), hand=(1, HAND[:2]))
+    feed = store.feed()
+    feed.refresh()
+    reads = len(store.reads)
+    store.change(hand=(1, HAND[2:4]))
+    feed.append([], 1, list(_stored(HAND[2:4], 3)))
+    store.change(table=(_finished(), _dealt(2)), hand=(2, HAND[:1]))
+    feed.append(_stored((_finished(), _dealt(2)), 2), 2, list(_stored(HAND[:1], 1)))
+    assert not feed.stale()
+    assert [s.position for s in feed.hand(1) if s] == [1, 2, 3, 4]
+    assert [s.position for s in feed.table(1)] == [2, 3]
+    assert [s.position for s in feed.hand(2) if s] == [1]
+    assert store.reads[reads:] == []
+    reference = store.feed()
+    reference.refresh()
+    for number in (1, 2):
+        assert [s.after for s in feed.hand(number)] == [s.after for s in reference.hand(number)]
+
+
+def test_records_that_skip_some_leave_the_feed_behind_until_it_reads() -> None:
+    store = Store()
+    store.change(table=(_dealt(1),), hand=(1, HAND[:2]))
+    feed = store.feed()
+    feed.refresh()
+    store.change(hand=(1, HAND[2:3]))  # another process stored position 3
+    store.change(hand=(1, HAND[3:4]))
+    feed.append([], 1, list(_stored(HAND[3:4], 4)))
+    assert feed.stale()
+    assert len(feed.hand(1)) == 2  # nothing taken in out of order
+    feed.refresh()
+    assert [s.position for s in feed.hand(1) if s] == [1, 2, 3, 4]
+    assert not feed.stale()
+
+
+def test_records_a_refresh_read_first_are_not_taken_twice() -> None:
+    store = Store()
+    store.change(table=(_dealt(1),), hand=(1, HAND[:2]))
+    feed = store.feed()
+    feed.refresh()
+    store.change(table=(_finished(),), hand=(1, HAND[2:3]))
+    feed.refresh()  # a watcher's refresh got there before the writer's append
+    feed.append(_stored((_finished(),), 2), 1, list(_stored(HAND[2:3], 3)))
+    assert not feed.stale()
+    assert [s.position for s in feed.table()] == [1, 2]
+    assert [s.position for s in feed.hand(1) if s] == [1, 2, 3]

@@ -14,8 +14,10 @@ Whatever can be worked out once per record for every watcher is worked out
 when the record is read: the hand's state after each of its events, and
 (lazily, by the first watcher to need them) the messages and turns sent.
 
-Only :meth:`Feed.refresh` reads the feed's own records, and the writer
-calls it before waking the watchers; the event loop that serves watchers
+What this process stores at the table is handed to the feed as it commits
+(:meth:`Feed.append`); only :meth:`Feed.refresh` reads the feed's own
+records from the store, when the feed is behind or stale, and the writer
+calls it before waking the watchers. The event loop that serves watchers
 reads the store only for a watcher that has fallen out of the feed. Each
 reading is swapped in whole, so watchers never wait on the lock a refresh
 holds while it reads.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from uuid import UUID
 
 from feltline.api.redaction import Viewer
@@ -71,12 +73,13 @@ HandReader = Callable[[UUID, int, int], list[Stored | None]]
 class Reading:
     """What a feed last read: the table's records from position ``first``,
     and the records of its latest ``HANDS`` hands by number (None stands for
-    a hand's seal), ``at`` a monotonic time."""
+    a hand's seal), ``at`` a monotonic time (negative: never read)."""
 
     table: list[Stored] = field(default_factory=list)
     first: int = 1
     hands: dict[int, list[Stored | None]] = field(default_factory=dict)
     at: float = -1.0
+    behind: bool = False  # records were stored that it lacks
 
 
 def folded(records: list[Stored | None], state: Hand) -> list[Stored | None]:
@@ -132,7 +135,7 @@ class Feed:
         """Whether the reading may be out of date: never read, or read
         ``fresh`` seconds ago, as another process may have written since."""
         r = self._reading
-        return r.at < 0 or time.monotonic() - r.at >= self.fresh
+        return r.behind or r.at < 0 or time.monotonic() - r.at >= self.fresh
 
     def refresh(self) -> None:
         """Read what was stored since the last reading."""
@@ -140,23 +143,63 @@ class Feed:
             r = self._reading
             at = time.monotonic()
             new = self._read_table(self.table_id, r.first + len(r.table) - 1)
-            table, first = r.table + new, r.first
-            if len(table) > KEEP:
-                drop = len(table) - KEEP // 2
-                table, first = table[drop:], first + drop
             hands = dict(r.hands)
             latest = max(hands, default=0)
             if latest:
-                hands[latest] = self._more(latest, hands[latest])
+                hands[latest] = _more(hands[latest], self._read_hand, self.table_id, latest)
             for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
                 if number > latest:  # follow the table to its new hand
-                    hands[number] = self._more(number, [])
-            for number in sorted(hands)[:-HANDS]:
-                del hands[number]
-            self._reading = Reading(table, first, hands, at)
+                    hands[number] = _more([], self._read_hand, self.table_id, number)
+            self._reading = _kept(r.table + new, r.first, hands, at)
 
-    def _more(self, number: int, hand: list[Stored | None]) -> list[Stored | None]:
-        """``hand``, hand ``number``'s records so far, and what came after."""
-        last = next((s.after for s in reversed(hand) if s is not None), NEW_HAND)
-        assert last is not None
-        return hand + folded(self._read_hand(self.table_id, number, len(hand)), last)
+    def append(self, table: list[Stored], number: int, hand: list[Stored | None]) -> None:
+        """Take in what this process just stored at the table: ``table``
+        records, and ``hand`` records of hand ``number``, so that nothing
+        need be read back. Records that do not follow on from the reading
+        (another process stored some in between) leave it behind, for the
+        next :meth:`refresh` to read."""
+        with self._lock:
+            r = self._reading
+            if r.at < 0 or r.behind:
+                return
+            known = r.first + len(r.table) - 1
+            if table and table[0].position <= known:
+                table = []  # a refresh read them meanwhile
+            hands = dict(r.hands)
+            so_far = hands.get(number, [])
+            at = next((s.position for s in hand if s is not None), len(so_far) + 1)
+            if hand and at <= len(so_far):
+                hand = []
+            gap = (table and table[0].position != known + 1) or (hand and at != len(so_far) + 1)
+            if gap or (hand and not number):
+                self._reading = replace(r, behind=True)
+                return
+            if number and (hand or number in hands):
+                hands[number] = so_far + folded(hand, _last(so_far))
+            self._reading = _kept(r.table + table, r.first, hands, time.monotonic())
+
+
+def _last(hand: list[Stored | None]) -> Hand:
+    """The hand's state after the records ``hand``."""
+    last = next((s.after for s in reversed(hand) if s is not None), NEW_HAND)
+    assert last is not None
+    return last
+
+
+def _more(
+    hand: list[Stored | None], read: HandReader, table_id: UUID, number: int
+) -> list[Stored | None]:
+    """``hand``, hand ``number``'s records so far, and what came after."""
+    return hand + folded(read(table_id, number, len(hand)), _last(hand))
+
+
+def _kept(
+    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], at: float
+) -> Reading:
+    """A reading of no more than ``KEEP`` table records and ``HANDS`` hands."""
+    if len(table) > KEEP:
+        drop = len(table) - KEEP // 2
+        table, first = table[drop:], first + drop
+    for number in sorted(hands)[:-HANDS]:
+        del hands[number]
+    return Reading(table, first, hands, at)

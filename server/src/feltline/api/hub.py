@@ -32,7 +32,7 @@ from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
 from feltline.store.check import PAGE
 from feltline.store.hands import Conflict
-from feltline.store.room import Room, waiting_on
+from feltline.store.room import Committed, Room, waiting_on
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")
@@ -59,6 +59,7 @@ class Hub:
         self._tables: dict[UUID, None] | None = None
         self._feeds: dict[UUID, Feed] = {}
         self.stopping = threading.Event()
+        room.listen(self._committed)
 
     # ---- tables
 
@@ -98,11 +99,11 @@ class Hub:
             return self._counts.get(table_id, 0)
 
     def notify(self, table_id: UUID) -> None:
-        """After a change: read it into the table's feed, then count it and
-        wake the watchers, who find it read."""
+        """After a change: make sure the table's feed has it, then count it
+        and wake the watchers, who find it there."""
         with self._guard:
             feed = self._feeds.get(table_id)
-        if feed is not None:
+        if feed is not None and feed.stale():
             feed.refresh()
         with self._counting:
             self._counts[table_id] = self._counts.get(table_id, 0) + 1
@@ -147,6 +148,25 @@ class Hub:
     def hand_records(self, table_id: UUID, number: int, after: int = 0) -> list[Stored | None]:
         """The hand's events after position ``after``; None stands for its seal."""
         return self.feed(table_id).hand(number, after)
+
+    def _committed(self, c: Committed) -> None:
+        """Hand what was just stored at a table to its feed, if it has one."""
+        with self._guard:
+            feed = self._feeds.get(c.table_id)
+        if feed is None:
+            return
+        table: list[Stored] = []
+        hand: list[Stored | None] = []
+        for record, event in c.records:
+            if isinstance(record, Sealed):
+                hand.append(None)
+                continue
+            assert event is not None
+            if isinstance(record, TableRecord):
+                table.append(Stored(record.originator_version, event, record.command_id))
+            else:
+                hand.append(Stored(record.originator_version, event, record.command_id, record.at))
+        feed.append(table, c.hand, hand)
 
     def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
         records = self.room.cardroom.events.get(table_id, gt=after or None)

@@ -84,7 +84,7 @@ class Watcher:
         self.last: Stored | None = None  # the hand's record last sent
         self.ended = False
         self.since = 0
-        self._seated: tuple[object, Viewer] | None = None  # the players it was worked out for
+        self._seated: tuple[tuple[int, bool], Viewer] | None = None  # and for which hand
         stream = hub.room.table(key)
         config = stream.table.config
         assert config is not None
@@ -95,9 +95,9 @@ class Watcher:
     def who(self) -> Viewer:
         """The caller as a viewer of the hand being sent: a player by the
         seat it was dealt, whether or not it sits there now."""
-        players = self.hand.players
-        if self._seated is None or self._seated[0] is not players:
-            self._seated = players, Viewer.of(self.caller, players)
+        dealt = self.pos.hand, bool(self.hand.players)  # who sits where is set at the start
+        if self._seated is None or self._seated[0] != dealt:
+            self._seated = dealt, Viewer.of(self.caller, self.hand.players)
         return self._seated[1]
 
     def rebuild(self) -> list[Stored]:

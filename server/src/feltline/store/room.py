@@ -138,6 +138,18 @@ class Outcome:
     number: int = 0
 
 
+@dataclass(frozen=True)
+class Committed:
+    """What one transaction stored at a table, in order: each table and hand
+    record with the engine event it holds (none for a hand's seal), so that
+    whoever serves the table need not read back what was just written.
+    ``hand`` is the number of the hand the hand records belong to."""
+
+    table_id: UUID
+    hand: int
+    records: tuple[tuple[TableRecord | StoredHandEvent, Event | None], ...]
+
+
 class _Work:
     """One request's changes to the streams it touches, applied as they are
     decided, to be committed together."""
@@ -149,6 +161,7 @@ class _Work:
         self.accounts: dict[UUID, Account] = {}
         self.records: list[Stored] = []
         self.hand_events: list[Event] = []
+        self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
 
     def at_table(
         self, key: str, command: TableCommand, request: str, hand: int = 0
@@ -157,6 +170,7 @@ class _Work:
         records, self.table = self.table.execute(key, command, request=request, hand=hand)
         self.records += records
         events = self.table.commands[key].events[-len(records) :] if records else ()
+        self.made += zip(records, events, strict=True)
         for event in events:
             self._settle(f"{self.table.id}/{key}", request, event, before)
         return events
@@ -168,7 +182,12 @@ class _Work:
         )
         self.records += records
         made = sum(1 for r in records if isinstance(r, Recorded))
-        self.hand_events += self.hand.commands[key][1][-made:]
+        events = iter(self.hand.commands[key][1][-made:] if made else ())
+        for r in records:
+            event = next(events) if isinstance(r, Recorded) else None
+            self.made.append((r, event))
+            if event is not None:
+                self.hand_events.append(event)
 
     def account(self, player: str) -> Account:
         key = account_id(player)
@@ -212,6 +231,12 @@ class Room:
         self._accounts: dict[UUID, Account] = {}
         self._locks: dict[UUID, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._listeners: list[Callable[[Committed], None]] = []
+
+    def listen(self, listener: Callable[[Committed], None]) -> None:
+        """Have ``listener`` told of every transaction at a table, right after
+        it commits, in the committing thread and in commit order per table."""
+        self._listeners.append(listener)
 
     def close(self) -> None:
         self.cardroom.close()
@@ -528,6 +553,10 @@ class Room:
                     else:
                         self._hands[table_id] = work.hand
                 self._remember_accounts(work.accounts)
+                if work.made:
+                    committed = Committed(table_id, outcome.number, tuple(work.made))
+                    for listener in self._listeners:
+                        listener(committed)
                 return outcome
         raise Conflict(f"table {table_id} kept changing under this request; try again")
 
