@@ -92,6 +92,19 @@ def mint(
 def verify(token: str, key: Ed25519PublicKey, *, now: datetime) -> Caller:
     """The caller a token speaks for, if ``key`` signed it and it is current
     at ``now``; :class:`InvalidToken` or :class:`ExpiredToken` if not."""
+    return current(signed(token, key), now=now)
+
+
+def current(caller: Caller, *, now: datetime) -> Caller:
+    """``caller``, if its token has not expired at ``now``."""
+    if now >= caller.expires:
+        raise ExpiredToken(f"the token expired at {caller.expires.isoformat()}; get a new one")
+    return caller
+
+
+def signed(token: str, key: Ed25519PublicKey) -> Caller:
+    """The caller a token speaks for, if ``key`` signed it, whatever its
+    expiry: a pure function of the token, so a server may remember it."""
     parts = token.split(".")
     if len(parts) != 3 or parts[0] != VERSION:
         raise InvalidToken(f"not a Feltline token: expected {VERSION}.<claims>.<signature>")
@@ -111,8 +124,6 @@ def verify(token: str, key: Ed25519PublicKey, *, now: datetime) -> Caller:
     if not claims.HasField("expire_time"):
         raise InvalidToken("the token has no expiry")
     expires = claims.expire_time.ToDatetime(tzinfo=UTC)
-    if now >= expires:
-        raise ExpiredToken(f"the token expired at {expires.isoformat()}; get a new one")
     return Caller(claims.role, claims.player_id, claims.token_id, expires)
 
 
