@@ -13,6 +13,7 @@ from feltline.api.play import PlayServicer
 from feltline.api.server import Server, Service, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
+from feltline.api.watch import add_to_server as add_watch_service
 from feltline.store.room import Room
 from feltline_protos.v1 import (
     accounts_pb2,
@@ -22,7 +23,6 @@ from feltline_protos.v1 import (
     tables_pb2,
     tables_pb2_grpc,
     watch_pb2,
-    watch_pb2_grpc,
 )
 
 
@@ -40,7 +40,7 @@ def services(hub: Hub) -> list[Service]:
         ),
         service(
             watch_pb2.DESCRIPTOR.services_by_name["WatchService"],
-            watch_pb2_grpc.add_WatchServiceServicer_to_server,
+            add_watch_service,
             WatchServicer(hub),
         ),
         service(

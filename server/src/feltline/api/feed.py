@@ -37,7 +37,6 @@ from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt
-from feltline_protos.v1 import events_pb2, tables_pb2
 
 FRESH = 0.25  # seconds a reading serves without a change announced
 KEEP = 1024  # table records kept; a watcher further behind reads the store
@@ -49,18 +48,18 @@ class Stored:
     """One stored event of a table or a hand, decoded: its position in its
     stream, the request it was filed under and, for hand events, its time.
 
-    A feed's hand records carry the hand's state ``after`` them. ``shown``
-    keeps the message each watcher was sent, whole or redacted, and
-    ``turns`` the turn each viewer was shown after it, so that a table's
-    watchers build each once rather than once each."""
+    A feed's hand records carry the hand's state ``after`` them. ``sent``
+    keeps the message watchers were sent of it, serialized, whole or
+    redacted, by cursor, and ``turns`` the turn each viewer was sent after
+    it, so that a table's watchers build each once rather than once each."""
 
     position: int
     event: Event
     command_id: str
     at: int | None = None
     after: Hand | None = field(default=None, compare=False, repr=False)
-    shown: dict[bool, events_pb2.Event] = field(default_factory=dict, compare=False, repr=False)
-    turns: dict[Viewer, tables_pb2.Turn | None] = field(
+    sent: dict[tuple[bool, str], bytes] = field(default_factory=dict, compare=False, repr=False)
+    turns: dict[tuple[Viewer, str], bytes | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 

@@ -28,6 +28,7 @@ from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
 from feltline.api.hub import Hub
+from feltline.api.intercept import Handler
 from feltline.api.redaction import Viewer, may_see, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
@@ -36,7 +37,7 @@ from feltline.engine.events import HandEnded
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline_protos.v1 import errors_pb2, events_pb2, tables_pb2, watch_pb2, watch_pb2_grpc
+from feltline_protos.v1 import errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
 POLL = 0.5  # seconds between looks at the store when no change was announced
@@ -116,7 +117,7 @@ class Watcher:
         self.ended = self.ended or isinstance(s.event, HandEnded)
         self.since = s.at or 0
 
-    def _hand_event(self, s: Stored) -> watch_pb2.WatchTableResponse:
+    def _hand_event(self, s: Stored) -> bytes:
         self._fold(s)
         self.pos.at, self.pos.turn = s.position, False
         number = self.pos.hand
@@ -125,10 +126,9 @@ class Watcher:
             the_hand = str(hand_id(self.key, number))
             return Where(str(self.key), s.position, number, the_hand, views.when(s.at))
 
-        event = _shown(self.who(), s, where, ended=self.ended)
-        return watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
+        return _sent(self.who(), s, where, self.pos.cursor(), ended=self.ended)
 
-    def drain(self) -> Iterator[watch_pb2.WatchTableResponse]:
+    def drain(self) -> Iterator[bytes]:
         if not self.pos.hand:
             return
         for s in self.hub.hand_records(self.key, self.pos.hand, self.pos.at):
@@ -137,8 +137,9 @@ class Watcher:
                 continue
             yield self._hand_event(s)
 
-    def step(self) -> Iterator[watch_pb2.WatchTableResponse]:
-        """Everything stored after the position; then the turn, if not sent."""
+    def step(self) -> Iterator[bytes]:
+        """Everything stored after the position; then the turn, if not sent:
+        each a serialized ``WatchTableResponse``."""
         for s in self.hub.table_records(self.key, self.pos.table):
             yield from self.drain()
             self.pos.table = s.position
@@ -152,31 +153,54 @@ class Watcher:
             if isinstance(s.event, TableClosed):
                 self.closed = True
             where = partial(Where, str(self.key), s.position, hand_id=hand)
-            event = _shown(self.who(), s, where, ended=True)
-            yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), event=event)
+            yield _sent(self.who(), s, where, self.pos.cursor(), ended=True)
         yield from self.drain()
         if self.pos.hand and not self.pos.turn and not self.ended and self.last is not None:
             turn = self._turn(self.last)
             if turn is not None:
                 self.pos.turn = True
-                yield watch_pb2.WatchTableResponse(cursor=self.pos.cursor(), turn=turn)
+                yield turn
 
-    def _turn(self, last: Stored) -> tables_pb2.Turn | None:
+    def _turn(self, last: Stored) -> bytes | None:
         """Whose turn it is after ``last``, worked out once per viewer."""
-        who = self.who()
-        if who not in last.turns:
-            last.turns[who] = views.turn_of(self.hand, self.since + self.clock, who)
-        return last.turns[who]
+        key = self.who(), Position(self.pos.table, self.pos.hand, self.pos.at, True).cursor()
+        if key not in last.turns:
+            turn = views.turn_of(self.hand, self.since + self.clock, key[0])
+            last.turns[key] = (
+                None
+                if turn is None
+                else watch_pb2.WatchTableResponse(cursor=key[1], turn=turn).SerializeToString()
+            )
+        return last.turns[key]
 
 
-def _shown(who: Viewer, s: Stored, where: Callable[[], Where], *, ended: bool) -> events_pb2.Event:
-    """What ``who`` is shown of ``s``, built once per table for all who may
-    see it whole and once for all who may not (``where`` follows from ``s``)."""
+def _sent(who: Viewer, s: Stored, where: Callable[[], Where], cursor: str, *, ended: bool) -> bytes:
+    """The message ``who`` is sent of ``s`` at ``cursor``, serialized once
+    per table for all who may see it whole and once for all who may not
+    (``where`` follows from ``s``)."""
     whole = may_see(who, s.event, ended=ended)
-    message = s.shown.get(whole)
-    if message is None:
-        message = s.shown[whole] = view(who, s.event, where(), ended=ended)
-    return message
+    key = whole, cursor
+    sent = s.sent.get(key)
+    if sent is None:
+        event = view(who, s.event, where(), ended=ended)
+        sent = watch_pb2.WatchTableResponse(cursor=cursor, event=event).SerializeToString()
+        s.sent[key] = sent
+    return sent
+
+
+def _framed(batch: list[bytes]) -> bytes:
+    """``batch``, serialized ``WatchTableResponse`` messages, as a serialized
+    ``WatchTableBatchesResponse``: each its field 1 (length-delimited)."""
+    return b"".join(b"\n" + _varint(len(m)) + m for m in batch)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
@@ -190,19 +214,19 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
     ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
         async for batch in self.follow(request.table_id, request.after):
             for message in batch:
-                yield message
+                yield watch_pb2.WatchTableResponse.FromString(message)
 
-    async def WatchTableBatches(
+    async def WatchTableBatches(  # type: ignore[override]  # sent as serialized
         self,
         request: watch_pb2.WatchTableBatchesRequest,
         context: grpc.aio.ServicerContext[Any, Any],
-    ) -> AsyncIterator[watch_pb2.WatchTableBatchesResponse]:
+    ) -> AsyncIterator[bytes]:
+        """Serialized ``WatchTableBatchesResponse`` messages: a table's
+        watchers share each message's serialization (:func:`add_to_server`)."""
         async for batch in self.follow(request.table_id, request.after):
-            yield watch_pb2.WatchTableBatchesResponse(messages=batch)
+            yield _framed(batch)
 
-    async def follow(
-        self, table_id: str, after: str
-    ) -> AsyncIterator[list[watch_pb2.WatchTableResponse]]:
+    async def follow(self, table_id: str, after: str) -> AsyncIterator[list[bytes]]:
         """The stream, a batch per change: the snapshot (unless resuming),
         then what each change at the table made."""
         caller = require_role(*ANYONE)
@@ -212,7 +236,7 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
             watcher = await asyncio.to_thread(self.resume, key, caller, pos)
         else:
             watcher, first = await asyncio.to_thread(self.snapshot, key, caller)
-            yield [first]
+            yield [first.SerializeToString()]
         feed = self.hub.feed(key)
         while not self.hub.stopping.is_set():
             seen = self.hub.version(key)
@@ -254,3 +278,23 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         if message.HasField("current_hand") and message.current_hand.HasField("turn"):
             pos.turn = True  # the snapshot carries the turn
         return watcher, watch_pb2.WatchTableResponse(cursor=pos.cursor(), snapshot=snapshot)
+
+
+def add_to_server(servicer: WatchServicer, server: grpc.aio.Server) -> None:
+    """As the generated ``add_WatchServiceServicer_to_server``, except that
+    ``WatchTableBatches`` sends what it yields as it is, already serialized."""
+    handlers: dict[str, Handler] = {
+        "WatchTable": grpc.unary_stream_rpc_method_handler(
+            servicer.WatchTable,
+            request_deserializer=watch_pb2.WatchTableRequest.FromString,
+            response_serializer=watch_pb2.WatchTableResponse.SerializeToString,
+        ),
+        "WatchTableBatches": grpc.unary_stream_rpc_method_handler(
+            servicer.WatchTableBatches,
+            request_deserializer=watch_pb2.WatchTableBatchesRequest.FromString,
+            response_serializer=bytes,
+        ),
+    }
+    name = watch_pb2.DESCRIPTOR.services_by_name["WatchService"].full_name
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
