@@ -50,8 +50,8 @@ class Stored:
 
     A feed's hand records carry the hand's state ``after`` them. ``sent``
     keeps the message watchers were sent of it, serialized, whole or
-    redacted, by cursor, and ``turns`` the turn each viewer was sent after
-    it, so that a table's watchers build each once rather than once each."""
+    redacted, by cursor, and ``turns`` the turn sent after it (None: to
+    those it does not wait on), so that a table's watchers build each once rather than once each."""
 
     position: int
     event: Event
@@ -59,7 +59,7 @@ class Stored:
     at: int | None = None
     after: Hand | None = field(default=None, compare=False, repr=False)
     sent: dict[tuple[bool, str], bytes] = field(default_factory=dict, compare=False, repr=False)
-    turns: dict[tuple[Viewer, str], bytes | None] = field(
+    turns: dict[tuple[Viewer | None, str], bytes | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 

@@ -112,16 +112,17 @@ class Hub:
 
     async def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
         """Until the table changes after ``seen``, the server stops, or ``timeout``."""
-        woken = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        woken = loop.create_future()
         with self._counting:
             if self._counts.get(table_id, 0) != seen or self.stopping.is_set():
                 return
             self._waiting.setdefault(table_id, set()).add(woken)
+        timer = loop.call_later(timeout, _resolve, [woken])  # no task, unlike wait_for
         try:
-            await asyncio.wait_for(woken, timeout)
-        except TimeoutError:
-            pass
-        finally:  # timed out, or the watch was cancelled: stop waiting
+            await woken
+        finally:  # woken, timed out, or the watch was cancelled: stop waiting
+            timer.cancel()
             with self._counting:
                 self._waiting.get(table_id, set()).discard(woken)
 

@@ -37,7 +37,8 @@ from feltline.engine.events import HandEnded
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline_protos.v1 import errors_pb2, watch_pb2, watch_pb2_grpc
+from feltline.store.room import waiting_on
+from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
 POLL = 0.5  # seconds between looks at the store when no change was announced
@@ -162,14 +163,18 @@ class Watcher:
                 yield turn
 
     def _turn(self, last: Stored) -> bytes | None:
-        """Whose turn it is after ``last``, worked out once per viewer."""
-        key = self.who(), Position(self.pos.table, self.pos.hand, self.pos.at, True).cursor()
+        """Whose turn it is after ``last``, worked out once for the players
+        it waits on, each shown its options, and once for everyone else."""
+        who = self.who()
+        cursor = Position(self.pos.table, self.pos.hand, self.pos.at, True).cursor()
+        waited_on = who.role == auth_pb2.ROLE_PLAYER and who.seat in waiting_on(self.hand)
+        key = who if waited_on else None, cursor
         if key not in last.turns:
-            turn = views.turn_of(self.hand, self.since + self.clock, key[0])
+            turn = views.turn_of(self.hand, self.since + self.clock, who)
             last.turns[key] = (
                 None
                 if turn is None
-                else watch_pb2.WatchTableResponse(cursor=key[1], turn=turn).SerializeToString()
+                else watch_pb2.WatchTableResponse(cursor=cursor, turn=turn).SerializeToString()
             )
         return last.turns[key]
 
