@@ -1,6 +1,7 @@
 """The hub's wake-ups: a watch waits on the event loop for its table's next
 change, is woken by a change made in another thread, and leaves nothing
-behind when it times out or is cancelled."""
+behind when it times out or is cancelled; and what the room stores reaches
+the table's feed as it commits."""
 
 from __future__ import annotations
 
@@ -15,10 +16,15 @@ import pytest
 
 from feltline.api.hub import Hub
 from feltline.audit.keys import Signer
+from feltline.demo import TABLES
+from feltline.engine.events import Action
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.room import Cardroom, Room, waiting_on
 
 TABLE = uuid.uuid4()
+HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)
 
 
 @pytest.fixture
@@ -75,3 +81,25 @@ def test_stopping_wakes_every_watch(hub: Hub) -> None:
 
     asyncio.run(watches())
     assert _waiting(hub) == 0
+
+
+def test_what_the_room_stores_reaches_the_table_s_feed_without_a_read(hub: Hub) -> None:
+    room = hub.room
+    table = room.open_table("open", HOLDEM, at=0)
+    for seat in (1, 2):
+        room.mint(f"mint-{seat}", f"p{seat}", 1000, by="admin")
+        room.sit_down(table, f"sit-{seat}", seat, f"p{seat}", 500, at=0)
+    feed = hub.feed(table)
+    feed.refresh()
+    reads: list[str] = []
+    read_table, read_hand = feed._read_table, feed._read_hand
+    feed._read_table = lambda *a: reads.append("table") or read_table(*a)  # type: ignore[method-assign]
+    feed._read_hand = lambda *a: reads.append("hand") or read_hand(*a)  # type: ignore[method-assign]
+    room.deal(table, "deal", at=0)
+    seat = waiting_on(room.hand(table, 1).hand)[0]
+    room.act(table, 1, "fold", seat, Action.FOLD, at=0)
+    hub.notify(table)
+    kept = [s.event for s in feed.hand(1) if s is not None], [s.event for s in feed.table()]
+    assert reads == []
+    stored = [s.event for s in hub._read_hand(table, 1, 0) if s is not None]
+    assert kept == (stored, [s.event for s in hub._read_table(table, 0)])

@@ -16,8 +16,9 @@ import pytest
 
 from feltline.demo import TABLES
 from feltline.domain.account import InsufficientChips
-from feltline.domain.hand import CommandIdReused
-from feltline.domain.ids import CommandIdError
+from feltline.domain.hand import CommandIdReused, Sealed
+from feltline.domain.ids import CommandIdError, hand_id
+from feltline.domain.table import TableRecord
 from feltline.engine.commands import Act, Declare, Draw
 from feltline.engine.errors import NotYourTurn, RuleError
 from feltline.engine.events import Acted, Action, HandEnded, HandStarted
@@ -36,7 +37,7 @@ from feltline.engine.table import (
 )
 from feltline.store.check import check
 from feltline.store.hands import Conflict
-from feltline.store.room import ClockRunning, NotFound, Room, waiting_on
+from feltline.store.room import ClockRunning, Committed, NotFound, Room, waiting_on
 from tests.engine.players import choose
 
 from .conftest import Store
@@ -369,3 +370,30 @@ def test_closing_gives_a_carried_jackpots_pot_back(store: Store) -> None:
     ledger = check(room.cardroom)
     assert ledger.problems == []
     assert ledger.seats == ledger.carried == ledger.house == 0
+
+
+def test_listeners_hear_every_commit_at_a_table_as_stored(store: Store) -> None:
+    room = store.room()
+    heard: list[Committed] = []
+    room.listen(heard.append)
+    table = seated(room, 3)
+    room.deal(table, "d1", at=0)
+    play_out(room, table, 1, random.Random(7))
+    room.deal(table, "d1", at=0)  # a repeat: nothing stored, nobody told
+    stored = store.room()
+    events = stored.cardroom.events
+    table_records = [r for c in heard for r, _ in c.records if isinstance(r, TableRecord)]
+    assert [r.originator_version for r in table_records] == list(
+        range(1, stored.table(table).version + 1)
+    )
+    hand_records = [(r, e) for c in heard for r, e in c.records if not isinstance(r, TableRecord)]
+    with_hand = [c for c in heard if any(not isinstance(r, TableRecord) for r, _ in c.records)]
+    assert {c.hand for c in with_hand} == {1}
+    assert [r.originator_version for r, _ in hand_records] == list(
+        range(1, stored.hand(table, 1).version + 1)
+    )
+    assert [r for r, _ in hand_records] == list(events.get(hand_id(table, 1)))
+    assert [e for r, e in hand_records if isinstance(r, Sealed)] == [None]
+    assert [e for r, e in hand_records if e is not None] == [
+        e for _, made in stored.hand(table, 1).commands.values() for e in made
+    ]
