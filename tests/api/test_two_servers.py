@@ -1,0 +1,92 @@
+"""Two servers on one store, as an operator runs several processes on one
+database, each table owned by one of them (DESIGN.md): a watch on either
+server follows play at a table the other owns, every event once and in
+order, though the watch's server is never told of the owner's changes."""
+
+from __future__ import annotations
+
+import random
+import threading
+from datetime import UTC, datetime, timedelta
+from uuid import UUID
+
+from feltline.api import convert, tokens
+from feltline.api.app import Feltline
+from feltline.api.tokens import Role
+from feltline.demo import TABLES
+from feltline.domain.ids import hand_id
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
+from feltline_client import Client
+from feltline_client.bots import Casual, Player
+from feltline_protos.v1 import watch_pb2
+
+from .conftest import Live, open_room
+from .test_live import ADMIN, PLAYER, SPECTATOR, _play
+
+
+def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
+    token = tokens.mint(
+        live.signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
+    )
+    made = Client(target, token, timeout=20)
+    live.clients.append(made)
+    return made
+
+
+def test_a_watch_follows_play_at_a_table_another_server_owns(live: Live) -> None:
+    room = open_room(live.path, live.signer)
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
+    try:
+        admin = _client(live, other.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 4, action_clock=30))
+        table = admin.create_table(config, "owned by the other server").table_id
+        bots = []
+        for n in range(1, 4):
+            admin.mint_chips(f"p{n}", 10_000)
+            client = _client(live, other.target, PLAYER, f"p{n}")
+            bot = Player(client, table, Casual(random.Random(n)), seat=n, buy_in=500, rebuy=True)
+            bot.sit()
+            bots.append(bot)
+        watches = {
+            "this": _client(live, live.server.target, SPECTATOR),
+            "other": _client(live, other.target, SPECTATOR),
+        }
+        seen: dict[str, list[watch_pb2.WatchTableResponse]] = {name: [] for name in watches}
+        done = threading.Event()
+
+        def follow(name: str) -> None:
+            for item in watches[name].watch(table, reconnect=False, stop=done):
+                seen[name].append(item)
+
+        followers = [threading.Thread(target=follow, args=(n,), daemon=True) for n in watches]
+        for t in followers:
+            t.start()
+        while not all(seen.values()):  # both snapshots taken before any hand is dealt
+            done.wait(0.05)
+        _play(bots, 4)
+        stored = live.room.cardroom.table(UUID(table))
+        after = {name: int(items[0].cursor.split(".")[0]) for name, items in seen.items()}
+        every = {name: list(range(after[name] + 1, stored.version + 1)) for name in seen}
+        for _ in range(100):  # each watch reads the other's writes within a poll or two
+            if all(_table_events(seen[name]) == every[name] for name in seen):
+                break
+            done.wait(0.1)
+        done.set()
+        for t in followers:
+            t.join(timeout=10)
+        assert stored.table.hands >= 4
+        for name, items in seen.items():
+            assert items[0].HasField("snapshot")
+            assert _table_events(items) == every[name], name
+            for number in range(1, stored.table.hands + 1):
+                hand = live.room.cardroom.events.get(hand_id(UUID(table), number))
+                got = [i.event.sequence for i in items if i.event.hand_number == number]
+                assert got == list(range(1, len(list(hand)))), (name, number)  # all but the seal
+    finally:
+        other.stop()
+        room.close()
+
+
+def _table_events(items: list[watch_pb2.WatchTableResponse]) -> list[int]:
+    return [i.event.sequence for i in items if i.HasField("event") and i.event.hand_number == 0]
