@@ -11,7 +11,7 @@ another server process reach it too: a reading counts as stale once it is
 ``fresh`` seconds old.
 
 Whatever can be worked out once per record for every watcher is worked out
-when the record is read: the hand's state after each of its events, and
+when the record comes in: the hand's state after each of its events, and
 (lazily, by the first watcher to need them) the messages and turns sent.
 
 What this process stores at the table is handed to the feed as it commits
@@ -38,7 +38,7 @@ from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt
 
-FRESH = 0.25  # seconds a reading serves without a change announced
+FRESH = 0.25  # seconds a reading serves with nothing handed over (another process may write)
 KEEP = 1024  # table records kept; a watcher further behind reads the store
 HANDS = 2  # hands kept: the latest, and the one its watchers are finishing
 
@@ -51,7 +51,8 @@ class Stored:
     A feed's hand records carry the hand's state ``after`` them. ``sent``
     keeps the message watchers were sent of it, serialized, whole or
     redacted, by cursor, and ``turns`` the turn sent after it (None: to
-    those it does not wait on), so that a table's watchers build each once rather than once each."""
+    those it does not wait on), so that a table's watchers build each once
+    rather than once each."""
 
     position: int
     event: Event

@@ -200,6 +200,8 @@ def _framed(batch: list[bytes]) -> bytes:
 
 
 def _varint(n: int) -> bytes:
+    """``n`` as a protobuf varint: seven bits a byte, low first, the high
+    bit set on all but the last."""
     out = bytearray()
     while n >= 0x80:
         out.append(n & 0x7F | 0x80)
