@@ -1,7 +1,8 @@
 """Two servers on one store, as an operator runs several processes on one
-database, each table owned by one of them (DESIGN.md): a watch on either
-server follows play at a table the other owns, every event once and in
-order, though the watch's server is never told of the owner's changes."""
+database: a watch on either server follows play at a table the other
+serves, every event once and in order, though the watch's server is never
+told of the other's changes; and players at one table may play through
+both, each server catching up with what the other stored."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from feltline.store.check import check
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import watch_pb2
@@ -34,17 +36,29 @@ def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
     return made
 
 
-def test_a_watch_follows_play_at_a_table_another_server_owns(live: Live) -> None:
+def test_a_watch_follows_play_at_a_table_another_server_serves(live: Live) -> None:
+    _play_and_watch(live, through_this=0)
+
+
+def test_players_at_one_table_may_play_through_either_server(live: Live) -> None:
+    _play_and_watch(live, through_this=2)
+
+
+def _play_and_watch(live: Live, *, through_this: int) -> None:
+    """Three bots play four hands, the first ``through_this`` through the
+    live server and the rest through another on the same store, watched
+    from both servers."""
     room = open_room(live.path, live.signer)
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, other.target, ADMIN)
         config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 4, action_clock=30))
-        table = admin.create_table(config, "owned by the other server").table_id
+        table = admin.create_table(config, "served by two servers").table_id
         bots = []
         for n in range(1, 4):
             admin.mint_chips(f"p{n}", 10_000)
-            client = _client(live, other.target, PLAYER, f"p{n}")
+            target = live.server.target if n <= through_this else other.target
+            client = _client(live, target, PLAYER, f"p{n}")
             bot = Player(client, table, Casual(random.Random(n)), seat=n, buy_in=500, rebuy=True)
             bot.sit()
             bots.append(bot)
@@ -83,6 +97,13 @@ def test_a_watch_follows_play_at_a_table_another_server_owns(live: Live) -> None
                 hand = live.room.cardroom.events.get(hand_id(UUID(table), number))
                 got = [i.event.sequence for i in items if i.event.hand_number == number]
                 assert got == list(range(1, len(list(hand)))), (name, number)  # all but the seal
+        for target in (live.server.target, other.target):  # both show the table as stored
+            shown = _client(live, target, SPECTATOR).get_table(table)
+            assert (shown.hands_dealt, [s.stack for s in shown.seats]) == (
+                stored.table.hands,
+                [s.stack for s in stored.table.seats],
+            )
+        assert check(live.room.cardroom).problems == []
     finally:
         other.stop()
         room.close()

@@ -131,6 +131,13 @@ class Feed:
             return kept[after:]
         return folded(self._read_hand(self.table_id, number, 0), NEW_HAND)[after:]
 
+    def known(self) -> tuple[int, int, int]:
+        """How far the reading goes: the table's last position, its latest
+        hand's number and that hand's last position (seal included)."""
+        r = self._reading
+        number = max(r.hands, default=0)
+        return r.first + len(r.table) - 1, number, len(r.hands.get(number, ()))
+
     def stale(self) -> bool:
         """Whether the reading may be out of date: never read, or read
         ``fresh`` seconds ago, as another process may have written since."""

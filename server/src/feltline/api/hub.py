@@ -142,6 +142,24 @@ class Hub:
                 feed = self._feeds[table_id] = Feed(table_id, self._read_table, self._read_hand)
             return feed
 
+    def catch_up(self, table_id: UUID) -> None:
+        """Make sure the room's copy of a table is not behind what the store
+        holds, as far as the table's feed knows (reading it if stale): a
+        table another process moved on is loaded again. A request that
+        decides on what the room holds calls it first, its lock held."""
+        stream = self.room.table(table_id)
+        if not stream.version:  # no such table: nothing to follow
+            return
+        feed = self.feed(table_id)
+        if feed.stale():
+            feed.refresh()
+        table, number, at = feed.known()
+        behind = table > stream.version
+        if not behind and number and number == stream.table.hands:
+            behind = at > self.room.hand(table_id, number).version
+        if behind:
+            self.room.forget(table_id)
+
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
         """The table's events after position ``after``."""
         return self.feed(table_id).table(after)

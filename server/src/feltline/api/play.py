@@ -87,6 +87,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         key = views.parse_id(request.table_id)
         number = request.hand_number
         with self.hub.lock(key):
+            self.hub.catch_up(key)
             stream = self.room.table(key)
             table = stream.table
             seat = views.player_seat(table, caller, key)

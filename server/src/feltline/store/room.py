@@ -426,6 +426,12 @@ class Room:
     def hand(self, table_id: UUID, number: int) -> HandStream:
         return self._hand(self.table(table_id), number)
 
+    def forget(self, table_id: UUID) -> None:
+        """Drop what this room holds of a table, for the next request to load
+        it from the store: another writer has moved it on."""
+        with self._lock(table_id):
+            self._forget(table_id, {})
+
     def account(self, key: UUID) -> Account:
         return self._accounts.get(key) or self.cardroom.account(key)
 
