@@ -45,6 +45,7 @@ class Store:
     table: list[Event] = field(default_factory=list)
     hands: dict[int, list[Event]] = field(default_factory=dict)
     version: int = 0
+    elsewhere: int = 0  # the hub's count of other processes' writes seen
     reads: list[str] = field(default_factory=list)
 
     def read_table(self, table_id: uuid.UUID, after: int) -> list[Stored]:
@@ -65,8 +66,8 @@ class Store:
             self.hands.setdefault(number, []).extend(events)
         self.version += 1
 
-    def feed(self, fresh: float = 60.0) -> Feed:
-        return Feed(TABLE, self.read_table, self.read_hand, fresh=fresh)
+    def feed(self) -> Feed:
+        return Feed(TABLE, self.read_table, self.read_hand, lambda: self.elsewhere)
 
 
 def test_watchers_share_one_read_per_change() -> None:
@@ -133,22 +134,20 @@ def test_each_hand_record_carries_the_state_after_it() -> None:
     assert [s.after for s in feed.hand(1)] == [s.after for s in store.feed().hand(1)]
 
 
-def test_an_unannounced_change_is_read_once_the_reading_is_stale() -> None:
+def test_another_process_s_writes_make_the_reading_stale_once_seen() -> None:
     store = Store()
     store.change(table=(_dealt(1),))
-    feed = store.feed(fresh=0.0)
+    feed = store.feed()
     feed.refresh()
-    assert len(feed.table()) == 1
-    store.table.append(_finished())  # another process wrote; nobody here was told
+    assert not feed.stale()
+    store.table.append(_finished())  # another process wrote
+    assert not feed.stale()  # nobody here has seen it yet
+    assert feed.table(1) == []
+    store.elsewhere += 1  # the hub saw it
     assert feed.stale()
     feed.refresh()
     assert [s.position for s in feed.table(1)] == [2]
-    fresh = store.feed(fresh=60.0)
-    fresh.refresh()
-    assert len(fresh.table()) == 2
-    store.table.append(_finished())
-    assert not fresh.stale()
-    assert fresh.table(2) == []
+    assert not feed.stale()
 
 
 def _stored(events: tuple[Event, ...], first: int, at: int | None = None) -> list[Stored]:

@@ -7,8 +7,8 @@ store's connections ahead of the players' own requests. A :class:`Feed`
 reads the table's stream and its latest hand once when the table changes,
 and hands out slices of what it read. What it hands out still comes from
 the store, so cursors keep working across restarts, and records written by
-another server process reach it too: a reading counts as stale once it is
-``fresh`` seconds old.
+another server process reach it too: a reading counts as stale once the
+hub has seen another process store something since (its ``epoch`` moved).
 
 Whatever can be worked out once per record for every watcher is worked out
 when the record comes in: the hand's state after each of its events, and
@@ -26,7 +26,6 @@ holds while it reads.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from uuid import UUID
@@ -38,7 +37,6 @@ from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt
 
-FRESH = 0.25  # seconds a reading serves with nothing handed over (another process may write)
 KEEP = 1024  # table records kept; a watcher further behind reads the store
 HANDS = 2  # hands kept: the latest, and the one its watchers are finishing
 
@@ -73,12 +71,12 @@ HandReader = Callable[[UUID, int, int], list[Stored | None]]
 class Reading:
     """What a feed last read: the table's records from position ``first``,
     and the records of its latest ``HANDS`` hands by number (None stands for
-    a hand's seal), ``at`` a monotonic time (negative: never read)."""
+    a hand's seal), as of ``epoch`` (negative: never read)."""
 
     table: list[Stored] = field(default_factory=list)
     first: int = 1
     hands: dict[int, list[Stored | None]] = field(default_factory=dict)
-    at: float = -1.0
+    epoch: int = -1
     behind: bool = False  # records were stored that it lacks
 
 
@@ -99,7 +97,8 @@ class Feed:
     """The table's records and its latest hand's, as last read.
 
     ``read_table(table_id, after)`` and ``read_hand(table_id, number, after)``
-    read the store.
+    read the store; ``epoch()`` counts the times another process was seen
+    to store something.
     """
 
     def __init__(
@@ -107,20 +106,19 @@ class Feed:
         table_id: UUID,
         read_table: TableReader,
         read_hand: HandReader,
-        *,
-        fresh: float = FRESH,
+        epoch: Callable[[], int],
     ) -> None:
         self.table_id = table_id
         self._read_table = read_table
         self._read_hand = read_hand
-        self.fresh = fresh
+        self._epoch = epoch
         self._lock = threading.Lock()  # one refresh at a time
         self._reading = Reading()
 
     def table(self, after: int = 0) -> list[Stored]:
         """The table's records after position ``after``."""
         r = self._reading
-        if after + 1 >= r.first and r.at >= 0:
+        if after + 1 >= r.first and r.epoch >= 0:
             return r.table[after + 1 - r.first :]
         return self._read_table(self.table_id, after)
 
@@ -139,16 +137,16 @@ class Feed:
         return r.first + len(r.table) - 1, number, len(r.hands.get(number, ()))
 
     def stale(self) -> bool:
-        """Whether the reading may be out of date: never read, or read
-        ``fresh`` seconds ago, as another process may have written since."""
+        """Whether the reading may be out of date: never read, behind what
+        this process stored, or older than another process's writes."""
         r = self._reading
-        return r.behind or r.at < 0 or time.monotonic() - r.at >= self.fresh
+        return r.behind or r.epoch != self._epoch()
 
     def refresh(self) -> None:
         """Read what was stored since the last reading."""
         with self._lock:
             r = self._reading
-            at = time.monotonic()
+            epoch = self._epoch()  # before reading: a later write makes it stale again
             new = self._read_table(self.table_id, r.first + len(r.table) - 1)
             hands = dict(r.hands)
             latest = max(hands, default=0)
@@ -157,7 +155,7 @@ class Feed:
             for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
                 if number > latest:  # follow the table to its new hand
                     hands[number] = _more([], self._read_hand, self.table_id, number)
-            self._reading = _kept(r.table + new, r.first, hands, at)
+            self._reading = _kept(r.table + new, r.first, hands, epoch)
 
     def append(self, table: list[Stored], number: int, hand: list[Stored | None]) -> None:
         """Take in what this process just stored at the table: ``table``
@@ -167,7 +165,7 @@ class Feed:
         next :meth:`refresh` to read."""
         with self._lock:
             r = self._reading
-            if r.at < 0 or r.behind:
+            if r.epoch < 0 or r.behind:
                 return
             known = r.first + len(r.table) - 1
             if table and table[0].position <= known:
@@ -183,7 +181,7 @@ class Feed:
                 return
             if number and (hand or number in hands):
                 hands[number] = so_far + folded(hand, _last(so_far))
-            self._reading = _kept(r.table + table, r.first, hands, time.monotonic())
+            self._reading = _kept(r.table + table, r.first, hands, r.epoch)
 
 
 def _last(hand: list[Stored | None]) -> Hand:
@@ -201,7 +199,7 @@ def _more(
 
 
 def _kept(
-    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], at: float
+    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], epoch: int
 ) -> Reading:
     """A reading of no more than ``KEEP`` table records and ``HANDS`` hands."""
     if len(table) > KEEP:
@@ -209,4 +207,4 @@ def _kept(
         table, first = table[drop:], first + drop
     for number in sorted(hands)[:-HANDS]:
         del hands[number]
-    return Reading(table, first, hands, at)
+    return Reading(table, first, hands, epoch)

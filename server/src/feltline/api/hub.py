@@ -7,9 +7,12 @@ and the action clock, which acts for a player whose time is up.
 Everything a watcher or the clock needs is read back from the store (the
 table's and the hand's stored records), never kept only in memory, so a
 restarted server carries on where the last one stopped: cursors resume and
-deadlines are counted from stored times. A table's watchers share one
-reading of the store per change (:mod:`feltline.api.feed`). Time comes from ``clock``, whole
-seconds; nothing in the engine or the store reads one.
+deadlines are counted from stored times. A table's watchers share one feed
+of its records (:mod:`feltline.api.feed`), which this process's commits
+keep current; each clock tick looks whether another process stored
+anything (:mod:`feltline.store.elsewhere`), and if so wakes every watcher
+to read it. Time comes from ``clock``, whole seconds; nothing in the engine
+or the store reads one.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class Hub:
         self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
         self._tables: dict[UUID, None] | None = None
         self._feeds: dict[UUID, Feed] = {}
+        self._epoch = 0  # times another process was seen to store something
         self.stopping = threading.Event()
         room.listen(self._committed)
 
@@ -111,7 +115,8 @@ class Hub:
         _wake(waiting)
 
     async def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
-        """Until the table changes after ``seen``, the server stops, or ``timeout``."""
+        """Until the table changes after ``seen``, another process is seen to
+        store something, the server stops, or ``timeout``."""
         loop = asyncio.get_running_loop()
         woken = loop.create_future()
         with self._counting:
@@ -139,7 +144,9 @@ class Hub:
         with self._guard:
             feed = self._feeds.get(table_id)
             if feed is None:
-                feed = self._feeds[table_id] = Feed(table_id, self._read_table, self._read_hand)
+                feed = self._feeds[table_id] = Feed(
+                    table_id, self._read_table, self._read_hand, lambda: self._epoch
+                )
             return feed
 
     def catch_up(self, table_id: UUID) -> None:
@@ -235,9 +242,23 @@ class Hub:
         log_action("deal", table_id=str(table_id), hand_number=number)
         return True
 
+    def look(self) -> bool:
+        """Whether another process stored something since the last look; if
+        so, every table's feed is out of date, and its watchers are woken to
+        read it."""
+        if not self.room.cardroom.elsewhere.moved():
+            return False
+        with self._counting:
+            self._epoch += 1
+            waiting = {f for futures in self._waiting.values() for f in futures}
+            self._waiting.clear()
+        _wake(waiting)
+        return True
+
     def tick(self) -> int:
-        """Act for every player whose time is up; deal where a hand can start.
-        The number of time-outs made."""
+        """Notice what other processes stored; act for every player whose
+        time is up; deal where a hand can start. The number of time-outs made."""
+        self.look()
         made = 0
         now = self.clock()
         for table_id in self.tables():

@@ -68,6 +68,7 @@ from feltline.engine.table import (
 )
 from feltline.store.commit import GroupCommit
 from feltline.store.config import StoreConfig
+from feltline.store.elsewhere import Elsewhere
 from feltline.store.hands import Conflict, Hands
 
 Stored = StoredHandEvent | TableRecord | AccountEvent
@@ -92,6 +93,9 @@ class Cardroom(Hands):
     so that one save is one transaction; saves from concurrent requests are
     committed together (:mod:`feltline.store.commit`).
 
+    ``elsewhere`` tells whether another process stored events since the
+    last look (:mod:`feltline.store.elsewhere`).
+
     A commit goes straight to the recorder, not through ``Application.save``:
     its generic collection checks every record against runtime protocols,
     which cost more than the rest of a request, and the records are mapped
@@ -100,7 +104,11 @@ class Cardroom(Hands):
 
     def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
         super().__init__(signer, env)
-        self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self.recorder.insert_events)
+        self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
+        self.elsewhere = Elsewhere(self.recorder.max_notification_id)
+
+    def _insert(self, rows: Sequence[StoredEvent]) -> None:
+        self.elsewhere.stored(self.recorder.insert_events(rows))
 
     def table(self, table_id: UUID) -> TableStream:
         """The stored table, or a new one if none is stored."""

@@ -1,0 +1,48 @@
+"""A process notices what other processes stored, and only that: its own
+commits, however many and however grouped, never count as another's."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from feltline.store.elsewhere import Elsewhere
+from tests.store.test_room import HOLDEM, seated
+
+from .conftest import Store
+
+
+def test_a_process_s_own_commits_are_not_news_another_s_are(store: Store) -> None:
+    room, other = store.room(), store.room()
+    here = room.cardroom.elsewhere
+    assert not here.moved()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=0)
+    assert not here.moved()
+    other.open_table("elsewhere", HOLDEM, at=0)
+    assert here.moved()
+    assert not here.moved()  # told once
+    assert other.cardroom.elsewhere.moved()  # the first room's writes, to the second
+
+
+def test_concurrent_commits_grouped_together_are_still_one_s_own(store: Store) -> None:
+    room = store.room()
+    here = room.cardroom.elsewhere
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: room.mint(f"m{n}", f"p{n}", 10, by="admin"), range(64)))
+    assert room.cardroom.group_commit.transactions < 64  # some commits were grouped
+    assert not here.moved()
+
+
+def test_not_knowing_what_was_stored_counts_as_news() -> None:
+    highest = [10]
+    seen = Elsewhere(lambda: highest[0])
+    highest[0] = 12
+    seen.stored([11, 12])
+    assert not seen.moved()
+    highest[0] = 13
+    seen.stored(None)
+    assert seen.moved()
+    highest[0] = 16  # 14 was ours but is not yet counted; 15 and 16 are not ours
+    assert seen.moved()
+    seen.stored([14])  # counted late: below the mark now, ignored
+    assert not seen.moved()
