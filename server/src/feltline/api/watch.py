@@ -41,7 +41,7 @@ from feltline.store.room import waiting_on
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
-POLL = 0.5  # seconds between looks at the store when no change was announced
+POLL = 5.0  # seconds a watch waits unwoken: changes wake it, this is a safety net
 
 
 @dataclass
