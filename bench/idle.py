@@ -1,0 +1,193 @@
+"""What a server spends on tables where nobody is acting.
+
+    uv run python bench/idle.py [--tables 1000] [--watchers 1] [--seconds 10]
+
+At a table of people the server is idle most of the time, waiting on
+someone to decide, while every seat and spectator keeps a watch open. This
+opens ``--tables`` tables on a real server in a subprocess (a temporary
+SQLite store), has ``--watchers`` spectators watch each through the SDK
+(``WatchTableBatches``), and reads the server's CPU from ``/proc`` over a
+quiet window. Beside it, in the same run, the anchor: a bare ``grpc.aio``
+server holding as many open response streams that never send. The
+difference is what Feltline itself spends on being ready.
+
+A script, never a test: it prints figures and never fails. Linux only
+(``/proc``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import grpc
+
+from feltline_client import Client
+from feltline_protos.v1 import auth_pb2
+
+QUIET = "/feltline.bench.Quiet/Wait"
+
+
+def serve_feltline(key: str, db: str) -> None:
+    from feltline.api import logging as logs
+    from feltline.api.app import Feltline
+    from feltline.audit.keys import Signer
+    from feltline.store.config import StoreConfig
+    from feltline.store.room import Cardroom, Room
+
+    logs.configure(level=logging.WARNING)
+    signer = Signer.from_file(Path(key))
+    room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
+    server = Feltline(room, signer.public_key).start()
+    print(server.port, flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+    server.stop()
+    room.close()
+
+
+def serve_quiet() -> None:
+    async def wait(
+        request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> AsyncIterator[bytes]:
+        await asyncio.Event().wait()  # never sends
+        yield b""
+
+    async def main() -> None:
+        handler = grpc.method_handlers_generic_handler(
+            "feltline.bench.Quiet", {"Wait": grpc.unary_stream_rpc_method_handler(wait)}
+        )
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(port, flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await server.stop(0)
+
+    asyncio.run(main())
+
+
+@contextmanager
+def subprocess_server(*args: str) -> Iterator[tuple[str, int]]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        yield f"127.0.0.1:{int(proc.stdout.readline())}", proc.pid
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def quiet_cores(pid: int, seconds: float) -> float:
+    """The server's CPU over ``seconds`` of nothing happening, in cores."""
+    before = cpu_seconds(pid)
+    time.sleep(seconds)
+    return (cpu_seconds(pid) - before) / seconds
+
+
+def run_feltline(tables: int, watchers: int, seconds: float) -> float:
+    from feltline.api import convert, tokens
+    from feltline.audit.keys import Signer
+    from feltline.demo import TABLES
+    from feltline.engine.house import TableConfig
+    from feltline.engine.rules import Game
+
+    with tempfile.TemporaryDirectory(prefix="feltline-idlebench-") as tmp:
+        key = Path(tmp) / "bench.key"
+        signer = Signer.from_file(key)
+
+        def token(role: auth_pb2.Role.ValueType) -> str:
+            return tokens.mint(signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1))
+
+        with subprocess_server("feltline", str(key), str(Path(tmp) / "idle.db")) as (target, pid):
+            admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
+            config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
+            ids = [admin.create_table(config, f"idle {n}").table_id for n in range(tables)]
+            stop = threading.Event()
+            clients = [
+                Client(target, token(auth_pb2.ROLE_SPECTATOR)) for _ in range(tables * watchers)
+            ]
+
+            def watch(client: Client, table_id: str) -> None:
+                for _ in client.watch(table_id, stop=stop):
+                    pass
+
+            for n, client in enumerate(clients):
+                threading.Thread(target=watch, args=(client, ids[n % tables]), daemon=True).start()
+            time.sleep(3)  # every watch open and past its snapshot
+            cores = quiet_cores(pid, seconds)
+            stop.set()
+            for client in [admin, *clients]:
+                client.close()
+    return cores
+
+
+def run_quiet(streams: int, seconds: float) -> float:
+    with subprocess_server("quiet") as (target, pid):
+        channel = grpc.insecure_channel(target)
+        wait: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(
+            QUIET, request_serializer=None, response_deserializer=None
+        )
+        calls = [wait(b"") for _ in range(streams)]
+        time.sleep(3)
+        cores = quiet_cores(pid, seconds)
+        for call in calls:
+            call.cancel()
+        channel.close()
+    return cores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--watchers", type=int, default=1, help="spectators at each table")
+    parser.add_argument("--seconds", type=float, default=10.0, help="quiet window measured")
+    parser.add_argument("--serve", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    logging.getLogger("feltline.audit.keys").setLevel(logging.ERROR)  # "generated a key"
+    if args.serve is not None:
+        if args.serve == ["quiet"]:
+            serve_quiet()
+        else:
+            serve_feltline(*args.serve[1:])
+        return
+    streams = args.tables * args.watchers
+    print(f"{args.tables} tables, {args.watchers} watch(es) each; {args.seconds:.0f} s quiet")
+    quiet = run_quiet(streams, args.seconds)
+    print(f"bare gRPC, {streams} open streams:  server CPU {quiet:.3f} cores")
+    feltline = run_feltline(args.tables, args.watchers, args.seconds)
+    print(f"Feltline, idle tables:           server CPU {feltline:.3f} cores")
+    print(
+        f"Feltline's own idle work: {max(0.0, feltline - quiet) * 1000 / args.tables:.2f} ms "
+        "of CPU per table per second"
+    )
+
+
+if __name__ == "__main__":
+    main()
