@@ -41,7 +41,6 @@ import logging
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -62,6 +61,8 @@ from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, play_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' PostgreSQL
+
+from serving import cpu_seconds, subprocess_server  # beside this script
 
 from tests.postgres import PG, store_env
 
@@ -148,16 +149,6 @@ class Window:
             self.refused,
             server_cpu,
         )
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """A process's user and system CPU time so far, or None without ``/proc``."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()  # from the 3rd on: the name may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 # ---- the servers, each in a subprocess of its own
@@ -253,32 +244,6 @@ def _ready_then_wait(port: int) -> None:
     sys.stdin.read()  # until the parent closes our stdin
 
 
-@contextmanager
-def subprocess_server(*args: str) -> Iterator[tuple[str, int]]:
-    """The server's target and process id."""
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert proc.stdin is not None
-    line = proc.stdout.readline()
-    print(f"  ({args[0]} server: pid {proc.pid})", flush=True)
-    if not line.strip():
-        proc.kill()
-        raise RuntimeError(f"server {args} did not start")
-    try:
-        yield f"127.0.0.1:{int(line)}", proc.pid
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
 # ---- the load
 
 
@@ -290,7 +255,7 @@ def act_request_size() -> int:
 
 def run_echo(connections: int, seconds: float, warmup: float) -> Result:
     payload = os.urandom(act_request_size())
-    with subprocess_server("echo") as (target, pid):
+    with subprocess_server(__file__, "echo") as (target, pid):
         channels = [
             grpc.insecure_channel(target, options=OWN_CONNECTION) for _ in range(connections)
         ]
@@ -325,7 +290,7 @@ def run_echo(connections: int, seconds: float, warmup: float) -> Result:
 def run_fanout(tables: int, seconds: float, warmup: float) -> Result:
     """Bots reduced to the API's shape: watch, and act when it is your turn."""
     size = act_request_size()
-    with subprocess_server("fanout") as (target, pid):
+    with subprocess_server(__file__, "fanout") as (target, pid):
         seats = [(table, seat) for table in range(tables) for seat in range(PLAYERS)]
         channels = [grpc.insecure_channel(target, options=OWN_CONNECTION) for _ in seats]
         for channel in channels:
@@ -415,7 +380,7 @@ def run_feltline(
                 signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
             )
 
-        with subprocess_server(*args) as (target, pid):
+        with subprocess_server(__file__, *args) as (target, pid):
             admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
             config = convert.table_config(
                 TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)

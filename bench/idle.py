@@ -20,18 +20,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
+from serving import cpu_seconds, subprocess_server  # beside this script
 
 from feltline_client import Client
 from feltline_protos.v1 import auth_pb2
@@ -78,37 +76,14 @@ def serve_quiet() -> None:
     asyncio.run(main())
 
 
-@contextmanager
-def subprocess_server(*args: str) -> Iterator[tuple[str, int]]:
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    try:
-        yield f"127.0.0.1:{int(proc.stdout.readline())}", proc.pid
-    finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def quiet_cores(pid: int, seconds: float) -> float:
     """The server's CPU over ``seconds`` of nothing happening, in cores."""
     before = cpu_seconds(pid)
     time.sleep(seconds)
-    return (cpu_seconds(pid) - before) / seconds
+    after = cpu_seconds(pid)
+    assert before is not None
+    assert after is not None, "Linux only: reads /proc"
+    return (after - before) / seconds
 
 
 def run_feltline(tables: int, watchers: int, seconds: float) -> float:
@@ -125,7 +100,10 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
         def token(role: auth_pb2.Role.ValueType) -> str:
             return tokens.mint(signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1))
 
-        with subprocess_server("feltline", str(key), str(Path(tmp) / "idle.db")) as (target, pid):
+        with subprocess_server(__file__, "feltline", str(key), str(Path(tmp) / "idle.db")) as (
+            target,
+            pid,
+        ):
             admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
             config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
             ids = [admin.create_table(config, f"idle {n}").table_id for n in range(tables)]
@@ -149,7 +127,7 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
 
 
 def run_quiet(streams: int, seconds: float) -> float:
-    with subprocess_server("quiet") as (target, pid):
+    with subprocess_server(__file__, "quiet") as (target, pid):
         channel = grpc.insecure_channel(target)
         wait: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(
             QUIET, request_serializer=None, response_deserializer=None
