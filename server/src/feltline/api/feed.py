@@ -145,17 +145,29 @@ class Feed:
     def refresh(self) -> None:
         """Read what was stored since the last reading."""
         with self._lock:
-            r = self._reading
-            epoch = self._epoch()  # before reading: a later write makes it stale again
-            new = self._read_table(self.table_id, r.first + len(r.table) - 1)
-            hands = dict(r.hands)
-            latest = max(hands, default=0)
-            if latest:
-                hands[latest] = _more(hands[latest], self._read_hand, self.table_id, latest)
-            for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
-                if number > latest:  # follow the table to its new hand
-                    hands[number] = _more([], self._read_hand, self.table_id, number)
-            self._reading = _kept(r.table + new, r.first, hands, epoch)
+            self._read()
+
+    def refresh_if_stale(self) -> None:
+        """:meth:`refresh` if stale, unless another caller refreshed while
+        this one waited: a table's watchers, woken together, read once."""
+        if not self.stale():
+            return
+        with self._lock:
+            if self.stale():
+                self._read()
+
+    def _read(self) -> None:
+        r = self._reading
+        epoch = self._epoch()  # before reading: a later write makes it stale again
+        new = self._read_table(self.table_id, r.first + len(r.table) - 1)
+        hands = dict(r.hands)
+        latest = max(hands, default=0)
+        if latest:
+            hands[latest] = _more(hands[latest], self._read_hand, self.table_id, latest)
+        for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
+            if number > latest:  # follow the table to its new hand
+                hands[number] = _more([], self._read_hand, self.table_id, number)
+        self._reading = _kept(r.table + new, r.first, hands, epoch)
 
     def append(self, table: list[Stored], number: int, hand: list[Stored | None]) -> None:
         """Take in what this process just stored at the table: ``table``

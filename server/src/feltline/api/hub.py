@@ -107,8 +107,8 @@ class Hub:
         and wake the watchers, who find it there."""
         with self._guard:
             feed = self._feeds.get(table_id)
-        if feed is not None and feed.stale():
-            feed.refresh()
+        if feed is not None:
+            feed.refresh_if_stale()
         with self._counting:
             self._counts[table_id] = self._counts.get(table_id, 0) + 1
             waiting = self._waiting.pop(table_id, set())
@@ -133,6 +133,9 @@ class Hub:
 
     def stop(self) -> None:
         self.stopping.set()
+        self._wake_everyone()
+
+    def _wake_everyone(self) -> None:
         with self._counting:
             waiting = {f for futures in self._waiting.values() for f in futures}
             self._waiting.clear()
@@ -158,8 +161,7 @@ class Hub:
         if not stream.version:  # no such table: nothing to follow
             return
         feed = self.feed(table_id)
-        if feed.stale():
-            feed.refresh()
+        feed.refresh_if_stale()
         table, number, at = feed.known()
         behind = table > stream.version
         if not behind and number and number == stream.table.hands:
@@ -248,11 +250,8 @@ class Hub:
         read it."""
         if not self.room.cardroom.elsewhere.moved():
             return False
-        with self._counting:
-            self._epoch += 1
-            waiting = {f for futures in self._waiting.values() for f in futures}
-            self._waiting.clear()
-        _wake(waiting)
+        self._epoch += 1  # before the wake-up: the woken find their feeds stale
+        self._wake_everyone()
         return True
 
     def tick(self) -> int:

@@ -247,8 +247,8 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         feed = self.hub.feed(key)
         while not self.hub.stopping.is_set():
             seen = self.hub.version(key)
-            if feed.stale():  # changed elsewhere, or not looked at for a while
-                await asyncio.to_thread(feed.refresh)
+            if feed.stale():  # behind, or another process stored something
+                await asyncio.to_thread(feed.refresh_if_stale)
             batch = list(watcher.step())
             if batch:
                 yield batch
