@@ -168,8 +168,12 @@ class _Work:
         self.hand: HandStream | None = None
         self.accounts: dict[UUID, Account] = {}
         self.records: list[Stored] = []
-        self.hand_events: list[Event] = []
         self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
+
+    @property
+    def hand_events(self) -> tuple[Event, ...]:
+        """The hand events decided so far, in order."""
+        return tuple(e for r, e in self.made if isinstance(r, Recorded) and e is not None)
 
     def at_table(
         self, key: str, command: TableCommand, request: str, hand: int = 0
@@ -191,11 +195,7 @@ class _Work:
         self.records += records
         made = sum(1 for r in records if isinstance(r, Recorded))
         events = iter(self.hand.commands[key][1][-made:] if made else ())
-        for r in records:
-            event = next(events) if isinstance(r, Recorded) else None
-            self.made.append((r, event))
-            if event is not None:
-                self.hand_events.append(event)
+        self.made += [(r, next(events) if isinstance(r, Recorded) else None) for r in records]
 
     def account(self, player: str) -> Account:
         key = account_id(player)
@@ -296,7 +296,7 @@ class Room:
                 work.hand = self._hand(work.table, number)
                 self._follow(work, command_id, f"table/{command_id}", request, at)
             events = work.table.commands[command_id].events
-            return Outcome(events, tuple(work.hand_events), number)
+            return Outcome(events, work.hand_events, number)
 
         return self._run(table_id, command_id, command, stand)
 
@@ -329,9 +329,7 @@ class Room:
             if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
                 raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
             self._follow(work, command_id, f"table/{command_id}", request, at)
-            return Outcome(
-                work.table.commands[command_id].events, tuple(work.hand_events), dealt.hand
-            )
+            return Outcome(work.table.commands[command_id].events, work.hand_events, dealt.hand)
 
         return self._run(table_id, command_id, DealHand(at, b""), deal)
 
@@ -353,7 +351,7 @@ class Room:
                 self._follow(work, command_id, f"table/{command_id}", request, at)
             work.at_table(command_id, command, request, hand=number)
             events = work.table.commands[command_id].events
-            return Outcome(events, tuple(work.hand_events), number)
+            return Outcome(events, work.hand_events, number)
 
         return self._run(table_id, command_id, command, close)
 
@@ -492,7 +490,7 @@ class Room:
             work.at_hand(command_id, command, request, at)
             self._follow(work, table_key, command_id, request, at)
             done_here = work.table.commands.get(table_key)
-            return Outcome(done_here.events if done_here else (), tuple(work.hand_events), number)
+            return Outcome(done_here.events if done_here else (), work.hand_events, number)
 
         return self._run(table_id, None, command, play)
 
