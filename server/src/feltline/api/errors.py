@@ -35,6 +35,7 @@ from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
 from feltline.engine import table
 from feltline.store.hands import Conflict
+from feltline.store.room import Stale
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")
@@ -175,6 +176,12 @@ def from_exception(error: Exception) -> ApiError:
         return error
     if isinstance(error, TokenError):
         return ApiError(error.reason, str(error))
+    if isinstance(error, Stale):
+        return ApiError(
+            R.ERROR_REASON_STALE_STATE,
+            str(error),
+            metadata={"hand_number": str(error.hand), "sequence": str(error.sequence)},
+        )
     if isinstance(error, engine.RuleError):
         reason = _rule_reason(error)
         if reason == R.ERROR_REASON_UNSPECIFIED:

@@ -61,7 +61,7 @@ class Hub:
         self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
         self._tables: dict[UUID, None] | None = None
         self._feeds: dict[UUID, Feed] = {}
-        self._epoch = 0  # times another process was seen to store something
+        self._woken = 0  # the store's epoch when every watcher was last woken
         self.stopping = threading.Event()
         room.listen(self._committed)
 
@@ -148,26 +148,9 @@ class Hub:
             feed = self._feeds.get(table_id)
             if feed is None:
                 feed = self._feeds[table_id] = Feed(
-                    table_id, self._read_table, self._read_hand, lambda: self._epoch
+                    table_id, self._read_table, self._read_hand, self._epoch
                 )
             return feed
-
-    def catch_up(self, table_id: UUID) -> None:
-        """Make sure the room's copy of a table is not behind what the store
-        holds, as far as the table's feed knows (reading it if stale): a
-        table another process moved on is loaded again. A request that
-        decides on what the room holds calls it first, its lock held."""
-        stream = self.room.table(table_id)
-        if not stream.version:  # no such table: nothing to follow
-            return
-        feed = self.feed(table_id)
-        feed.refresh_if_stale()
-        table, number, at = feed.known()
-        behind = table > stream.version
-        if not behind and number and number == stream.table.hands:
-            behind = at > self.room.hand(table_id, number).version
-        if behind:
-            self.room.forget(table_id)
 
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
         """The table's events after position ``after``."""
@@ -244,13 +227,20 @@ class Hub:
         log_action("deal", table_id=str(table_id), hand_number=number)
         return True
 
+    def _epoch(self) -> int:
+        """How many times another process was seen to store something: a
+        feed read at an earlier count is out of date."""
+        return self.room.cardroom.elsewhere.epoch
+
     def look(self) -> bool:
-        """Whether another process stored something since the last look; if
-        so, every table's feed is out of date, and its watchers are woken to
-        read it."""
-        if not self.room.cardroom.elsewhere.moved():
+        """Whether another process stored something since every watcher was
+        last woken (by this look or a request's); if so, every table's feed is
+        out of date, and its watchers are woken to read it."""
+        self.room.look()
+        epoch = self._epoch()
+        if epoch == self._woken:
             return False
-        self._epoch += 1  # before the wake-up: the woken find their feeds stale
+        self._woken = epoch
         self._wake_everyone()
         return True
 

@@ -98,9 +98,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         self, request: tables_pb2.GetTableRequest, context: grpc.ServicerContext
     ) -> tables_pb2.GetTableResponse:
         caller = require_role(*ANYONE)
-        key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
-            self.hub.catch_up(key)
+        self.room.look()
         return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller))
 
     def SitDown(
@@ -135,7 +133,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
-            self.hub.catch_up(key)
+            self.room.look()
             stream = self.room.table(key)
             done = stream.commands.get(request.request_id)
             seat = (

@@ -10,6 +10,11 @@ highest number grew by exactly as many events as this process stored
 since, nobody else wrote. Gaps in the numbering (a PostgreSQL sequence
 skips the numbers of a transaction that failed) only make the answer a
 cautious yes.
+
+Several readers in one process ask (the Room before each request, the
+action clock on each tick), and an answer must not be used up by the first
+to ask: :meth:`Elsewhere.look` counts the times anyone else was seen to
+store something, and each reader compares that count with the last it saw.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class Elsewhere:
         self._mark = highest() or 0
         self._ours: list[int] = []  # ids stored here since the mark
         self._unknown = False
+        self.epoch = 0  # times another writer was seen to store something
 
     def stored(self, ids: Sequence[int] | None) -> None:
         """This process just committed events with these notification ids
@@ -38,13 +44,15 @@ class Elsewhere:
             else:
                 self._ours.extend(ids)
 
-    def moved(self) -> bool:
-        """Whether anyone else may have stored events since the last call."""
+    def look(self) -> int:
+        """Ask the store, and return :attr:`epoch`: a reader that saw a
+        lower count since its last look knows someone else stored events."""
         current = self._highest() or 0
         with self._lock:
             ours = [i for i in self._ours if i > self._mark]
             mine = sum(1 for i in ours if i <= current)
-            moved = self._unknown or current - self._mark != mine
+            if self._unknown or current - self._mark != mine:
+                self.epoch += 1
             self._ours = [i for i in ours if i > current]
             self._mark, self._unknown = current, False
-        return moved
+            return self.epoch

@@ -17,10 +17,16 @@ and cashing out. Every request that can start the action clock carries the
 time (whole seconds on the caller's clock); nothing here reads a clock.
 
 A Room keeps the tables it serves, their current hands and the accounts it
-has seen in memory, and serves one request per table at a time. It decides
-against that state and lets the database check it: if another writer got
-there first, it reloads and decides again, and gives up with
-:class:`Conflict` after a few tries.
+has seen in memory, and serves one request per table at a time. Before each
+request it asks the store whether anyone else wrote since its last look
+(one query, :mod:`feltline.store.elsewhere`), and if so brings its copy up
+to date. It decides against that copy and lets the database check it: every
+append expects the stream versions decided on, so if another writer got
+there first, it catches up and decides again, and gives up with
+:class:`Conflict` after a few tries. A player's decision names the hand
+position the player saw (``seen``); it is checked on every try, so one
+decided on a state the hand has left is refused (:class:`Stale`), never
+applied to the new one.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -88,6 +95,21 @@ class ClockRunning(RuleError):
     kind = Kind.PRECONDITION
 
 
+class Stale(RuleError):
+    """A decision made on a state of the hand that is no longer current:
+    ``hand`` and ``sequence`` say where the table is now."""
+
+    kind = Kind.PRECONDITION
+
+    def __init__(self, hand: int, sequence: int, seen_hand: int, seen: int) -> None:
+        super().__init__(
+            f"the table is at hand {hand}, sequence {sequence}, not at hand {seen_hand}, "
+            f"sequence {seen}: look again and decide anew"
+        )
+        self.hand = hand
+        self.sequence = sequence
+
+
 class Cardroom(Hands):
     """Every table, hand and account in one events table (``cardroom_events``),
     so that one save is one transaction; saves from concurrent requests are
@@ -139,11 +161,16 @@ class Cardroom(Hands):
 @dataclass(frozen=True)
 class Outcome:
     """What a request did: the table's events, the hand's, and the number of
-    the hand it touched (0 for none). A repeated request gets the same."""
+    the hand it touched (0 for none). A repeated request gets the same, with
+    ``repeated`` set (they compare equal). ``table_at`` and ``hand_at`` are the streams' versions
+    the new events follow, as committed (after any retry)."""
 
     table: tuple[TableEvent, ...] = ()
     hand: tuple[Event, ...] = ()
     number: int = 0
+    repeated: bool = field(default=False, compare=False)
+    table_at: int = field(default=0, compare=False)
+    hand_at: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -165,7 +192,9 @@ class _Work:
     def __init__(self, room: Room, stream: TableStream) -> None:
         self.room = room
         self.table = stream
+        self.table_at = stream.version
         self.hand: HandStream | None = None
+        self.hand_at: int | None = None
         self.accounts: dict[UUID, Account] = {}
         self.records: list[Stored] = []
         self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
@@ -174,6 +203,12 @@ class _Work:
     def hand_events(self) -> tuple[Event, ...]:
         """The hand events decided so far, in order."""
         return tuple(e for r, e in self.made if isinstance(r, Recorded) and e is not None)
+
+    def outcome(self, table: tuple[TableEvent, ...], number: int = 0) -> Outcome:
+        """What the request did, with the versions its new events follow."""
+        return Outcome(
+            table, self.hand_events, number, table_at=self.table_at, hand_at=self.hand_at or 0
+        )
 
     def at_table(
         self, key: str, command: TableCommand, request: str, hand: int = 0
@@ -189,6 +224,8 @@ class _Work:
 
     def at_hand(self, key: str, command: Command, request: str, at: int) -> None:
         assert self.hand is not None
+        if self.hand_at is None:
+            self.hand_at = self.hand.version
         records, self.hand = self.hand.execute(
             key, command, self.room.cardroom.signer, at=at, request=request
         )
@@ -237,6 +274,7 @@ class Room:
         self._tables: dict[UUID, TableStream] = {}
         self._hands: dict[UUID, HandStream] = {}
         self._accounts: dict[UUID, Account] = {}
+        self._epochs: dict[UUID, int] = {}  # the store's epoch each held table is current at
         self._locks: dict[UUID, threading.Lock] = {}
         self._guard = threading.Lock()
         self._listeners: list[Callable[[Committed], None]] = []
@@ -259,7 +297,7 @@ class Room:
             new,
             command_id,
             command,
-            lambda work, request: Outcome(work.at_table(command_id, command, request)),
+            lambda work, request: work.outcome(work.at_table(command_id, command, request)),
         )
         return new
 
@@ -296,7 +334,7 @@ class Room:
                 work.hand = self._hand(work.table, number)
                 self._follow(work, command_id, f"table/{command_id}", request, at)
             events = work.table.commands[command_id].events
-            return Outcome(events, work.hand_events, number)
+            return work.outcome(events, number)
 
         return self._run(table_id, command_id, command, stand)
 
@@ -329,7 +367,7 @@ class Room:
             if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
                 raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
             self._follow(work, command_id, f"table/{command_id}", request, at)
-            return Outcome(work.table.commands[command_id].events, work.hand_events, dealt.hand)
+            return work.outcome(work.table.commands[command_id].events, dealt.hand)
 
         return self._run(table_id, command_id, DealHand(at, b""), deal)
 
@@ -351,7 +389,7 @@ class Room:
                 self._follow(work, command_id, f"table/{command_id}", request, at)
             work.at_table(command_id, command, request, hand=number)
             events = work.table.commands[command_id].events
-            return Outcome(events, work.hand_events, number)
+            return work.outcome(events, number)
 
         return self._run(table_id, command_id, command, close)
 
@@ -367,9 +405,12 @@ class Room:
         *,
         amount: int = 0,
         at: int,
+        seen: int | None = None,
     ) -> Outcome:
-        """Check, call, fold, bring in; bet, raise or complete to ``amount``."""
-        return self._play(table_id, hand, command_id, Act(seat, action, amount), at)
+        """Check, call, fold, bring in; bet, raise or complete to ``amount``;
+        refused as :class:`Stale` unless decided on hand position ``seen``
+        (when given: a player's decision names what the player saw)."""
+        return self._play(table_id, hand, command_id, Act(seat, action, amount), at, seen=seen)
 
     def draw(
         self,
@@ -380,13 +421,22 @@ class Room:
         discards: tuple[Card, ...],
         *,
         at: int,
+        seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Draw(seat, discards), at)
+        return self._play(table_id, hand, command_id, Draw(seat, discards), at, seen=seen)
 
     def declare(
-        self, table_id: UUID, hand: int, command_id: str, seat: int, choice: Choice, *, at: int
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        choice: Choice,
+        *,
+        at: int,
+        seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Declare(seat, choice), at)
+        return self._play(table_id, hand, command_id, Declare(seat, choice), at, seen=seen)
 
     def time_out(
         self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
@@ -423,8 +473,17 @@ class Room:
 
     # ---- reads
 
+    def look(self) -> None:
+        """Ask the store whether anyone else wrote since the last look, so
+        that the reads after it show what the store holds now. Requests look
+        for themselves; a reader that must not lag another process calls it
+        first (one query)."""
+        self.cardroom.elsewhere.look()
+
     def table(self, table_id: UUID) -> TableStream:
-        stream = self._table(table_id)
+        """The table as of the last look."""
+        with self._lock(table_id):
+            stream = self._table(table_id)
         if stream.version == 0:
             raise NotFound(f"there is no table {table_id}")
         return stream
@@ -432,25 +491,38 @@ class Room:
     def hand(self, table_id: UUID, number: int) -> HandStream:
         return self._hand(self.table(table_id), number)
 
-    def forget(self, table_id: UUID) -> None:
-        """Drop what this room holds of a table, for the next request to load
-        it from the store: another writer has moved it on."""
-        with self._lock(table_id):
-            self._forget(table_id, {})
-
     def account(self, key: UUID) -> Account:
         return self._accounts.get(key) or self.cardroom.account(key)
 
     # ---- the work
 
     def _table(self, table_id: UUID) -> TableStream:
-        """The table as this room last wrote or read it: a request that
-        commits is what finds out whether another writer moved it on."""
-        cached = self._tables.get(table_id)
-        if cached is not None:
-            return cached
-        stored = self.cardroom.table(table_id)
-        return self._tables.setdefault(table_id, stored) if stored.version else stored
+        """The table as of the last look: the copy this room holds, brought
+        up to date (with its current hand) if anyone else wrote since it was
+        last current. Its lock held."""
+        epoch = self.cardroom.elsewhere.epoch
+        held = self._tables.get(table_id)
+        if held is None:
+            held = self.cardroom.table(table_id)
+            if not held.version:
+                return held
+        elif self._epochs.get(table_id) != epoch:
+            held = self._catch_up(held)
+        self._tables[table_id] = held
+        self._epochs[table_id] = epoch
+        return held
+
+    def _catch_up(self, held: TableStream) -> TableStream:
+        """``held`` and its current hand with whatever was stored after them."""
+        newer = self.cardroom.events.get(held.id, gt=held.version)
+        stream = held.extend(cast(list[TableRecord], list(newer)))
+        hand = self._hands.pop(held.id, None)
+        if hand is not None and hand.id == hand_id(held.id, stream.table.hands):
+            for record in self.cardroom.events.get(hand.id, gt=hand.version):
+                hand = hand.apply(cast(StoredHandEvent, record))
+            if hand.hand.phase is not Phase.ENDED:
+                self._hands[held.id] = hand
+        return stream
 
     def _hand(self, stream: TableStream, number: int) -> HandStream:
         if not 1 <= number <= stream.table.hands:
@@ -463,22 +535,37 @@ class Room:
 
     def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
         def run(work: _Work, request: str) -> Outcome:
-            return Outcome(work.at_table(command_id, command, request))
+            return work.outcome(work.at_table(command_id, command, request))
 
         return self._run(table_id, command_id, command, run)
 
     def _play(
-        self, table_id: UUID, number: int, command_id: str, command: Command, at: int
+        self,
+        table_id: UUID,
+        number: int,
+        command_id: str,
+        command: Command,
+        at: int,
+        *,
+        seen: int | None = None,
     ) -> Outcome:
         check_command_id(command_id)
         table_key = f"hand/{number}/{command_id}"
 
         def play(work: _Work, request: str) -> Outcome:
+            table = work.table.table
+            current = table.hands if table.dealt is not None else 0
+            if seen is not None and not 1 <= number <= table.hands:
+                raise self._stale(work.table, current, number, seen)
             work.hand = self._hand(work.table, number)
             repeated = work.hand.repeat(command_id, command)
             if repeated is not None:
                 done = work.table.commands.get(table_key)
-                return Outcome(done.events if done else (), repeated, number)
+                return Outcome(done.events if done else (), repeated, number, repeated=True)
+            if seen is not None and not (
+                number == current and current_to(work.hand, command, seen)
+            ):
+                raise self._stale(work.table, current, number, seen)
             if isinstance(command, TimeOut):
                 config = work.table.table.config
                 assert config is not None
@@ -490,9 +577,13 @@ class Room:
             work.at_hand(command_id, command, request, at)
             self._follow(work, table_key, command_id, request, at)
             done_here = work.table.commands.get(table_key)
-            return Outcome(done_here.events if done_here else (), work.hand_events, number)
+            return work.outcome(done_here.events if done_here else (), number)
 
         return self._run(table_id, None, command, play)
+
+    def _stale(self, stream: TableStream, current: int, number: int, seen: int) -> Stale:
+        sequence = self._hand(stream, current).version if current else 0
+        return Stale(current, sequence, number, seen)
 
     def _follow(self, work: _Work, table_key: str, hand_key: str, request: str, at: int) -> None:
         """What the dealer does after a hand moves on: fold players who stood
@@ -535,6 +626,7 @@ class Room:
         with self._lock(table_id):
             for attempt in range(self.retries):
                 _back_off(attempt)
+                self.look()
                 stream = self._table(table_id)
                 if command_id is not None:
                     check_command_id(command_id)
@@ -545,15 +637,16 @@ class Room:
                             hand_events = self._hand(stream, done.hand).commands.get(
                                 f"table/{command_id}", ("", ())
                             )[1]
-                        return Outcome(done.events, hand_events, done.hand)
+                        return Outcome(done.events, hand_events, done.hand, repeated=True)
                 if stream.version == 0 and not isinstance(command, OpenTable):
                     raise NotFound(f"there is no table {table_id}")
                 work = _Work(self, stream)
                 outcome = body(work, request)
                 try:
                     self.cardroom.commit(work.records)
-                except Conflict:
-                    self._forget(table_id, work.accounts)
+                except Conflict:  # another writer got there first: catch up, decide again
+                    self._epochs.pop(table_id, None)
+                    self._forget_accounts(work.accounts)
                     continue
                 except Exception:
                     self._forget(table_id, work.accounts)  # stored or not, nobody knows
@@ -613,6 +706,9 @@ class Room:
     def _forget(self, table_id: UUID, accounts: Mapping[UUID, Account]) -> None:
         self._tables.pop(table_id, None)
         self._hands.pop(table_id, None)
+        self._forget_accounts(accounts)
+
+    def _forget_accounts(self, accounts: Mapping[UUID, Account]) -> None:
         for key in accounts:
             self._accounts.pop(key, None)
 
@@ -632,6 +728,22 @@ def _back_off(attempt: int) -> None:
     """Wait a random while before a retry, longer after each conflict."""
     if attempt:
         time.sleep(random.uniform(0, BACKOFF * attempt))  # jitter, not a secret
+
+
+def current_to(hand: HandStream, move: Command, seen: int) -> bool:
+    """Whether a player who saw the hand at position ``seen`` decided on what
+    it is now: nothing happened since, or ``move`` declares for a seat yet to
+    declare in the declaring step the player saw begin (declarations are
+    simultaneous and hidden, so another's does not make one stale)."""
+    if seen == hand.version:
+        return True
+    h = hand.hand
+    if not isinstance(move, Declare) or h.phase is not Phase.DECLARING:
+        return False
+    if not hand.step_began <= seen <= hand.version or move.seat not in h.seats:
+        return False
+    p = h.player(move.seat)
+    return p.live and p.choice is None
 
 
 def waiting_on(hand: Hand) -> tuple[int, ...]:
