@@ -30,7 +30,9 @@ def test_a_file_without_an_ed25519_key_is_refused(tmp_path: Path) -> None:
 
 def test_a_signature_verifies_only_for_its_digest_and_key() -> None:
     signer = Signer.generate()
-    digest = link(GENESIS, hand="h", position=1, name="Acted", version=1, data={"seat": 1})
+    digest = link(
+        GENESIS, kind="hand", stream="h", position=1, name="Acted", version=1, data={"seat": 1}
+    )
     signature = signer.sign(digest).hex()
     assert verify(signer.public_hex, digest, signature)
     assert not verify(signer.public_hex, GENESIS, signature)
@@ -39,10 +41,18 @@ def test_a_signature_verifies_only_for_its_digest_and_key() -> None:
 
 
 def test_every_field_of_a_record_changes_its_link() -> None:
-    base = {"hand": "h", "position": 1, "name": "Acted", "version": 1, "data": {"seat": 1}}
+    base = {
+        "kind": "hand",
+        "stream": "h",
+        "position": 1,
+        "name": "Acted",
+        "version": 1,
+        "data": {"seat": 1},
+    }
     first = link(GENESIS, **base)  # type: ignore[arg-type]
     for key, value in [
-        ("hand", "g"),
+        ("kind", "table"),
+        ("stream", "g"),
         ("position", 2),
         ("name", "Posted"),
         ("version", 2),
@@ -56,4 +66,16 @@ def test_a_link_hashes_the_canonical_record_of_docs_audit() -> None:
     data = {"seat": 1, "player": "Zoë \u2028", "cards": ["As", "Kd"], "all_in": False}
     record = {"hand": "h-é", "position": 12, "type": "Acted", "version": 3, "data": data}
     expected = hashlib.sha256(GENESIS + canonical(record)).digest()
-    assert link(GENESIS, hand="h-é", position=12, name="Acted", version=3, data=data) == expected
+    assert (
+        link(GENESIS, kind="hand", stream="h-é", position=12, name="Acted", version=3, data=data)
+        == expected
+    )
+
+
+@pytest.mark.parametrize("kind", ["hand", "table", "account"])
+def test_each_kind_of_stream_names_its_id_under_its_kind(kind: str) -> None:
+    data = {"amount": 5, "by": "admin"}
+    record = {kind: "s-1", "position": 2, "type": "Minted", "version": 1, "data": data}
+    expected = hashlib.sha256(GENESIS + canonical(record)).digest()
+    got = link(GENESIS, kind=kind, stream="s-1", position=2, name="Minted", version=1, data=data)
+    assert got == expected

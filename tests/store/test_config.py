@@ -8,6 +8,7 @@ from eventsourcing.cryptography import AESCipher
 
 from feltline.audit import chain
 from feltline.audit.codec import encode_event
+from feltline.domain.chained import sign
 from feltline.domain.hand import Recorded
 from feltline.engine.deck import DECK_ALGORITHM
 from feltline.engine.events import HandStarted
@@ -64,11 +65,17 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
         if isinstance(event, HandStarted):  # as written before the algorithm was named
             version, data = 1, {k: v for k, v in data.items() if k != "algorithm"}
         link = chain.link(
-            link, hand=str(hand_id), position=position, name=name, version=version, data=data
+            link,
+            kind="hand",
+            stream=str(hand_id),
+            position=position,
+            name=name,
+            version=version,
+            data=data,
         )
         stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", "", 0))
     hands = store.open()
-    hands.save(*stored)
+    hands.save(*sign(stored, hands.signer))
     loaded = hands.get(hand_id)
     first = loaded.commands["start"][1][0]
     assert isinstance(first, HandStarted)
@@ -85,7 +92,7 @@ def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store)
     rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
     ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
     for row in ours:
-        state = bytes(row[2]).replace(b',"at":17,"class_version":2', b"")  # type: ignore[arg-type]
+        state = bytes(row[2]).replace(b',"at":17,"class_version":3', b"")  # type: ignore[arg-type]
         assert b'"at"' not in state
         store.sql(
             "UPDATE {events} SET state = ? WHERE originator_id = ? AND originator_version = ?",

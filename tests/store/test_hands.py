@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.domain.hand import CommandIdReused, TamperedError
+from feltline.domain.chained import TamperedError
+from feltline.domain.hand import CommandIdReused
 from feltline.engine import dealing
 from feltline.engine.commands import Act
 from feltline.engine.deck import shuffle

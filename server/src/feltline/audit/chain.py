@@ -1,11 +1,11 @@
-"""The hash chain over a hand's events (``feltline-chain-v1``).
+"""The hash chain over a stream's events (``feltline-chain-v1``).
 
 Each link is ``SHA-256(previous link || canonical(record))``, where the first
-previous link is 32 zero bytes and the record names the hand, the event's
-position in the hand's stream, its type, the version it was written under and
-its data as written. Changing, dropping, reordering or moving any event to
-another hand changes every link after it. ``docs/audit.md`` states this for
-outside verifiers.
+previous link is 32 zero bytes and the record names the stream (``hand``,
+``table`` or ``account``, with its id), the event's position in the stream,
+its type, the version it was written under and its data as written.
+Changing, dropping, reordering or moving any event to another stream changes
+every link after it. ``docs/audit.md`` states this for outside verifiers.
 """
 
 from __future__ import annotations
@@ -19,17 +19,38 @@ CHAIN_ALGORITHM = "feltline-chain-v1"
 GENESIS = bytes(32)
 
 
-def link(
-    previous: bytes, *, hand: str, position: int, name: str, version: int, data: Mapping[str, JSON]
-) -> bytes:
-    """The link after ``previous`` for one event of ``hand``. The record's
-    canonical form is written out in its keys' sorted order rather than
-    built as an object to be sorted: the same bytes, once per stored event."""
-    record = b'{"data":%b,"hand":%b,"position":%d,"type":%b,"version":%d}' % (
-        canonical(dict(data)),
-        canonical(hand),
-        position,
-        canonical(name),
-        version,
+STREAMS = ("hand", "table", "account")
+"""The kinds of stream, each the key that names its id in a chain record."""
+
+# Each kind's record with its keys in sorted order, written out rather than
+# built as an object to be sorted: the same bytes, once per stored event.
+_RECORDS = {
+    kind: b"{"
+    + b",".join(
+        b'"%b":%%b' % key.encode() for key in sorted(("data", kind, "position", "type", "version"))
     )
+    + b"}"
+    for kind in STREAMS
+}
+
+
+def link(
+    previous: bytes,
+    *,
+    kind: str,
+    stream: str,
+    position: int,
+    name: str,
+    version: int,
+    data: Mapping[str, JSON],
+) -> bytes:
+    """The link after ``previous`` for one event of the ``kind`` stream ``stream``."""
+    values = {
+        "data": canonical(dict(data)),
+        kind: canonical(stream),
+        "position": b"%d" % position,
+        "type": canonical(name),
+        "version": b"%d" % version,
+    }
+    record = _RECORDS[kind] % tuple(values[key] for key in sorted(values))
     return hashlib.sha256(previous + record).digest()

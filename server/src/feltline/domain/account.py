@@ -8,18 +8,24 @@ move is an event of the account, saved in the same transaction as the
 table's, so that no chip is ever in both places or in neither.
 
 :class:`Account` is an immutable aggregate whose events are stored as they
-are: a few whole numbers and names need no codec.
+are: a few whole numbers and names need no codec. They are chained and
+signed like every stream's (:mod:`feltline.domain.chained`), so a chip
+minted by hand in the database does not load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
+from feltline.audit import chain
+from feltline.audit.codec import JSON
+from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.errors import IllegalAmount, Kind, RuleError
 from feltline.engine.state import replace
@@ -49,16 +55,38 @@ class CashOut:
 
 
 @dataclass(frozen=True)
-class AccountEvent:
+class AccountEvent(Signed):
     """``command_id`` is the key of the request that moved the chips (derived,
     with the table's id, for moves to and from seats) and ``fingerprint``
-    the request's."""
+    the request's; ``link`` the chain link after the event, over its type
+    and the fields that move chips (:meth:`chained`)."""
 
     originator_id: UUID
     originator_version: int
     command_id: str
     fingerprint: str
     amount: int
+    link: str
+
+    class_version: ClassVar[int] = 2
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """Version 1 was not chained: such an account no longer loads."""
+        state["link"] = ""
+        Signed.unsigned(state)
+
+    def chained(self) -> dict[str, JSON]:
+        """The event's data as the chain hashes it (layout version 1)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_CHAINED}
+        return {k: str(v) if isinstance(v, UUID) else v for k, v in data.items()}
+
+
+_NOT_CHAINED = frozenset(
+    {"originator_id", "originator_version", "command_id", "fingerprint", "link"}
+    | {"signature", "signed_by"}
+)
+E = TypeVar("E", bound=AccountEvent)
 
 
 @dataclass(frozen=True)
@@ -92,7 +120,8 @@ class Returned(AccountEvent):
 @dataclass(frozen=True)
 class Account:
     """``minted`` and ``cashed_out`` are the account's totals of each, for
-    checking that every chip is accounted for."""
+    checking that every chip is accounted for; ``link`` the chain link after
+    its last event and ``signer`` the key that signed it ("" if unsigned)."""
 
     id: UUID
     version: int
@@ -100,6 +129,8 @@ class Account:
     minted: int
     cashed_out: int
     commands: PMap[str, tuple[str, tuple[AccountEvent, ...]]]
+    link: bytes = chain.GENESIS
+    signer: str = ""
 
     @classmethod
     def new(cls, account_id: UUID) -> Account:
@@ -116,27 +147,53 @@ class Account:
 
     def mint(self, key: str, request: str, amount: int, by: str) -> Minted:
         _positive(amount, "mint")
-        return Minted(self.id, self.version + 1, key, request, amount, by)
+        return self._next(Minted(self.id, self.version + 1, key, request, amount, "", by))
 
     def cash_out(self, key: str, request: str, amount: int, player: str) -> CashedOut:
         _positive(amount, "cash out")
         self._cover(amount, player)
-        return CashedOut(self.id, self.version + 1, key, request, amount)
+        return self._next(CashedOut(self.id, self.version + 1, key, request, amount, ""))
 
     def buy_in(
         self, key: str, request: str, amount: int, *, player: str, table: UUID, seat: int
     ) -> BoughtIn:
         self._cover(amount, player)
-        return BoughtIn(self.id, self.version + 1, key, request, amount, table, seat)
+        event = BoughtIn(self.id, self.version + 1, key, request, amount, "", table, seat)
+        return self._next(event)
 
     def returned(self, key: str, request: str, amount: int, *, table: UUID, seat: int) -> Returned:
-        return Returned(self.id, self.version + 1, key, request, amount, table, seat)
+        event = Returned(self.id, self.version + 1, key, request, amount, "", table, seat)
+        return self._next(event)
+
+    def _next(self, event: E) -> E:
+        """``event`` with the link that chains it after this account's last."""
+        link = chain.link(
+            self.link,
+            kind="account",
+            stream=str(self.id),
+            position=event.originator_version,
+            name=type(event).__name__,
+            version=1,
+            data=event.chained(),
+        )
+        return replace(event, link=link.hex())
 
     def apply(self, event: AccountEvent) -> Account:
         if event.originator_version != self.version + 1:
             raise ValueError(
                 f"account {self.id}: event {event.originator_version} follows {self.version}"
             )
+        link = follow(
+            self.link,
+            event,
+            event.link,
+            kind="account",
+            stream=self.id,
+            position=event.originator_version,
+            name=type(event).__name__,
+            version=1,
+            data=event.chained(),
+        )
         minted, cashed_out, balance = self.minted, self.cashed_out, self.balance
         match event:
             case Minted():
@@ -157,6 +214,8 @@ class Account:
             minted=minted,
             cashed_out=cashed_out,
             commands=self.commands.set(event.command_id, (first, (*before, event))),
+            link=link,
+            signer=event.signed_by if event.signature else "",
         )
 
     def _cover(self, amount: int, player: str) -> None:

@@ -1,9 +1,10 @@
-"""One stream per hand: the engine's events as stored, chained and sealed.
+"""One stream per hand: the engine's events as stored, chained, signed and sealed.
 
 :class:`HandStream` is an immutable aggregate. Its command method returns the
 new stored events and changes nothing; :func:`project` rebuilds it from stored
-events, re-checking every chain link and the seal on the way, so a tampered
-hand fails to load instead of replaying something it never was.
+events, re-checking every chain link, signature and the seal on the way, and
+that the deck is the one the committed seed derives, so a tampered hand
+fails to load instead of replaying (or dealing) something it never was.
 
 A command carries a client-chosen id. The stream remembers, per id, a
 fingerprint of the command and the engine events it caused, so a repeat gives
@@ -22,16 +23,15 @@ from uuid import UUID
 
 from feltline.audit import chain, keys
 from feltline.audit.codec import JSON, decode_event, encode_event
+from feltline.domain.chained import Signed, TamperedError, follow
 from feltline.domain.ids import fingerprint
 from feltline.engine.commands import Command
-from feltline.engine.events import Event, HandEnded, StreetBegan
+from feltline.engine.dealing import fresh_deck
+from feltline.engine.deck import commitment, shuffle
+from feltline.engine.events import DeckShuffled, Event, HandEnded, HandStarted, StreetBegan
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, play
 from feltline.engine.state import Hand, replace
-
-
-class TamperedError(Exception):
-    """A stored hand does not match its chain or its seal."""
 
 
 class CommandIdReused(Exception):
@@ -39,7 +39,7 @@ class CommandIdReused(Exception):
 
 
 @dataclass(frozen=True)
-class Recorded:
+class Recorded(Signed):
     """One engine event as stored: its codec name, version and data, the chain
     link after it, the client's command id with the command's fingerprint,
     and the command's time (whole seconds on the caller's clock)."""
@@ -54,12 +54,14 @@ class Recorded:
     fingerprint: str
     at: int
 
-    class_version: ClassVar[int] = 2
+    class_version: ClassVar[int] = 3
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         """Version 1 kept no time: its events count as made at time 0."""
         state["at"] = 0
+
+    upcast_v2_v3 = Signed.unsigned
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,9 @@ class HandStream:
     """A hand as stored. ``since`` is the time of its last event, when the
     player it now waits on was put on the clock; ``step_began`` the position
     of its latest ``StreetBegan``, where the step it is in began (declarations
-    are simultaneous: one made from anywhere in their step is current)."""
+    are simultaneous: one made from anywhere in their step is current).
+    ``signer`` is the key that signed its last stored record ("" if that
+    record is not signed); ``commitment`` the deck commitment it began with."""
 
     id: UUID
     version: int
@@ -92,6 +96,8 @@ class HandStream:
     seal: Sealed | None = None
     since: int = 0
     step_began: int = 0
+    signer: str = ""
+    commitment: str = ""
 
     @classmethod
     def new(cls, hand_id: UUID) -> HandStream:
@@ -133,7 +139,13 @@ class HandStream:
                 step_began = position
             name, version, data = encode_event(event)
             link = chain.link(
-                link, hand=hand_name, position=position, name=name, version=version, data=data
+                link,
+                kind="hand",
+                stream=hand_name,
+                position=position,
+                name=name,
+                version=version,
+                data=data,
             )
             stored.append(
                 Recorded(
@@ -163,6 +175,10 @@ class HandStream:
             seal=seal,
             since=at,
             step_began=step_began,
+            signer=seal.public_key if seal is not None else "",
+            commitment=events[0].commitment
+            if isinstance(events[0], HandStarted)
+            else self.commitment,
         )
         return stored, after
 
@@ -176,22 +192,25 @@ class HandStream:
             return self._sealed(stored)
         if self.seal is not None:
             raise TamperedError(f"hand {self.id}: an event follows the seal")
-        link = chain.link(
+        link = follow(
             self.link,
-            hand=str(self.id),
+            stored,
+            stored.link,
+            kind="hand",
+            stream=self.id,
             position=stored.originator_version,
             name=stored.type,
             version=stored.version,
             data=stored.data,
         )
-        if link.hex() != stored.link:
-            raise TamperedError(
-                f"hand {self.id}: event {stored.originator_version} does not match its chain link"
-            )
         try:
             event = decode_event(stored.type, stored.version, stored.data)
         except ValueError as e:
             raise TamperedError(f"hand {self.id}: event {stored.originator_version}: {e}") from e
+        if isinstance(event, DeckShuffled) and not self._derives(event):
+            raise TamperedError(
+                f"hand {self.id}: the stored deck is not the one its committed seed derives"
+            )
         done = self.commands.get(stored.command_id, (stored.fingerprint, ()))[1]
         commands = {**self.commands, stored.command_id: (stored.fingerprint, (*done, event))}
         return replace(
@@ -204,6 +223,17 @@ class HandStream:
             step_began=stored.originator_version
             if isinstance(event, StreetBegan)
             else self.step_began,
+            signer=stored.signed_by if stored.signature else "",
+            commitment=event.commitment if isinstance(event, HandStarted) else self.commitment,
+        )
+
+    def _derives(self, shuffled: DeckShuffled) -> bool:
+        """Whether a hand's deck is the one its seed gives, and the seed the
+        one it committed to before the deal."""
+        return (
+            shuffled.purpose == "deck"
+            and commitment(shuffled.seed) == self.commitment
+            and shuffled.cards == shuffle(shuffled.seed, fresh_deck(self.hand.rules))
         )
 
     def _sealed(self, seal: Sealed) -> HandStream:
@@ -211,7 +241,7 @@ class HandStream:
             raise TamperedError(f"hand {self.id}: the seal is not over the last link")
         if not keys.verify(seal.public_key, self.link, seal.signature):
             raise TamperedError(f"hand {self.id}: the seal's signature does not verify")
-        return replace(self, version=seal.originator_version, seal=seal)
+        return replace(self, version=seal.originator_version, seal=seal, signer=seal.public_key)
 
 
 def project(stream: HandStream | None, stored: Iterable[StoredHandEvent]) -> HandStream | None:

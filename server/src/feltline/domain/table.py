@@ -14,23 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, ClassVar, cast
 from uuid import UUID
 
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
+from feltline.audit import chain
 from feltline.audit.codec import JSON, TABLE_EVENT_TYPES, decode_event, encode_event
+from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.state import replace
 from feltline.engine.table import Table, TableCommand, TableEvent, decide, evolve
 
 
 @dataclass(frozen=True)
-class TableRecord:
+class TableRecord(Signed):
     """One table event as stored: codec name, version and data, the key and
-    fingerprint of the request that caused it, and the hand it touched (0
-    for none)."""
+    fingerprint of the request that caused it, the hand it touched (0 for
+    none), and the chain link after it (:mod:`feltline.domain.chained`)."""
 
     originator_id: UUID
     originator_version: int
@@ -40,6 +42,15 @@ class TableRecord:
     command_id: str
     fingerprint: str
     hand: int
+    link: str
+
+    class_version: ClassVar[int] = 2
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """Version 1 was not chained: such a table no longer loads."""
+        state["link"] = ""
+        Signed.unsigned(state)
 
 
 @dataclass(frozen=True)
@@ -53,10 +64,15 @@ class Done:
 
 @dataclass(frozen=True)
 class TableStream:
+    """``link`` is the chain link after its last record and ``signer`` the
+    key that signed that record ("" if it is not signed)."""
+
     id: UUID
     version: int
     table: Table
     commands: PMap[str, Done]
+    link: bytes = chain.GENESIS
+    signer: str = ""
 
     @classmethod
     def new(cls, table_id: UUID) -> TableStream:
@@ -78,41 +94,64 @@ class TableStream:
         stream after them (what :meth:`extend` would make of them, without
         decoding what was just encoded)."""
         events = decide(self.table, command)
-        records = [
-            TableRecord(
-                self.id, position, *encode_event(event, TABLE_EVENT_TYPES), key, request, hand
+        records = []
+        link = self.link
+        for position, event in enumerate(events, self.version + 1):
+            name, version, data = encode_event(event, TABLE_EVENT_TYPES)
+            link = chain.link(
+                link,
+                kind="table",
+                stream=str(self.id),
+                position=position,
+                name=name,
+                version=version,
+                data=data,
             )
-            for position, event in enumerate(events, self.version + 1)
-        ]
-        return records, self._after(zip(records, events, strict=True))
+            records.append(
+                TableRecord(self.id, position, name, version, data, key, request, hand, link.hex())
+            )
+        after = self._after(zip(records, events, strict=True))
+        return records, replace(after, link=link, signer="")
 
     def extend(self, records: Iterable[TableRecord]) -> TableStream:
-        """The stream after ``records``, which must follow on from its version."""
-        return self._after(
-            (
+        """The stream after ``records``, which must follow on from its version
+        and fit its chain and signatures."""
+        link, signer = self.link, self.signer
+        made: list[tuple[TableRecord, TableEvent]] = []
+        for record in records:
+            _in_place(self.id, record, self.version + len(made))
+            link = follow(
+                link,
                 record,
-                cast(
-                    TableEvent,
-                    decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES),
-                ),
+                record.link,
+                kind="table",
+                stream=self.id,
+                position=record.originator_version,
+                name=record.type,
+                version=record.version,
+                data=record.data,
             )
-            for record in records
-        )
+            signer = record.signed_by if record.signature else ""
+            event = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+            made.append((record, cast(TableEvent, event)))
+        return replace(self._after(made), link=link, signer=signer)
 
     def _after(self, made: Iterable[tuple[TableRecord, TableEvent]]) -> TableStream:
         commands = self.commands
         version, table = self.version, self.table
         for record, event in made:
-            if record.originator_version != version + 1:
-                raise ValueError(
-                    f"table {self.id}: event {record.originator_version} follows {version}"
-                )
+            _in_place(self.id, record, version)
             table, version = evolve(table, event), record.originator_version
             done = commands.get(record.command_id)
             before = () if done is None else done.events
             now_done = Done(record.fingerprint, (*before, event), record.hand)
             commands = commands.set(record.command_id, now_done)
         return replace(self, version=version, table=table, commands=commands)
+
+
+def _in_place(table_id: UUID, record: TableRecord, version: int) -> None:
+    if record.originator_version != version + 1:
+        raise ValueError(f"table {table_id}: event {record.originator_version} follows {version}")
 
 
 def project(stream: TableStream | None, records: Iterable[TableRecord]) -> TableStream | None:

@@ -12,7 +12,8 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 
 from feltline.audit.keys import Signer
-from feltline.domain.hand import HandStream, TamperedError, project
+from feltline.domain.chained import TamperedError, sign
+from feltline.domain.hand import HandStream, project
 from feltline.engine.commands import Command, StartHand
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.events import Event
@@ -41,12 +42,19 @@ class Hands(Application[UUID]):
             return HandStream.new(hand_id)
         except MapperDeserialisationError as e:
             raise TamperedError(f"hand {hand_id}: a stored event does not decode: {e}") from e
-        if stream.seal is not None and stream.seal.public_key != self.signer.public_hex:
+        self.vouch("hand", hand_id, stream.signer)
+        return stream
+
+    def vouch(self, kind: str, stream_id: UUID, signer: str) -> None:
+        """Refuse a stream whose last record is not signed, or is signed by
+        a key this server does not trust: its chain then proves nothing."""
+        if not signer:
+            raise TamperedError(f"{kind} {stream_id}: its last stored event is not signed")
+        if signer != self.signer.public_hex:
             raise TamperedError(
-                f"hand {hand_id} is sealed by key {stream.seal.public_key}, "
+                f"{kind} {stream_id} is signed by key {signer}, "
                 f"not by this server's key {self.signer.public_hex}"
             )
-        return stream
 
     def execute(
         self, hand_id: UUID, command_id: str, command: Command, *, at: int
@@ -72,7 +80,7 @@ class Hands(Application[UUID]):
             command = replace(command, seed=secrets.token_bytes(SEED_BYTES))
         stored, after = stream.execute(command_id, command, self.signer, at=at)
         try:
-            self.save(*stored)
+            self.save(*sign(stored, self.signer))
         except IntegrityError as e:
             raise Conflict(
                 f"hand {stream.id} changed after version {stream.version} while this command "

@@ -46,6 +46,7 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
 from feltline.domain.account import project as project_account
+from feltline.domain.chained import sign
 from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
 from feltline.domain.ids import account_id, check_command_id, fingerprint, hand_id, table_id
 from feltline.domain.table import TableRecord, TableStream
@@ -138,6 +139,7 @@ class Cardroom(Hands):
             stream: TableStream = self.repository.get(table_id, projector_func=project_table)
         except AggregateNotFoundError:
             return TableStream.new(table_id)
+        self.vouch("table", table_id, stream.signer)
         return stream
 
     def account(self, account_id: UUID) -> Account:
@@ -146,16 +148,20 @@ class Cardroom(Hands):
             stored: Account = self.repository.get(account_id, projector_func=project_account)
         except AggregateNotFoundError:
             return Account.new(account_id)
+        self.vouch("account", account_id, stored.signer)
         return stored
 
-    def commit(self, records: Sequence[Stored]) -> None:
-        """Store ``records`` in one transaction, or raise :class:`Conflict` if
+    def commit(self, records: Sequence[Stored]) -> list[Stored]:
+        """Store ``records`` in one transaction, the last of each stream
+        signed, and return them as stored; or raise :class:`Conflict` if
         another writer stored events at any of their positions first."""
-        rows = [self.mapper.to_stored_event(record) for record in records]
+        signed = sign(records, self.signer)
+        rows = [self.mapper.to_stored_event(record) for record in signed]
         try:
             self.group_commit(rows)
         except IntegrityError as e:
             raise Conflict("another writer changed these streams first") from e
+        return signed
 
 
 @dataclass(frozen=True)
@@ -514,12 +520,17 @@ class Room:
 
     def _catch_up(self, held: TableStream) -> TableStream:
         """``held`` and its current hand with whatever was stored after them."""
-        newer = self.cardroom.events.get(held.id, gt=held.version)
-        stream = held.extend(cast(list[TableRecord], list(newer)))
+        newer = list(self.cardroom.events.get(held.id, gt=held.version))
+        stream = held.extend(cast(list[TableRecord], newer))
+        if newer:
+            self.cardroom.vouch("table", held.id, stream.signer)
         hand = self._hands.pop(held.id, None)
         if hand is not None and hand.id == hand_id(held.id, stream.table.hands):
-            for record in self.cardroom.events.get(hand.id, gt=hand.version):
+            later = list(self.cardroom.events.get(hand.id, gt=hand.version))
+            for record in later:
                 hand = hand.apply(cast(StoredHandEvent, record))
+            if later:
+                self.cardroom.vouch("hand", hand.id, hand.signer)
             if hand.hand.phase is not Phase.ENDED:
                 self._hands[held.id] = hand
         return stream
@@ -643,7 +654,7 @@ class Room:
                 work = _Work(self, stream)
                 outcome = body(work, request)
                 try:
-                    self.cardroom.commit(work.records)
+                    stored = self.cardroom.commit(work.records)
                 except Conflict:  # another writer got there first: catch up, decide again
                     self._epochs.pop(table_id, None)
                     self._forget_accounts(work.accounts)
@@ -659,7 +670,12 @@ class Room:
                         self._hands[table_id] = work.hand
                 self._remember_accounts(work.accounts)
                 if work.made:
-                    committed = Committed(table_id, outcome.number, tuple(work.made))
+                    signed = {id(r): s for r, s in zip(work.records, stored, strict=True)}
+                    made = tuple(
+                        (cast(TableRecord | StoredHandEvent, signed[id(r)]), e)
+                        for r, e in work.made
+                    )
+                    committed = Committed(table_id, outcome.number, made)
                     for listener in self._listeners:
                         listener(committed)
                 return outcome

@@ -1,0 +1,159 @@
+"""Someone who can write the database but has not the server's key can
+rig nothing: not the deck of a hand in progress, not an account's chips,
+not a table's history. Every way of doing it is refused when the stream
+loads, and when a room catches up with it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from feltline.audit import chain
+from feltline.audit.keys import Signer
+from feltline.domain.account import Minted
+from feltline.domain.chained import TamperedError, sign
+from feltline.domain.hand import HandStream, Recorded, project
+from feltline.domain.ids import account_id, hand_id
+from feltline.engine.cards import Card
+from feltline.engine.deck import commitment, shuffle
+from feltline.engine.events import DeckShuffled, HandStarted
+from feltline.engine.rules import Game
+from feltline.store.room import Cardroom
+
+from .conftest import Store
+from .play import start
+from .test_room import seated
+
+
+def _rewrite(store: Store, cardroom: Cardroom, records: list[Any]) -> None:
+    """Store ``records`` over the rows at their positions, as SQL would."""
+    table = store.events_table.replace("hands_events", "cardroom_events")
+    rows = store.execute_sql(f"SELECT originator_id, originator_version FROM {table}", ())
+    for record in records:
+        key = next(
+            r[0]
+            for r in rows
+            if str(r[0]).replace("-", "") == record.originator_id.hex
+            and r[1] == record.originator_version
+        )
+        state = cardroom.mapper.to_stored_event(record).state
+        store.execute_sql(
+            f"UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?",
+            (state, key, record.originator_version),
+        )
+
+
+def _rechained(records: list[Recorded], swap_at: int, seed: bytes = b"") -> list[Recorded]:
+    """The hand's records with two undealt cards of its deck swapped (or,
+    given a ``seed``, the deck, seed and commitment replaced by that seed's)
+    and every link recomputed, as anyone can without the key."""
+    out, link = [], chain.GENESIS
+    for record in records:
+        data = record.data
+        if record.type == HandStarted.__name__ and seed:
+            data = {**data, "commitment": commitment(seed)}
+        if record.type == DeckShuffled.__name__:
+            cards = list(data["cards"])
+            cards[swap_at], cards[-1] = cards[-1], cards[swap_at]
+            if seed:
+                cards = [str(c) for c in shuffle(seed, sorted(Card.parse(c) for c in cards))]
+            data = {**data, "cards": cards, "seed": seed.hex() if seed else data["seed"]}
+        link = chain.link(
+            link,
+            kind="hand",
+            stream=str(record.originator_id),
+            position=record.originator_version,
+            name=record.type,
+            version=record.version,
+            data=data,
+        )
+        out.append(replace(record, data=data, link=link.hex()))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("how", "signatures", "refusal"),
+    [
+        ("swap", "kept", "not the one its committed seed derives"),
+        ("reseed", "kept", "signature of event .* does not verify"),
+        ("reseed", "cut", "its last stored event is not signed"),
+    ],
+)
+def test_a_hand_in_progress_rigged_in_the_database_is_refused(
+    store: Store, how: str, signatures: str, refusal: str
+) -> None:
+    room = store.room()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=0)
+    records = list(room.cardroom.events.get(hand_id(table, 1)))
+    rigged = _rechained(records, swap_at=-2, seed=bytes(32) if how == "reseed" else b"")
+    if signatures == "cut":
+        rigged = [replace(r, signature="", signed_by="") for r in rigged]
+    _rewrite(store, room.cardroom, rigged)
+    with pytest.raises(TamperedError, match=refusal):
+        store.room().hand(table, 1)
+
+
+def test_a_room_catching_up_refuses_a_record_appended_without_the_key(store: Store) -> None:
+    room, attacker = store.room(), store.cardroom()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=0)
+    hand = room.hand(table, 1)
+    last = list(room.cardroom.events.get(hand.id))[-1]
+    assert isinstance(last, Recorded)
+    forged = replace(last, originator_version=last.originator_version + 1, signature="")
+    forged = replace(forged, link=_next_link(hand, forged).hex())
+    attacker.recorder.insert_events([attacker.mapper.to_stored_event(forged)])
+    room.look()
+    with pytest.raises(TamperedError, match="not signed"):
+        room.hand(table, 1)
+
+
+def _next_link(hand: HandStream, record: Recorded) -> bytes:
+    return chain.link(
+        hand.link,
+        kind="hand",
+        stream=str(hand.id),
+        position=record.originator_version,
+        name=record.type,
+        version=record.version,
+        data=record.data,
+    )
+
+
+@pytest.mark.parametrize("game", list(Game))
+def test_a_deck_its_seed_does_not_derive_is_refused_even_when_signed(game: Game) -> None:
+    signer = Signer.generate()
+    stream = HandStream.new(UUID(int=7))
+    command = replace(start(game), seed=bytes(range(32)))
+    records, _ = stream.execute("start", command, signer, at=0)
+    rigged = sign(_rechained([r for r in records if isinstance(r, Recorded)], swap_at=-2), signer)
+    with pytest.raises(TamperedError, match="committed seed derives"):
+        project(None, rigged)
+    assert project(None, sign(records, signer)) is not None  # the hand as dealt loads
+
+
+@pytest.mark.parametrize(("key", "refusal"), [("none", "not signed"), ("other", "not by this")])
+def test_chips_minted_in_the_database_are_refused(store: Store, key: str, refusal: str) -> None:
+    room = store.room()
+    room.mint("m1", "ann", 100, by="admin")
+    account = room.cardroom.account(account_id("ann"))
+    forged = account.mint("forged", "fp", 1000, "admin")  # correctly chained, unsigned
+    if key == "other":
+        forged = sign([forged], Signer.generate())[0]
+    assert isinstance(forged, Minted)
+    room.cardroom.recorder.insert_events([room.cardroom.mapper.to_stored_event(forged)])
+    with pytest.raises(TamperedError, match=refusal):
+        store.room().balance("ann")
+
+
+def test_a_table_whose_last_signature_is_cut_is_refused(store: Store) -> None:
+    room = store.room()
+    table = seated(room, 2)
+    last = list(room.cardroom.events.get(table))[-1]
+    _rewrite(store, room.cardroom, [replace(last, signature="", signed_by="")])
+    with pytest.raises(TamperedError, match=f"table {table}: its last stored event is not signed"):
+        store.room().table(table)
