@@ -69,6 +69,7 @@ from feltline.engine.table import (
 from feltline.store.commit import GroupCommit
 from feltline.store.config import StoreConfig
 from feltline.store.elsewhere import Elsewhere
+from feltline.store.faults import Reported
 from feltline.store.hands import Conflict, Hands
 
 Stored = StoredHandEvent | TableRecord | AccountEvent
@@ -106,16 +107,20 @@ class Cardroom(Hands):
         super().__init__(signer, env)
         self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
+        self.reported = Reported()
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.stored(self.recorder.insert_events(rows))
 
     def table(self, table_id: UUID) -> TableStream:
-        """The stored table, or a new one if none is stored."""
-        try:
-            stream: TableStream = self.repository.get(table_id, projector_func=project_table)
-        except AggregateNotFoundError:
-            return TableStream.new(table_id)
+        """The stored table, or a new one if none is stored. A table whose
+        events do not decode or do not fold raises :class:`Unreadable`
+        (logged once); a database that does not answer raises as it does."""
+        with self.reported.reading(table_id):
+            try:
+                stream: TableStream = self.repository.get(table_id, projector_func=project_table)
+            except AggregateNotFoundError:
+                return TableStream.new(table_id)
         return stream
 
     def account(self, account_id: UUID) -> Account:
@@ -459,7 +464,10 @@ class Room:
             )
         wanted = hand_id(stream.id, number)
         cached = self._hands.get(stream.id)
-        return cached if cached is not None and cached.id == wanted else self.cardroom.get(wanted)
+        if cached is not None and cached.id == wanted:
+            return cached
+        with self.cardroom.reported.reading(stream.id, f"hand {number}: "):
+            return self.cardroom.get(wanted)  # a hand that does not verify: its table neither
 
     def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
         def run(work: _Work, request: str) -> Outcome:

@@ -86,6 +86,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: the table is being moved or the server is shutting down;
     retry after the google.rpc.RetryInfo delay.
     """
+    ERROR_REASON_TABLE_UNREADABLE: _ErrorReason.ValueType  # 25
+    """DATA_LOSS: the table's stored history does not decode or does not
+    verify, so this server will not serve it; other tables are not
+    affected. ErrorInfo metadata "table_id" names it. Tell the operator,
+    whose server log says what is wrong.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -158,5 +164,11 @@ request again (same request id) is safe.
 ERROR_REASON_TRY_AGAIN: ErrorReason.ValueType  # 24
 """UNAVAILABLE: the table is being moved or the server is shutting down;
 retry after the google.rpc.RetryInfo delay.
+"""
+ERROR_REASON_TABLE_UNREADABLE: ErrorReason.ValueType  # 25
+"""DATA_LOSS: the table's stored history does not decode or does not
+verify, so this server will not serve it; other tables are not
+affected. ErrorInfo metadata "table_id" names it. Tell the operator,
+whose server log says what is wrong.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
