@@ -34,7 +34,7 @@ from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
 from feltline.store.check import PAGE
-from feltline.store.faults import Unreadable
+from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.hands import Conflict
 from feltline.store.room import Committed, Room, waiting_on
 
@@ -244,6 +244,8 @@ class Hub:
             self.room.deal(table_id, f"deal-{number}", at=self.clock())
         except RuleError:  # e.g. hold'em newcomers waiting for the big blind
             return False
+        except StoreFull:  # the clock deals once the store writes again
+            return False
         log_action("deal", table_id=str(table_id), hand_number=number)
         return True
 
@@ -271,7 +273,7 @@ class Hub:
                     made += self._tick(table_id, now)
                 except (RuleError, Conflict) as e:
                     log.warning("clock_refused", table_id=str(table_id), error=str(e))
-                except Unreadable:  # the store logged it once; the other tables go on
+                except (Unreadable, StoreFull):  # the store logged it once; try at the next tick
                     pass
         return made
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
@@ -69,7 +69,7 @@ from feltline.engine.table import (
 from feltline.store.commit import GroupCommit
 from feltline.store.config import StoreConfig
 from feltline.store.elsewhere import Elsewhere
-from feltline.store.faults import Reported
+from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 from feltline.store.hands import Conflict, Hands
 
 Stored = StoredHandEvent | TableRecord | AccountEvent
@@ -108,6 +108,7 @@ class Cardroom(Hands):
         self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
+        self.full = Episode()
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.stored(self.recorder.insert_events(rows))
@@ -133,12 +134,19 @@ class Cardroom(Hands):
 
     def commit(self, records: Sequence[Stored]) -> None:
         """Store ``records`` in one transaction, or raise :class:`Conflict` if
-        another writer stored events at any of their positions first."""
+        another writer stored events at any of their positions first, or
+        :class:`StoreFull` if the disk is full (nothing stored either way)."""
         rows = [self.mapper.to_stored_event(record) for record in records]
         try:
             self.group_commit(rows)
         except IntegrityError as e:
             raise Conflict("another writer changed these streams first") from e
+        except PersistenceError as e:
+            if not disk_full(e):
+                raise
+            self.full.began(e)
+            raise StoreFull("the store cannot write: its disk is full") from e
+        self.full.ended()
 
 
 @dataclass(frozen=True)
