@@ -82,8 +82,6 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         for key in self.hub.tables():
             try:  # one table that cannot be read must not hide the others
                 t = self.room.table(key).table
-                if t.dealt is not None:
-                    self.room.hand(key, t.hands)
             except Unreadable:  # logged once where it was found
                 unreadable.append(str(key))
                 continue
@@ -95,10 +93,15 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 state,
             ):
                 wanted.append(key)
-        page = wanted[start : start + size]
+        tables = []
+        for key in wanted[start : start + size]:
+            try:  # the hand in progress is read only for the page: it costs
+                tables.append(self.table(str(key), caller))
+            except Unreadable:
+                unreadable.append(str(key))
         end = start + size
         return tables_pb2.ListTablesResponse(
-            tables=[self.table(str(key), caller) for key in page],
+            tables=tables,
             next_page_token=str(end) if end < len(wanted) else "",
             unreadable_table_ids=unreadable,
         )

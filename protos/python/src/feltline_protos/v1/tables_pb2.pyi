@@ -619,11 +619,12 @@ class ListTablesResponse(_message.Message):
 
     @_builtins.property
     def unreadable_table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tables in the store this server cannot serve, because their stored
-        history does not decode or does not verify: they are left out of
-        `tables` (whatever the filters, which cannot be told for them) and
-        named here, the same on every page. Every call on one of them answers
-        DATA_LOSS (TABLE_UNREADABLE).
+        """Tables this server cannot serve, because their stored history does not
+        decode or does not verify, left out of `tables` and named here instead:
+        on every page when the table's own events do not read (whatever the
+        filters, which cannot be told then), else when its hand in progress
+        does not, on the page the table falls on. Every call on one of them
+        answers DATA_LOSS (TABLE_UNREADABLE).
         """
 
     def __init__(
