@@ -21,6 +21,7 @@ from feltline.engine.cards import Card
 from feltline.engine.deck import commitment, shuffle
 from feltline.engine.events import DeckShuffled, HandStarted
 from feltline.engine.rules import Game
+from feltline.store.faults import Unreadable
 from feltline.store.room import Cardroom
 
 from .conftest import Store
@@ -93,7 +94,7 @@ def test_a_hand_in_progress_rigged_in_the_database_is_refused(
     if signatures == "cut":
         rigged = [replace(r, signature="", signed_by="") for r in rigged]
     _rewrite(store, room.cardroom, rigged)
-    with pytest.raises(TamperedError, match=refusal):
+    with pytest.raises(Unreadable, match=refusal):  # the table is not served
         store.room().hand(table, 1)
 
 
@@ -108,7 +109,7 @@ def test_a_room_catching_up_refuses_a_record_appended_without_the_key(store: Sto
     forged = replace(forged, link=_next_link(hand, forged).hex())
     attacker.recorder.insert_events([attacker.mapper.to_stored_event(forged)])
     room.look()
-    with pytest.raises(TamperedError, match="not signed"):
+    with pytest.raises(Unreadable, match="not signed"):
         room.hand(table, 1)
 
 
@@ -155,5 +156,5 @@ def test_a_table_whose_last_signature_is_cut_is_refused(store: Store) -> None:
     table = seated(room, 2)
     last = list(room.cardroom.events.get(table))[-1]
     _rewrite(store, room.cardroom, [replace(last, signature="", signed_by="")])
-    with pytest.raises(TamperedError, match=f"table {table}: its last stored event is not signed"):
+    with pytest.raises(Unreadable, match=f"table {table}: its last stored event is not signed"):
         store.room().table(table)

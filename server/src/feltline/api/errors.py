@@ -34,6 +34,7 @@ from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
 from feltline.engine import table
+from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.hands import Conflict
 from feltline.store.room import Stale
 from feltline_protos.v1 import errors_pb2
@@ -71,6 +72,7 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_REQUEST_ID_REUSED: Code.ALREADY_EXISTS,
     R.ERROR_REASON_CONFLICT: Code.ABORTED,
     R.ERROR_REASON_TRY_AGAIN: Code.UNAVAILABLE,
+    R.ERROR_REASON_TABLE_UNREADABLE: Code.DATA_LOSS,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
@@ -102,6 +104,7 @@ KIND_REASONS: Mapping[str, Reason] = {
     "not-found": R.ERROR_REASON_TABLE_NOT_FOUND,
 }
 INTERNAL_MESSAGE = "internal error: the server logged it; retrying with the same request_id is safe"
+STORE_FULL_RETRY = 2.0  # seconds: freeing a disk takes a person, so no hurry, but resume soon after
 
 
 class ApiError(Exception):
@@ -196,6 +199,21 @@ def from_exception(error: Exception) -> ApiError:
         return ApiError(
             R.ERROR_REASON_CONFLICT,
             "another request changed the table first; send the same request again",
+        )
+    if isinstance(error, StoreFull):
+        return ApiError(
+            R.ERROR_REASON_TRY_AGAIN,
+            "the store cannot write: its disk is full, and nothing was stored; "
+            "send the same request (same request_id) again later",
+            retry_after=STORE_FULL_RETRY,
+        )
+    if isinstance(error, Unreadable):  # its detail stays in the log: it could hold anything
+        return ApiError(
+            R.ERROR_REASON_TABLE_UNREADABLE,
+            f"table {error.table_id}'s stored history does not verify, so this server will "
+            "not serve it (the other tables are not affected): tell the operator, whose "
+            "log says what is wrong",
+            metadata={"table_id": str(error.table_id)},
         )
     return internal()
 

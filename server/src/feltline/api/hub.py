@@ -34,6 +34,7 @@ from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
 from feltline.store.check import PAGE
+from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.hands import Conflict
 from feltline.store.room import Committed, Room, waiting_on
 
@@ -180,22 +181,24 @@ class Hub:
         feed.append(table, c.hand, hand)
 
     def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
-        records = self.room.cardroom.events.get(table_id, gt=after or None)
         out = []
-        for r in cast(list[TableRecord], list(records)):
-            event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
-            out.append(Stored(r.originator_version, event, r.command_id))
+        with self.room.cardroom.reported.reading(table_id):
+            records = self.room.cardroom.events.get(table_id, gt=after or None)
+            for r in cast(list[TableRecord], list(records)):
+                event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
+                out.append(Stored(r.originator_version, event, r.command_id))
         return out
 
     def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
-        records = self.room.cardroom.events.get(hand_id(table_id, number), gt=after or None)
         out: list[Stored | None] = []
-        for r in cast(list[Recorded | Sealed], list(records)):
-            if isinstance(r, Sealed):
-                out.append(None)
-                continue
-            event = decode_event(r.type, r.version, r.data)
-            out.append(Stored(r.originator_version, event, r.command_id, r.at))
+        with self.room.cardroom.reported.reading(table_id, f"hand {number}: "):
+            records = self.room.cardroom.events.get(hand_id(table_id, number), gt=after or None)
+            for r in cast(list[Recorded | Sealed], list(records)):
+                if isinstance(r, Sealed):
+                    out.append(None)
+                    continue
+                event = decode_event(r.type, r.version, r.data)
+                out.append(Stored(r.originator_version, event, r.command_id, r.at))
         return out
 
     # ---- the dealer and the clock
@@ -223,6 +226,8 @@ class Hub:
         try:
             self.room.deal(table_id, f"deal-{number}", at=self.clock())
         except RuleError:  # e.g. hold'em newcomers waiting for the big blind
+            return False
+        except StoreFull:  # the clock deals once the store writes again
             return False
         log_action("deal", table_id=str(table_id), hand_number=number)
         return True
@@ -258,6 +263,8 @@ class Hub:
                     made += self._tick(table_id, now)
                 except (RuleError, Conflict) as e:
                     log.warning("clock_refused", table_id=str(table_id), error=str(e))
+                except (Unreadable, StoreFull):  # the store logged it once; try at the next tick
+                    pass
         return made
 
     def _tick(self, table_id: UUID, now: int) -> int:

@@ -12,6 +12,7 @@ from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.tokens import Caller
 from feltline.engine.table import LeavingAfterHand, StoodUp
+from feltline.store.faults import Unreadable
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
 R = errors_pb2.ErrorReason
@@ -77,8 +78,13 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
             ) from None
         size = request.page_size or DEFAULT_PAGE
         wanted = []
+        unreadable = []
         for key in self.hub.tables():
-            t = self.room.table(key).table
+            try:  # one table that cannot be read must not hide the others
+                t = self.room.table(key).table
+            except Unreadable:  # logged once where it was found
+                unreadable.append(str(key))
+                continue
             assert t.config is not None
             game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
             state = tables_pb2.TABLE_STATE_CLOSED if t.closed else tables_pb2.TABLE_STATE_OPEN
@@ -87,11 +93,17 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 state,
             ):
                 wanted.append(key)
-        page = wanted[start : start + size]
+        tables = []
+        for key in wanted[start : start + size]:
+            try:  # the hand in progress is read only for the page: it costs
+                tables.append(self.table(str(key), caller))
+            except Unreadable:
+                unreadable.append(str(key))
         end = start + size
         return tables_pb2.ListTablesResponse(
-            tables=[self.table(str(key), caller) for key in page],
+            tables=tables,
             next_page_token=str(end) if end < len(wanted) else "",
+            unreadable_table_ids=unreadable,
         )
 
     def GetTable(

@@ -41,7 +41,7 @@ from typing import cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
@@ -77,6 +77,7 @@ from feltline.engine.table import (
 from feltline.store.commit import GroupCommit
 from feltline.store.config import StoreConfig
 from feltline.store.elsewhere import Elsewhere
+from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 from feltline.store.hands import Conflict, Hands
 
 Stored = StoredHandEvent | TableRecord | AccountEvent
@@ -129,17 +130,23 @@ class Cardroom(Hands):
         super().__init__(signer, env)
         self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
+        self.reported = Reported()
+        self.full = Episode()
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.stored(self.recorder.insert_events(rows))
 
     def table(self, table_id: UUID) -> TableStream:
-        """The stored table, or a new one if none is stored."""
-        try:
-            stream: TableStream = self.repository.get(table_id, projector_func=project_table)
-        except AggregateNotFoundError:
-            return TableStream.new(table_id)
-        self.vouch("table", table_id, stream.signer)
+        """The stored table, or a new one if none is stored. A table whose
+        events do not decode, do not fold or do not verify raises
+        :class:`Unreadable` (logged once); a database that does not answer
+        raises as it does."""
+        with self.reported.reading(table_id):
+            try:
+                stream: TableStream = self.repository.get(table_id, projector_func=project_table)
+            except AggregateNotFoundError:
+                return TableStream.new(table_id)
+            self.vouch("table", table_id, stream.signer)
         return stream
 
     def account(self, account_id: UUID) -> Account:
@@ -154,13 +161,20 @@ class Cardroom(Hands):
     def commit(self, records: Sequence[Stored]) -> list[Stored]:
         """Store ``records`` in one transaction, the last of each stream
         signed, and return them as stored; or raise :class:`Conflict` if
-        another writer stored events at any of their positions first."""
+        another writer stored events at any of their positions first, or
+        :class:`StoreFull` if the disk is full (nothing stored either way)."""
         signed = sign(records, self.signer)
         rows = [self.mapper.to_stored_event(record) for record in signed]
         try:
             self.group_commit(rows)
         except IntegrityError as e:
             raise Conflict("another writer changed these streams first") from e
+        except PersistenceError as e:
+            if not disk_full(e):
+                raise
+            self.full.began(e)
+            raise StoreFull("the store cannot write: its disk is full") from e
+        self.full.ended()
         return signed
 
 
@@ -519,20 +533,23 @@ class Room:
         return held
 
     def _catch_up(self, held: TableStream) -> TableStream:
-        """``held`` and its current hand with whatever was stored after them."""
-        newer = list(self.cardroom.events.get(held.id, gt=held.version))
-        stream = held.extend(cast(list[TableRecord], newer))
-        if newer:
-            self.cardroom.vouch("table", held.id, stream.signer)
+        """``held`` and its current hand with whatever was stored after them,
+        which must verify as a whole stream would (else :class:`Unreadable`)."""
         hand = self._hands.pop(held.id, None)
-        if hand is not None and hand.id == hand_id(held.id, stream.table.hands):
+        with self.cardroom.reported.reading(held.id):
+            newer = list(self.cardroom.events.get(held.id, gt=held.version))
+            stream = held.extend(cast(list[TableRecord], newer))
+            if newer:
+                self.cardroom.vouch("table", held.id, stream.signer)
+            if hand is None or hand.id != hand_id(held.id, stream.table.hands):
+                return stream
             later = list(self.cardroom.events.get(hand.id, gt=hand.version))
             for record in later:
                 hand = hand.apply(cast(StoredHandEvent, record))
             if later:
                 self.cardroom.vouch("hand", hand.id, hand.signer)
-            if hand.hand.phase is not Phase.ENDED:
-                self._hands[held.id] = hand
+        if hand.hand.phase is not Phase.ENDED:
+            self._hands[held.id] = hand
         return stream
 
     def _hand(self, stream: TableStream, number: int) -> HandStream:
@@ -542,7 +559,10 @@ class Room:
             )
         wanted = hand_id(stream.id, number)
         cached = self._hands.get(stream.id)
-        return cached if cached is not None and cached.id == wanted else self.cardroom.get(wanted)
+        if cached is not None and cached.id == wanted:
+            return cached
+        with self.cardroom.reported.reading(stream.id, f"hand {number}: "):
+            return self.cardroom.get(wanted)  # a hand that does not verify: its table neither
 
     def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
         def run(work: _Work, request: str) -> Outcome:

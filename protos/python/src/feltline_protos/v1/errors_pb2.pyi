@@ -83,8 +83,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     request again (same request id) is safe.
     """
     ERROR_REASON_TRY_AGAIN: _ErrorReason.ValueType  # 24
-    """UNAVAILABLE: the table is being moved or the server is shutting down;
-    retry after the google.rpc.RetryInfo delay.
+    """UNAVAILABLE: the table is being moved, the server is shutting down, or
+    its store cannot write for now (its disk is full) and nothing was
+    stored; retry, with the same request id, after the google.rpc.RetryInfo
+    delay.
+    """
+    ERROR_REASON_TABLE_UNREADABLE: _ErrorReason.ValueType  # 25
+    """DATA_LOSS: the table's stored history does not decode or does not
+    verify, so this server will not serve it; other tables are not
+    affected. ErrorInfo metadata "table_id" names it. Tell the operator,
+    whose server log says what is wrong.
     """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
@@ -156,7 +164,15 @@ ERROR_REASON_CONFLICT: ErrorReason.ValueType  # 23
 request again (same request id) is safe.
 """
 ERROR_REASON_TRY_AGAIN: ErrorReason.ValueType  # 24
-"""UNAVAILABLE: the table is being moved or the server is shutting down;
-retry after the google.rpc.RetryInfo delay.
+"""UNAVAILABLE: the table is being moved, the server is shutting down, or
+its store cannot write for now (its disk is full) and nothing was
+stored; retry, with the same request id, after the google.rpc.RetryInfo
+delay.
+"""
+ERROR_REASON_TABLE_UNREADABLE: ErrorReason.ValueType  # 25
+"""DATA_LOSS: the table's stored history does not decode or does not
+verify, so this server will not serve it; other tables are not
+affected. ErrorInfo metadata "table_id" names it. Tell the operator,
+whose server log says what is wrong.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

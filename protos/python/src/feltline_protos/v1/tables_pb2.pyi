@@ -610,21 +610,33 @@ class ListTablesResponse(_message.Message):
 
     TABLES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    UNREADABLE_TABLE_IDS_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
     """The token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___Table]:
         """A page of tables. Summaries: current_hand is not filled in."""
 
+    @_builtins.property
+    def unreadable_table_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Tables this server cannot serve, because their stored history does not
+        decode or does not verify, left out of `tables` and named here instead:
+        on every page when the table's own events do not read (whatever the
+        filters, which cannot be told then), else when its hand in progress
+        does not, on the page the table falls on. Every call on one of them
+        answers DATA_LOSS (TABLE_UNREADABLE).
+        """
+
     def __init__(
         self,
         *,
         tables: _abc.Iterable[Global___Table] | None = ...,
         next_page_token: _builtins.str = ...,
+        unreadable_table_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables", "unreadable_table_ids", b"unreadable_table_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,130 @@
+"""What the store does when it cannot do its job: a stream it cannot read,
+a disk it cannot write to.
+
+Both are told apart from a request's own failures here, at the store's
+edge, so that the API can answer each precisely and a server keeps serving
+what it still can:
+
+- :class:`Unreadable`: a table whose stored events (or its hand's) do not
+  decode, or do not fold. Only that table is refused; it is logged once, by id.
+- :class:`StoreFull`: a commit refused because the database's disk is full
+  (SQLite's ``SQLITE_FULL``, PostgreSQL's ``disk_full``). Nothing was
+  stored, so the same request may be sent again once space returns; the
+  episode is logged once when it begins and once when a commit succeeds
+  again (:class:`Episode`), not on every refused request or clock tick.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from uuid import UUID
+
+import psycopg.errors
+import structlog
+from eventsourcing.persistence import PersistenceError
+
+log = structlog.get_logger("feltline.store")
+
+
+class Unreadable(Exception):
+    """A stored table that does not decode or does not fit: its history
+    cannot be trusted, so it is not served."""
+
+    def __init__(self, table_id: UUID, detail: str) -> None:
+        super().__init__(f"table {table_id}'s stored history does not verify: {detail}")
+        self.table_id = table_id
+        self.detail = detail
+
+
+class StoreFull(Exception):
+    """A commit refused for want of space: nothing was stored."""
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error``, or any error it was raised from, says the disk is
+    full. The persistence modules wrap the driver's error in their own, so
+    the chain is followed down to it."""
+    seen: BaseException | None = error
+    for _ in range(10):  # a chain is short; a cycle must not loop forever
+        if seen is None:
+            return False
+        # SQLite's primary result code is the low byte of the extended one,
+        # which the module sets only on errors it raised itself.
+        code = getattr(seen, "sqlite_errorcode", None) if isinstance(seen, sqlite3.Error) else None
+        if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
+            return True
+        if isinstance(seen, psycopg.errors.DiskFull):
+            return True
+        if isinstance(seen, OSError) and seen.errno == errno.ENOSPC:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class Episode:
+    """A stretch of time the store cannot write, logged once at its start
+    (error) and once at its end (info), however many requests it refuses."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.on = False
+
+    def began(self, error: BaseException) -> None:
+        with self._lock:
+            if self.on:
+                return
+            self.on = True
+        log.error(
+            "store_full",
+            message="the store cannot write: its disk is full; requests are refused "
+            "with UNAVAILABLE until space is freed",
+            error=str(error),
+        )
+
+    def ended(self) -> None:
+        if not self.on:  # read without the lock: the common case costs nothing
+            return
+        with self._lock:
+            if not self.on:
+                return
+            self.on = False
+        log.info("store_writable", message="the store writes again")
+
+
+class Reported:
+    """The tables found unreadable, each logged once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: set[UUID] = set()
+
+    @contextmanager
+    def reading(self, table_id: UUID, what: str = "") -> Iterator[None]:
+        """Read the table's stored events (``what`` of them) in the block:
+        whatever stops the decoding or the fold raises :class:`Unreadable`,
+        while a database that does not answer raises as it did."""
+        try:
+            yield
+        except (PersistenceError, Unreadable):
+            raise
+        except Exception as e:
+            unreadable = Unreadable(table_id, f"{what}{type(e).__name__}: {e}")
+            self._report(unreadable)
+            raise unreadable from e
+
+    def _report(self, error: Unreadable) -> None:
+        with self._lock:
+            if error.table_id in self._seen:
+                return
+            self._seen.add(error.table_id)
+        log.error(
+            "table_unreadable",
+            table_id=str(error.table_id),
+            message="the table's stored history does not verify; it is not served, "
+            "the other tables are",
+            error=error.detail,
+        )
