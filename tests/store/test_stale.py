@@ -5,6 +5,7 @@ retry reports where its events were stored."""
 
 from __future__ import annotations
 
+import threading
 from uuid import UUID
 
 import pytest
@@ -117,3 +118,73 @@ def test_a_request_committed_after_a_retry_reports_where_it_was_stored(
     ]
     assert finished == [outcome.table_at + 1]
     assert outcome.table_at > table_before  # after the stand-up B had not seen
+
+
+def _race(
+    rooms: list[Room], table: UUID, number: int, *, seen: int, move: tuple[int, Action], key: str
+) -> list[str]:
+    """Send one decision through each room at once, under its own id."""
+    seat, action = move
+    start = threading.Barrier(len(rooms))
+    results: list[str] = []
+
+    def send(room: Room, name: str) -> None:
+        start.wait()
+        try:
+            room.act(table, number, f"{name}-{key}", seat, action, at=0, seen=seen)
+            results.append("applied")
+        except Stale:
+            results.append("stale")
+
+    threads = [threading.Thread(target=send, args=(r, f"r{i}")) for i, r in enumerate(rooms)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    return results
+
+
+def test_racing_the_same_decision_through_two_rooms_applies_it_once_in_hundreds_of_rounds(
+    store: Store,
+) -> None:
+    """Each round, the player to act sends one decision through both rooms at
+    once, under two request ids, decided on the same position: exactly one is
+    applied and the other refused as stale, round after round and hand after
+    hand."""
+    a, b = store.room(), store.room()
+    table = seated(a, 2)
+    rounds = 0
+    while rounds < 300:
+        a.look()
+        t = a.table(table).table
+        if t.dealt is None:
+            a.deal(table, f"deal-{t.hands + 1}", at=0)
+            continue
+        hand = a.hand(table, t.hands)
+        seat = waiting_on(hand.hand)[0]
+        p = hand.hand.player(seat)
+        action = Action.CHECK if p.bet == hand.hand.round.level else Action.CALL
+        results = _race(
+            [a, b], table, t.hands, seen=hand.version, move=(seat, action), key=str(rounds)
+        )
+        assert sorted(results) == ["applied", "stale"], results
+        a.look()
+        stored = a.cardroom.get(hand.id).commands
+        assert sum(1 for k in (f"r0-{rounds}", f"r1-{rounds}") if k in stored) == 1
+        rounds += 1
+
+
+def test_a_room_that_did_not_write_last_reads_what_the_other_stored_after_a_look(
+    store: Store,
+) -> None:
+    a, b = store.room(), store.room()
+    table, x, _ = _heads_up(a)
+    assert _seen(b, table) == _seen(a, table)  # B holds the hand now
+    a.act(table, 1, "x-call", x, Action.CALL, at=0, seen=_seen(a, table))
+    b.look()
+    assert b.hand(table, 1).version == a.hand(table, 1).version
+    assert (b.table(table).version, b.table(table).table) == (
+        a.table(table).version,
+        a.table(table).table,
+    )
