@@ -1,0 +1,39 @@
+"""protos/ is all protoc needs: the vendored validate.proto is exactly the
+locked protovalidate's, and the contract compiles and serves stubs from the
+shipped files alone."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc_tools  # type: ignore[import-untyped]
+from google.protobuf import descriptor_pb2
+from protovalidate._gen.buf.validate import validate_pb
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOS = ROOT / "protos"
+VENDORED = PROTOS / "vendor" / "buf" / "validate" / "validate.proto"
+
+
+def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def test_the_vendored_file_is_what_the_locked_package_renders() -> None:
+    result = _run(sys.executable, str(PROTOS / "vendor.py"), "--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_protoc_compiles_the_vendored_file_to_the_locked_descriptor(tmp_path: Path) -> None:
+    """Not only the same text as last time: the same rules, CEL and options
+    as the descriptor protovalidate validates with."""
+    out = tmp_path / "validate.binpb"
+    wkt = Path(grpc_tools.__file__).parent / "_proto"
+    result = _run(
+        *(sys.executable, "-m", "grpc_tools.protoc", f"-I{VENDORED.parents[2]}", f"-I{wkt}"),
+        *(f"--descriptor_set_out={out}", "buf/validate/validate.proto"),
+    )
+    assert result.returncode == 0, result.stderr
+    (compiled,) = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file
+    locked = descriptor_pb2.FileDescriptorProto.FromString(validate_pb._DESC.proto.to_binary())
+    assert compiled == locked
