@@ -40,6 +40,15 @@ def test_protoc_compiles_the_vendored_file_to_the_locked_descriptor(tmp_path: Pa
     assert compiled == locked
 
 
+def test_a_python_client_builds_from_protos_alone(tmp_path: Path) -> None:
+    """The documented protoc command, in isolated mode (.ci/run does the same
+    in a fresh venv holding only grpcio-tools)."""
+    result = _run(sys.executable, "-I", str(PROTOS / "plain_protoc.py"), str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "4 services, 11 rpcs" in result.stdout
+    assert (tmp_path / "buf" / "validate" / "validate_pb2.py").is_file()
+
+
 def test_every_file_buf_yaml_names_exists() -> None:
     """Its comments once sent readers to a protos/contract.py that never was."""
     text = (PROTOS / "buf.yaml").read_text()
