@@ -5,6 +5,7 @@ shipped files alone."""
 import re
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import grpc_tools  # type: ignore[import-untyped]
@@ -56,3 +57,9 @@ def test_every_file_buf_yaml_names_exists() -> None:
     assert named
     for path in named:
         assert (ROOT / path).exists(), path
+
+
+def test_the_docs_name_the_protovalidate_it_was_rendered_from() -> None:
+    docs = (ROOT / "docs" / "api.md").read_text()
+    assert f"protovalidate {version('protovalidate')} (PyPI)" in docs
+    assert f"protovalidate {version('protovalidate')} (PyPI" in VENDORED.read_text()
