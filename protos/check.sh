@@ -14,6 +14,11 @@ buf=protos/node_modules/.bin/buf
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The vendored validate.proto is the locked protovalidate's, and buf builds
+# the sources offline (buf.yaml names no registry).
+uv run --no-sync python protos/vendor.py --check
+(cd protos && "../$buf" build -o "$work/sources.binpb")
+echo "vendored validate.proto: matches protovalidate; buf build: offline"
 uv run --no-sync python protos/generate.py --image "$work/head.binpb"
 "$buf" lint "$work/head.binpb" --config protos/buf.yaml --path feltline
 echo "buf lint: clean"

@@ -10,6 +10,7 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
+const VENDOR = path.join(PROTOS, 'vendor');
 const FILES = ['tables', 'play', 'watch', 'accounts'].map((n) => `feltline/v1/${n}.proto`);
 
 // Watch errors that re-opening cannot mend: the request itself is refused,
@@ -25,13 +26,10 @@ const FINAL = new Set([
   grpc.status.UNIMPLEMENTED,
 ]);
 
-// The contract as grpc-js service constructors. `depsDir` must hold
-// buf/validate/validate.proto and the google/protobuf files it imports
-// (scripts/export_protos.py writes them; FELTLINE_PROTO_DEPS names it).
-function loadContract(depsDir = process.env.FELTLINE_PROTO_DEPS) {
-  if (!depsDir) {
-    throw new Error('set FELTLINE_PROTO_DEPS to a directory holding buf/validate/validate.proto');
-  }
+// The contract as grpc-js service constructors, from protos/ alone: its
+// buf/validate import is vendored in protos/vendor, and proto-loader knows
+// the well-known types. `depsDir` overrides where that import is found.
+function loadContract(depsDir = process.env.FELTLINE_PROTO_DEPS || VENDOR) {
   const definition = protoLoader.loadSync(FILES, {
     includeDirs: [PROTOS, depsDir],
     keepCase: true, // field names as in the protos and docs: table_id, hand_number

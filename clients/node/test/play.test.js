@@ -2,17 +2,14 @@
 // Two Node clients play a whole draw-declare hand against each other.
 // The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens)
 // names a real one; otherwise the Python fake of tests/client/fake_server.py
-// is started. The validate.proto the contract imports is exported from the
-// protovalidate Python package into a temporary directory, unless
-// FELTLINE_PROTO_DEPS already names one. FELTLINE_PYTHON picks the Python
+// is started. The contract is loaded from protos/ alone (its import
+// vendored in protos/vendor). FELTLINE_PYTHON picks the Python
 // (default: the workspace's .venv, made by `uv sync`).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
-const fs = require('node:fs');
+const { spawn } = require('node:child_process');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 
@@ -20,13 +17,6 @@ const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js')
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
-
-function protoDeps() {
-  if (process.env.FELTLINE_PROTO_DEPS) return process.env.FELTLINE_PROTO_DEPS;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feltline-protos-'));
-  execFileSync(PYTHON, [path.join(__dirname, '..', 'scripts', 'export_protos.py'), dir]);
-  return dir;
-}
 
 async function server(t) {
   if (process.env.FELTLINE_TEST_SERVER) return JSON.parse(process.env.FELTLINE_TEST_SERVER);
@@ -65,7 +55,7 @@ async function closeTable(admin, tableId) {
 
 test('two clients sit down, watch and play a whole hand', async (t) => {
   const settings = await server(t);
-  const contract = loadContract(protoDeps());
+  const contract = loadContract();
   const admin = new FeltlineClient(settings.target, settings.admin, { contract });
   const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
   const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
@@ -101,7 +91,7 @@ test('two clients sit down, watch and play a whole hand', async (t) => {
 
 test("two clients play a fixed-limit hold'em hand with blinds", async (t) => {
   const settings = await server(t);
-  const contract = loadContract(protoDeps());
+  const contract = loadContract();
   const admin = new FeltlineClient(settings.target, settings.admin, { contract });
   const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
   const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
@@ -173,7 +163,7 @@ async function cuttingProxy(t, target) {
 
 test('a dropped watch resumes from its cursor: every event once, none missed', async (t) => {
   const settings = await server(t);
-  const contract = loadContract(protoDeps());
+  const contract = loadContract();
   const proxy = await cuttingProxy(t, settings.target);
   const admin = new FeltlineClient(settings.target, settings.admin, { contract });
   const watcher = new FeltlineClient(proxy.target, settings.admin, { contract });

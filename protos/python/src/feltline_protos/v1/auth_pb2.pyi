@@ -32,7 +32,9 @@ class _RoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Role.ValueType],
     ROLE_SPECTATOR: _Role.ValueType  # 2
     """Sees face-up cards and showdowns only."""
     ROLE_AUDITOR: _Role.ValueType  # 3
-    """Reads everything once a hand has ended; changes nothing."""
+    """Sees what a spectator sees, and each ended hand's deck seed (docs/api.md,
+    What an auditor gets); reads any account; changes nothing.
+    """
     ROLE_ADMIN: _Role.ValueType  # 4
     """Creates and closes tables, mints chips; never sees live face-down cards."""
 
@@ -52,7 +54,9 @@ ROLE_PLAYER: Role.ValueType  # 1
 ROLE_SPECTATOR: Role.ValueType  # 2
 """Sees face-up cards and showdowns only."""
 ROLE_AUDITOR: Role.ValueType  # 3
-"""Reads everything once a hand has ended; changes nothing."""
+"""Sees what a spectator sees, and each ended hand's deck seed (docs/api.md,
+What an auditor gets); reads any account; changes nothing.
+"""
 ROLE_ADMIN: Role.ValueType  # 4
 """Creates and closes tables, mints chips; never sees live face-down cards."""
 Global___Role: _TypeAlias = Role  # noqa: Y015

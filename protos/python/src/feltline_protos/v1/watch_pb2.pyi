@@ -33,7 +33,9 @@ class WatchTableBatchesRequest(_message.Message):
     """The table."""
     after: _builtins.str
     """Resume after this cursor (from any message received); empty to start
-    with a snapshot of the current state.
+    with a snapshot of the current state; "0.0.0.0" to replay the table from
+    its start. A cursor is a position, not a permission: any caller may ask
+    for any, and is sent what it would have been sent live (docs/api.md).
     """
     def __init__(
         self,
@@ -87,7 +89,9 @@ class WatchTableRequest(_message.Message):
     """The table."""
     after: _builtins.str
     """Resume after this cursor (from a WatchTableResponse); empty to start
-    with a snapshot of the current state.
+    with a snapshot of the current state; "0.0.0.0" to replay the table from
+    its start. A cursor is a position, not a permission: any caller may ask
+    for any, and is sent what it would have been sent live (docs/api.md).
     """
     def __init__(
         self,
