@@ -4,6 +4,8 @@ SDK, as any client would), and health and reflection without a token."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -75,6 +77,17 @@ class Watch(watch_pb2_grpc.WatchServiceServicer):
             item = watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
             yield watch_pb2.WatchTableBatchesResponse(messages=[item])
         raise IllegalAction("seat 1 cannot show Ah now")
+
+    async def WatchTable(  # type: ignore[override]
+        self,
+        request: watch_pb2.WatchTableRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
+        n = 0
+        while True:  # until the client cancels
+            yield watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
+            n += 1
+            await asyncio.sleep(0.001)
 
 
 @dataclass
@@ -241,6 +254,23 @@ def test_a_stream_knows_its_caller_at_every_step_and_its_errors_are_mapped(
     with Client(running.address, retries=0) as client:
         error = _refusal(lambda: next(client.watch(TABLE, reconnect=False)))
     assert (error.code, error.reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
+
+
+def test_cancelled_streams_end_without_an_error_logged(
+    running: Running, no_error_logs: list[str]
+) -> None:
+    """A client that cancels a stream in the middle (the usual way a watch
+    ends) leaves no error behind: the call's scope is closed by the call's
+    own task, in the context it was opened in."""
+    for n in range(20):
+        with running.client(auth_pb2.ROLE_PLAYER, f"p{n}") as client:
+            call = client.watcher.WatchTable(
+                watch_pb2.WatchTableRequest(table_id=TABLE), metadata=client.metadata()
+            )
+            assert next(call).cursor == f"p{n}/0"
+            time.sleep(0.01)  # let the server's sends run ahead of the reads
+            call.cancel()
+    time.sleep(0.3)  # the server sees the cancellations
 
 
 def test_health_needs_no_token_and_names_each_service(running: Running) -> None:

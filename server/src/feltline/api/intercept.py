@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import abc
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeAlias
 
@@ -82,14 +82,31 @@ def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
         raise ValueError("Feltline serves no client streams")
     if handler.response_streaming:
         stream = handler.unary_stream
-        if not inspect.isasyncgenfunction(stream):
+        if inspect.isasyncgenfunction(stream):
+            servicer = stream
+
+            # A coroutine that writes, not a generator that yields: grpc
+            # drops a cancelled call's generator unclosed, and asyncio then
+            # closes it in a task and a context of its own, where the
+            # scopes' context variables cannot be reset. Here the call's
+            # own task closes the servicer's stream, then the scopes.
+            async def body(request: Any, context: Any) -> None:
+                items = servicer(request, context)
+                try:
+                    async for item in items:
+                        await context.write(item)
+                finally:
+                    await items.aclose()
+
+        elif inspect.iscoroutinefunction(stream):  # an inner interceptor's
+            body = stream
+        else:
             raise ValueError(f"response streams must be async generators, not {stream}")
 
-        async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
+        async def streaming(request: Any, context: Any) -> None:
             try:
                 with enter(request, context):
-                    async for item in stream(request, context):
-                        yield item
+                    await body(request, context)
             except Refused:
                 return
 
