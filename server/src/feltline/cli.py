@@ -14,6 +14,7 @@ from feltline import demo
 from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
+from feltline.api.server import ListenError, why_not
 from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
 from feltline.store.room import open_room
@@ -94,9 +95,17 @@ def _serve(host: str, port: int, store: str | None) -> int:
         env["SQLITE_DBNAME"] = store
     config = StoreConfig.from_env(env)
     logs.configure()
+    address = f"{host}:{port}"
+    busy = why_not(address)  # before the store is opened: it would make a file
+    if busy:
+        return _refuse(f"cannot listen on {address}: {busy}")
     signer = Signer.from_file(config.key_file)
     room = open_room(config)
-    server = Feltline(room, signer.public_key, f"{host}:{port}").start()
+    try:
+        server = Feltline(room, signer.public_key, address).start()
+    except ListenError as e:
+        room.close()
+        return _refuse(str(e))
     where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
     if where == "sqlite":
         where += f" {config.env['SQLITE_DBNAME']}"
@@ -111,3 +120,9 @@ def _serve(host: str, port: int, store: str | None) -> int:
     server.stop(grace=5)
     room.close()
     return 0
+
+
+def _refuse(why: str) -> int:
+    """An operator's mistake: one line saying what is wrong, and exit 1."""
+    print(f"feltline serve: {why}", file=sys.stderr)
+    return 1

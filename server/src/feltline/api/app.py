@@ -71,10 +71,11 @@ class Feltline:
         self.server = Server(
             services(self.hub), key=key, clock=token_clock, max_workers=max_workers
         )
-        self.port = self.server.add_insecure_port(address)
-        if not self.port:
+        try:
+            self.port = self.server.add_insecure_port(address)
+        except OSError:
             self.server.stop()
-            raise OSError(f"cannot listen on {address}")
+            raise
         self.host = address.rpartition(":")[0]
         self.clock = ActionClock(self.hub, tick)
 

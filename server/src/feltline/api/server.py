@@ -16,6 +16,9 @@ reports SERVING for the server (``""``) and for each service given.
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import socket
 import threading
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +37,15 @@ from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
 T = TypeVar("T")
+
+# grpc shares a port by default (SO_REUSEPORT): a second server on a port
+# in use would start, and the kernel would split clients between the two.
+OPTIONS = (("grpc.so_reuseport", 0),)
+
+
+class ListenError(OSError):
+    """The server cannot listen on the address it was given; the message
+    says why, in one line for the operator."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,7 @@ class Server:
     ) -> grpc.aio.Server:
         server = grpc.aio.server(
             migration_thread_pool=self._pool,
+            options=OPTIONS,
             interceptors=[
                 AuthInterceptor(key, clock=clock),
                 ErrorInterceptor(),
@@ -100,15 +113,22 @@ class Server:
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def add_insecure_port(self, address: str) -> int:
-        """Listen on ``address``; the port (0 if it cannot)."""
+        """Listen on ``address``; the port, or :class:`ListenError`."""
 
         async def add() -> int:
             return self._server.add_insecure_port(address)
 
+        return self._listen(address, add)
+
+    def _listen(self, address: str, add: Callable[[], Coroutine[Any, Any, int]]) -> int:
         try:
-            return self._run(add())
+            port = self._run(add())
         except RuntimeError:
-            return 0
+            port = 0
+        if not port:
+            why = why_not(address) or "grpc could not bind it"
+            raise ListenError(f"cannot listen on {address}: {why}")
+        return port
 
     def start(self) -> None:
         self._run(self._server.start())
@@ -123,3 +143,25 @@ class Server:
         self._thread.join()
         self._loop.close()
         self._pool.shutdown(wait=False)
+
+
+def why_not(address: str) -> str | None:
+    """Why ``address`` cannot be listened on, as the operating system says
+    (grpc says only that it failed), or None if it can: binding it as grpc
+    would, without listening, tells, and leaves nothing behind."""
+    host, _, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        found = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM)
+    except (OSError, ValueError) as e:
+        return f"not an address of this machine ({e})"
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return "the port is in use (is another server running on it?)"
+                return os.strerror(e.errno) if e.errno else str(e)
+    return None
