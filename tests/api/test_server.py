@@ -215,6 +215,32 @@ def test_a_malformed_request_is_refused_with_its_fields_but_only_after_the_token
     assert error.code is grpc.StatusCode.UNAUTHENTICATED
 
 
+@pytest.mark.parametrize("method", ["TableService/GetTable", "WatchService/WatchTableBatches"])
+def test_an_undecodable_request_is_invalid_but_only_after_the_token(
+    running: Running, method: str, no_error_logs: list[str]
+) -> None:
+    """A payload that is no message of its type is the client's mistake:
+    INVALID_ARGUMENT, and nothing logged as an error."""
+    with running.client(auth_pb2.ROLE_ADMIN) as client:
+        metadata = client.metadata()
+    with grpc.insecure_channel(running.address) as channel:
+        path = f"/feltline.v1.{method}"
+        if method.endswith("GetTable"):
+            unary = channel.unary_unary(path)
+            call: Callable[..., object] = unary
+        else:
+            stream = channel.unary_stream(path)
+            call = lambda payload, **kw: list(stream(payload, **kw))  # noqa: E731
+        for sent, code in [(metadata, "INVALID_ARGUMENT"), ((), "UNAUTHENTICATED")]:
+            with pytest.raises(grpc.RpcError) as caught:
+                call(b"\xff\xff\xff", metadata=sent, timeout=10)
+            error = from_rpc_error(caught.value)
+            assert error.code.name == code
+            if code == "INVALID_ARGUMENT":
+                assert error.reason == "INVALID_REQUEST"
+                assert f"/feltline.v1.{method}" in error.message
+
+
 def test_a_servicer_fault_is_internal_logged_and_shows_no_card(
     running: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,6 +36,33 @@ class Refused(Exception):
     """The call was ended with a status already: stop serving it."""
 
 
+class Undecodable:
+    """A request whose payload did not decode as its message type. grpc
+    would end the call ``UNKNOWN`` and log a traceback, for what is the
+    client's mistake; handed on as this instead, it reaches the
+    interceptors, and validation refuses it as ``INVALID_ARGUMENT`` once the
+    token has been checked."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _decoding(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning :class:`Undecodable` where it raises."""
+    if deserializer is None or getattr(deserializer, "_feltline_decoding", False):
+        return deserializer
+    decode = deserializer
+
+    def decoding(data: bytes) -> Any:
+        try:
+            return decode(data)
+        except Exception as e:  # a payload that fails to decode, however it fails
+            return Undecodable(e)
+
+    decoding._feltline_decoding = True  # type: ignore[attr-defined]
+    return decoding
+
+
 def refuse(
     context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any], status: grpc.Status
 ) -> Refused:
@@ -112,7 +139,7 @@ def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
 
         return grpc.unary_stream_rpc_method_handler(
             streaming,
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=_decoding(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
     call = handler.unary_unary
@@ -128,6 +155,6 @@ def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
 
     return grpc.unary_unary_rpc_method_handler(
         unary,
-        request_deserializer=handler.request_deserializer,
+        request_deserializer=_decoding(handler.request_deserializer),
         response_serializer=handler.response_serializer,
     )
