@@ -4,6 +4,7 @@ and how it says so (one line, exit status 1, nothing made)."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +15,10 @@ import pytest
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError
 from feltline.audit.keys import Signer
+from feltline.demo import TABLES
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
+from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
 
@@ -76,5 +81,77 @@ def test_a_server_does_not_share_its_port(running: Feltline, tmp_path: Path) -> 
     try:
         with pytest.raises(ListenError, match="the port is in use"):
             Feltline(room, signer.public_key, f"127.0.0.1:{running.port}")
+    finally:
+        room.close()
+
+
+def _stored(path: Path, tables: int) -> None:
+    """A store of ``tables`` tables, whole in its main file."""
+    room = Room(
+        Cardroom(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
+    )
+    for n in range(tables):
+        room.open_table(f"t{n}", TableConfig(TABLES[Game.HOLDEM], 6), at=1, name=f"t{n}")
+    room.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+
+
+def _overwrite(path: Path, offset: int, data: bytes) -> None:
+    with path.open("r+b") as f:
+        f.seek(offset)
+        f.write(data)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A good store's bytes: a hundred tables, some forty pages."""
+    path = tmp_path_factory.mktemp("stored") / "good.db"
+    _stored(path, 100)
+    return path.read_bytes()
+
+
+DAMAGE = {
+    "empty": (lambda good: b"", "is an empty file, not a store"),
+    "not sqlite": (lambda good: b"hello\n" * 1000, "is not a SQLite database"),
+    "pages overwritten": (
+        lambda good: good[: 4096 * 10] + b"\x5a" * 4096 * 3 + good[4096 * 13 :],
+        "is damaged: ",
+    ),
+    "truncated": (lambda good: good[: 4096 * 5], "is damaged: "),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_sqlite_store_is_refused_before_listening(
+    stored: bytes, tmp_path: Path, damage: str
+) -> None:
+    spoil, said = DAMAGE[damage]
+    (tmp_path / "bad.db").write_bytes(spoil(stored))
+    line = refused(serve(tmp_path, "--port", "0", "--store", "bad.db"))
+    assert f"SQLite store bad.db {said}" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.db"]  # not even a key
+
+
+def test_a_store_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    line = refused(serve(tmp_path, "--port", "0", "--store", "nowhere/x.db"))
+    assert "the folder nowhere does not exist" in line
+
+
+def test_a_good_store_a_new_one_and_one_in_use_pass_the_check(
+    stored: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "good.db"
+    path.write_bytes(stored)
+    preflight.check_sqlite(str(path))
+    preflight.check_sqlite(str(tmp_path / "new.db"))
+    assert not (tmp_path / "new.db").exists()
+    room = Room(
+        Cardroom(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
+    )
+    try:
+        room.open_table("more", TableConfig(TABLES[Game.HOLDEM], 6), at=1)
+        preflight.check_sqlite(str(path))  # its latest writes in the WAL
     finally:
         room.close()

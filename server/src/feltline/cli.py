@@ -6,9 +6,12 @@ import argparse
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
+
+from eventsourcing.persistence import PersistenceError
 
 from feltline import demo
 from feltline.api import logging as logs
@@ -16,6 +19,7 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError, why_not
 from feltline.audit.keys import Signer
+from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.room import open_room
 
@@ -95,17 +99,24 @@ def _serve(host: str, port: int, store: str | None) -> int:
         env["SQLITE_DBNAME"] = store
     config = StoreConfig.from_env(env)
     logs.configure()
+    try:
+        preflight.check(config)
+    except preflight.StoreError as e:
+        return _refuse(str(e))
     address = f"{host}:{port}"
     busy = why_not(address)  # before the store is opened: it would make a file
     if busy:
         return _refuse(f"cannot listen on {address}: {busy}")
     signer = Signer.from_file(config.key_file)
-    room = open_room(config)
+    try:
+        room = open_room(config)
+    except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
+        return _refuse(f"cannot open the store: {e}")
     try:
         server = Feltline(room, signer.public_key, address).start()
-    except ListenError as e:
+    except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
-        return _refuse(str(e))
+        return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")
     where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
     if where == "sqlite":
         where += f" {config.env['SQLITE_DBNAME']}"

@@ -68,6 +68,9 @@ class Feltline:
     ) -> None:
         self.room = room
         self.hub = Hub(room, clock=clock)
+        # The stored tables, found before the port opens: a store that
+        # cannot be read fails here, before any client can connect.
+        self.hub.tables()
         self.server = Server(
             services(self.hub), key=key, clock=token_clock, max_workers=max_workers
         )
@@ -84,7 +87,6 @@ class Feltline:
         return f"{self.host}:{self.port}"
 
     def start(self) -> Feltline:
-        self.hub.tables()  # find the stored tables before the first call
         self.server.start()
         self.clock.start()
         return self
