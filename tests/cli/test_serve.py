@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from feltline.api.app import Feltline
@@ -21,6 +22,7 @@ from feltline.engine.rules import Game
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
+from tests.postgres import PG
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 
@@ -155,3 +157,20 @@ def test_a_good_store_a_new_one_and_one_in_use_pass_the_check(
         preflight.check_sqlite(str(path))  # its latest writes in the WAL
     finally:
         room.close()
+
+
+def test_a_missing_postgres_database_is_named_at_once(tmp_path: Path) -> None:
+    try:
+        psycopg.connect(**PG, connect_timeout=3).close()
+    except psycopg.OperationalError as e:
+        if os.environ.get("FELTLINE_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES=1 but PostgreSQL is not reachable: {e}")
+        pytest.skip(f"PostgreSQL is not reachable at {PG['host']}:{PG['port']}: {e}")
+    env = {f"POSTGRES_{key.upper()}": value for key, value in PG.items()}
+    env["POSTGRES_DBNAME"] = "feltline_no_such_database"
+    done = serve(tmp_path, "--port", "0", "--store", "postgres", env=env)
+    line = refused(done)
+    assert line == (
+        f'feltline serve: PostgreSQL database "feltline_no_such_database" on '
+        f"{PG['host']}:{PG['port']} does not exist: create it, or set POSTGRES_DBNAME"
+    )
