@@ -1,10 +1,16 @@
 """``feltline serve`` over TLS, end to end: a real server in a process of
 its own, with certificates the test makes (``real_server.make_certs``),
-requiring client certificates; the Python SDK connects to it, and whoever
-cannot prove who they are, or cannot trust the server, is kept out."""
+requiring client certificates; the Python SDK, ``feltline-play`` and the
+Node client connect to it, and whoever cannot prove who they are, or
+cannot trust the server, is kept out."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,8 @@ from feltline_protos.v1 import common_pb2
 from tests.cli.test_serve import refused, serve
 from tests.client.real_server import make_certs, running
 
+ROOT = Path(__file__).resolve().parents[2]
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 CONFIG = common_pb2.TableConfig(
     rules=common_pb2.Rules(
         game=common_pb2.GAME_HOLDEM,
@@ -63,6 +71,43 @@ def test_without_a_client_certificate_or_trust_or_tls_nobody_gets_in(
         with _admin(served, tls) as admin, pytest.raises(FeltlineError) as caught:
             admin.list_tables_page()
         assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+
+
+def _with_server(settings: dict[str, Any]) -> dict[str, str]:
+    return {**os.environ, "FELTLINE_TEST_SERVER": json.dumps(settings)}
+
+
+def test_feltline_play_plays_a_hand_over_tls(served: dict[str, Any]) -> None:
+    """The client tests of the terminal, run against this server: they
+    connect with its TLS files, as ``feltline-play --tls-ca --tls-cert
+    --tls-key``."""
+    done = subprocess.run(
+        [*PYTEST, str(ROOT / "tests" / "client" / "test_terminal.py")],
+        env=_with_server(served),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+
+
+def test_the_node_client_plays_over_tls(served: dict[str, Any]) -> None:
+    npm = shutil.which("npm")
+    if npm is None or not (ROOT / "clients" / "node" / "node_modules").is_dir():
+        pytest.skip("needs npm and `npm ci --prefix clients/node`")
+    done = subprocess.run(
+        [npm, "test", "--prefix", str(ROOT / "clients" / "node")],
+        env=_with_server(served),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# fail 0" in done.stdout
 
 
 def test_tls_files_that_cannot_serve_are_refused_in_one_line(tmp_path: Path) -> None:

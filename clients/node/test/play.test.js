@@ -1,7 +1,8 @@
 'use strict';
 // Two Node clients play a whole draw-declare hand against each other.
-// The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens)
-// names a real one; otherwise the Python fake of tests/client/fake_server.py
+// The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens,
+// and for a server over TLS, `tls`: the paths of the CA's certificate and of
+// a client certificate and key) names a real one; otherwise the Python fake of tests/client/fake_server.py
 // is started. The validate.proto the contract imports is exported from the
 // protovalidate Python package into a temporary directory, unless
 // FELTLINE_PROTO_DEPS already names one. FELTLINE_PYTHON picks the Python
@@ -16,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
 
-const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js');
+const { FeltlineClient, loadContract, playHand, tlsCredentials } = require('../src/feltline.js');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
@@ -44,6 +45,15 @@ async function server(t) {
   return JSON.parse(first);
 }
 
+// A client of the test's server, over TLS when the server says so.
+function connect(settings, target, token, contract) {
+  const tls = settings.tls;
+  if (!tls) return new FeltlineClient(target, token, { contract });
+  const read = (file) => (file ? fs.readFileSync(file) : undefined);
+  const credentials = tlsCredentials({ ca: read(tls.ca), cert: read(tls.cert), key: read(tls.key) });
+  return new FeltlineClient(target, token, { contract, credentials });
+}
+
 // A six-seat no-limit draw-declare table, with chips for alice and bob.
 async function drawTable(admin, name) {
   for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
@@ -66,9 +76,9 @@ async function closeTable(admin, tableId) {
 test('two clients sit down, watch and play a whole hand', async (t) => {
   const settings = await server(t);
   const contract = loadContract(protoDeps());
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, alice, bob].forEach((c) => c.close()));
 
   const table = await drawTable(admin, 'node client test');
@@ -102,9 +112,9 @@ test('two clients sit down, watch and play a whole hand', async (t) => {
 test("two clients play a fixed-limit hold'em hand with blinds", async (t) => {
   const settings = await server(t);
   const contract = loadContract(protoDeps());
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, alice, bob].forEach((c) => c.close()));
 
   for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
@@ -175,10 +185,10 @@ test('a dropped watch resumes from its cursor: every event once, none missed', a
   const settings = await server(t);
   const contract = loadContract(protoDeps());
   const proxy = await cuttingProxy(t, settings.target);
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const watcher = new FeltlineClient(proxy.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const watcher = connect(settings, proxy.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, watcher, alice, bob].forEach((c) => c.close()));
 
   const table = await drawTable(admin, 'node client resume test');
