@@ -27,6 +27,8 @@ from .conftest import Live
 
 ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
 SPECTATOR, AUDITOR = auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR
+# A game played as it should be, restarts included, logs no error.
+pytestmark = pytest.mark.usefixtures("no_error_logs")
 
 
 def test_bots_play_a_hundred_hands_of_every_game_and_each_replays() -> None:

@@ -4,6 +4,8 @@ SDK, as any client would), and health and reflection without a token."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -75,6 +77,17 @@ class Watch(watch_pb2_grpc.WatchServiceServicer):
             item = watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
             yield watch_pb2.WatchTableBatchesResponse(messages=[item])
         raise IllegalAction("seat 1 cannot show Ah now")
+
+    async def WatchTable(  # type: ignore[override]
+        self,
+        request: watch_pb2.WatchTableRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[watch_pb2.WatchTableResponse]:
+        n = 0
+        while True:  # until the client cancels
+            yield watch_pb2.WatchTableResponse(cursor=f"{current_caller().player_id}/{n}")
+            n += 1
+            await asyncio.sleep(0.001)
 
 
 @dataclass
@@ -202,6 +215,32 @@ def test_a_malformed_request_is_refused_with_its_fields_but_only_after_the_token
     assert error.code is grpc.StatusCode.UNAUTHENTICATED
 
 
+@pytest.mark.parametrize("method", ["TableService/GetTable", "WatchService/WatchTableBatches"])
+def test_an_undecodable_request_is_invalid_but_only_after_the_token(
+    running: Running, method: str, no_error_logs: list[str]
+) -> None:
+    """A payload that is no message of its type is the client's mistake:
+    INVALID_ARGUMENT, and nothing logged as an error."""
+    with running.client(auth_pb2.ROLE_ADMIN) as client:
+        metadata = client.metadata()
+    with grpc.insecure_channel(running.address) as channel:
+        path = f"/feltline.v1.{method}"
+        if method.endswith("GetTable"):
+            unary = channel.unary_unary(path)
+            call: Callable[..., object] = unary
+        else:
+            stream = channel.unary_stream(path)
+            call = lambda payload, **kw: list(stream(payload, **kw))  # noqa: E731
+        for sent, code in [(metadata, "INVALID_ARGUMENT"), ((), "UNAUTHENTICATED")]:
+            with pytest.raises(grpc.RpcError) as caught:
+                call(b"\xff\xff\xff", metadata=sent, timeout=10)
+            error = from_rpc_error(caught.value)
+            assert error.code.name == code
+            if code == "INVALID_ARGUMENT":
+                assert error.reason == "INVALID_REQUEST"
+                assert f"/feltline.v1.{method}" in error.message
+
+
 def test_a_servicer_fault_is_internal_logged_and_shows_no_card(
     running: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -241,6 +280,23 @@ def test_a_stream_knows_its_caller_at_every_step_and_its_errors_are_mapped(
     with Client(running.address, retries=0) as client:
         error = _refusal(lambda: next(client.watch(TABLE, reconnect=False)))
     assert (error.code, error.reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING")
+
+
+def test_cancelled_streams_end_without_an_error_logged(
+    running: Running, no_error_logs: list[str]
+) -> None:
+    """A client that cancels a stream in the middle (the usual way a watch
+    ends) leaves no error behind: the call's scope is closed by the call's
+    own task, in the context it was opened in."""
+    for n in range(20):
+        with running.client(auth_pb2.ROLE_PLAYER, f"p{n}") as client:
+            call = client.watcher.WatchTable(
+                watch_pb2.WatchTableRequest(table_id=TABLE), metadata=client.metadata()
+            )
+            assert next(call).cursor == f"p{n}/0"
+            time.sleep(0.01)  # let the server's sends run ahead of the reads
+            call.cancel()
+    time.sleep(0.3)  # the server sees the cancellations
 
 
 def test_health_needs_no_token_and_names_each_service(running: Running) -> None:

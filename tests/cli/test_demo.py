@@ -5,9 +5,12 @@ import pytest
 from feltline.cli import main
 
 
-def test_demo_plays_every_game_and_hides_hole_cards(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_plays_every_game_and_hides_hole_cards(
+    capsys: pytest.CaptureFixture[str], no_error_logs: list[str]
+) -> None:
     """The demo runs a real server, bots play every game through the API,
-    every chip is accounted for and every hand replays from the store."""
+    every chip is accounted for and every hand replays from the store, and
+    nothing is logged as an error (the demo is a new user's first look)."""
     assert main(["demo", "--seed", "7", "--hands", "4"]) == 0
     out = capsys.readouterr().out
     for game in ("holdem", "stud-hi-lo", "draw-declare", "jackpots"):

@@ -4,8 +4,10 @@ real one named by ``FELTLINE_TEST_SERVER``, a JSON object
     {"target": "127.0.0.1:50051", "admin": "<admin token>",
      "players": {"alice": "<token>", "bob": "<token>", "carol": "<token>"}}
 
-(the fake prints exactly that when run alone). Tests only use the API: the
-admin opens each test's table and mints the chips the players buy in with.
+(the fake prints exactly that when run alone), with ``"tls": {"ca", "cert",
+"key"}`` (PEM files) for a server over TLS that requires client
+certificates (``real_server.py --tls``). Tests only use the API: the admin
+opens each test's table and mints the chips the players buy in with.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
-from feltline_client import Client
+from feltline_client import Client, Tls
 from feltline_protos.v1 import auth_pb2, common_pb2
 
 from .fake_server import make_token, serve
@@ -29,10 +31,19 @@ class Room:
     target: str
     admin: str
     players: dict[str, str]
+    tls_files: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def tls(self) -> Tls | None:
+        return Tls.from_files(**self.tls_files) if self.tls_files else None
+
+    def tls_args(self) -> list[str]:
+        """``feltline-play``'s options for the server's TLS, if it has any."""
+        return [arg for key, path in self.tls_files.items() for arg in (f"--tls-{key}", path)]
 
     def client(self, who: str) -> Client:
         token = self.admin if who == "admin" else self.players[who]
-        return Client(self.target, token, timeout=10, backoff=0.05)
+        return Client(self.target, token, tls=self.tls, timeout=10, backoff=0.05)
 
     def open_table(
         self,
@@ -69,7 +80,12 @@ def room() -> Iterator[Room]:
     named = os.environ.get("FELTLINE_TEST_SERVER")
     if named:
         settings = json.loads(named)
-        yield Room(settings["target"], settings["admin"], dict(settings["players"]))
+        yield Room(
+            settings["target"],
+            settings["admin"],
+            dict(settings["players"]),
+            dict(settings.get("tls", {})),
+        )
         return
     server, port, _ = serve()
     players = {p: make_token(auth_pb2.ROLE_PLAYER, p) for p in ("alice", "bob", "carol")}

@@ -17,7 +17,7 @@ from google.protobuf import any_pb2, timestamp_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from feltline_client import Client, FeltlineError, Seen, token_claims
+from feltline_client import Client, FeltlineError, Seen, Tls, token_claims
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
@@ -314,3 +314,13 @@ def test_token_claims_are_readable_without_the_key() -> None:
 def test_a_client_needs_somewhere_to_connect() -> None:
     with pytest.raises(ValueError, match="target"):
         Client()
+
+
+def test_tls_takes_a_client_certificate_with_its_key_and_no_channel_of_ones_own() -> None:
+    with pytest.raises(ValueError, match="needs its key"):
+        Tls(cert=b"-----BEGIN CERTIFICATE-----")
+    with (
+        grpc.insecure_channel("127.0.0.1:1") as channel,
+        pytest.raises(ValueError, match="not both"),
+    ):
+        Client(channel=channel, tls=Tls())

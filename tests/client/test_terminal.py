@@ -44,7 +44,7 @@ def test_a_hand_played_by_typing(room: Room) -> None:
         "declare high\n"
     )
     argv = ["--target", room.target, "--token", room.players["alice"], "--table", table]
-    argv += ["--seat", "1", "--buy-in", "400", "--hands", "1"]
+    argv += ["--seat", "1", "--buy-in", "400", "--hands", "1", *room.tls_args()]
     bob, thread = _opponent(room, table)
     assert main(argv, stdin=typed, stdout=out) == 0
     thread.join(10)
@@ -70,7 +70,7 @@ def test_the_console_script_reads_the_environment(room: Room) -> None:
     env = {**os.environ, "FELTLINE_TARGET": room.target, "FELTLINE_TOKEN": room.players["alice"]}
     script = [sys.executable, "-m", "feltline_client.terminal", "--table", table]
     done = subprocess.run(
-        [*script, "--seat", "1", "--buy-in", "400"],
+        [*script, "--seat", "1", "--buy-in", "400", *room.tls_args()],
         input="fold\n",
         capture_output=True,
         text=True,

@@ -41,9 +41,20 @@ function loadContract(depsDir = process.env.FELTLINE_PROTO_DEPS || VENDOR) {
   return grpc.loadPackageDefinition(definition).feltline.v1;
 }
 
+// Channel credentials for a server over TLS: `ca`, the certificate
+// authorities (PEM) that signed the server's certificate (omitted: Node's
+// own), and for a server that requires client certificates, the client's
+// `cert` chain and `key` (PEM). Each is a string, a Buffer or omitted.
+function tlsCredentials({ ca, cert, key } = {}) {
+  if (!cert !== !key) throw new Error('a client certificate needs its key, and a key its certificate');
+  const pem = (value) => (value == null ? null : Buffer.from(value));
+  return grpc.credentials.createSsl(pem(ca), pem(key), pem(cert));
+}
+
 // One connection, acting with one bearer token. The token rides in each
 // call's metadata rather than in call credentials, which grpc-js refuses on
-// the insecure channels used locally; pass `credentials` for TLS.
+// the insecure channels used locally; pass `credentials` (tlsCredentials())
+// for TLS.
 class FeltlineClient {
   constructor(target, token, { contract = loadContract(), credentials } = {}) {
     const creds = credentials || grpc.credentials.createInsecure();
@@ -262,4 +273,12 @@ function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
   });
 }
 
-module.exports = { FeltlineClient, TableWatch, loadContract, passiveMove, playHand, PROTOS };
+module.exports = {
+  FeltlineClient,
+  TableWatch,
+  loadContract,
+  passiveMove,
+  playHand,
+  tlsCredentials,
+  PROTOS,
+};

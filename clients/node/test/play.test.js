@@ -1,19 +1,21 @@
 'use strict';
 // Two Node clients play a whole draw-declare hand against each other.
-// The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens)
-// names a real one; otherwise the Python fake of tests/client/fake_server.py
-// is started. The contract is loaded from protos/ alone (its import
-// vendored in protos/vendor). FELTLINE_PYTHON picks the Python
+// The server: FELTLINE_TEST_SERVER (JSON: target, admin token, player tokens,
+// and for a server over TLS, `tls`: the paths of the CA's certificate and of
+// a client certificate and key) names a real one; otherwise the Python fake
+// of tests/client/fake_server.py is started. The contract is loaded from
+// protos/ alone (its import vendored in protos/vendor). FELTLINE_PYTHON picks the Python
 // (default: the workspace's .venv, made by `uv sync`).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const readline = require('node:readline');
 
-const { FeltlineClient, loadContract, playHand } = require('../src/feltline.js');
+const { FeltlineClient, loadContract, playHand, tlsCredentials } = require('../src/feltline.js');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
@@ -32,6 +34,15 @@ async function server(t) {
     }),
   ]);
   return JSON.parse(first);
+}
+
+// A client of the test's server, over TLS when the server says so.
+function connect(settings, target, token, contract) {
+  const tls = settings.tls;
+  if (!tls) return new FeltlineClient(target, token, { contract });
+  const read = (file) => (file ? fs.readFileSync(file) : undefined);
+  const credentials = tlsCredentials({ ca: read(tls.ca), cert: read(tls.cert), key: read(tls.key) });
+  return new FeltlineClient(target, token, { contract, credentials });
 }
 
 // A six-seat no-limit draw-declare table, with chips for alice and bob.
@@ -56,9 +67,9 @@ async function closeTable(admin, tableId) {
 test('two clients sit down, watch and play a whole hand', async (t) => {
   const settings = await server(t);
   const contract = loadContract();
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, alice, bob].forEach((c) => c.close()));
 
   const table = await drawTable(admin, 'node client test');
@@ -92,9 +103,9 @@ test('two clients sit down, watch and play a whole hand', async (t) => {
 test("two clients play a fixed-limit hold'em hand with blinds", async (t) => {
   const settings = await server(t);
   const contract = loadContract();
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, alice, bob].forEach((c) => c.close()));
 
   for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
@@ -165,10 +176,10 @@ test('a dropped watch resumes from its cursor: every event once, none missed', a
   const settings = await server(t);
   const contract = loadContract();
   const proxy = await cuttingProxy(t, settings.target);
-  const admin = new FeltlineClient(settings.target, settings.admin, { contract });
-  const watcher = new FeltlineClient(proxy.target, settings.admin, { contract });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { contract });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { contract });
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const watcher = connect(settings, proxy.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
   t.after(() => [admin, watcher, alice, bob].forEach((c) => c.close()));
 
   const table = await drawTable(admin, 'node client resume test');

@@ -6,15 +6,21 @@ import argparse
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from eventsourcing.persistence import PersistenceError
 
 from feltline import demo
 from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
+from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import Signer
+from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.room import open_room
 
@@ -40,6 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         help="a SQLite file (default SQLITE_DBNAME or feltline.db), or 'postgres' to use "
         "PostgreSQL as the POSTGRES_* variables say",
     )
+    serve.add_argument(
+        "--tls-cert", type=Path, help="serve over TLS with this certificate chain (PEM)"
+    )
+    serve.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
+    serve.add_argument(
+        "--tls-client-ca",
+        type=Path,
+        help="require client certificates signed by these certificate authorities (PEM)",
+    )
     token = commands.add_parser(
         "token",
         help="print a bearer token signed with the server's key "
@@ -61,7 +76,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--hands is at least 1, not {args.hands}")
         return demo.main(args.seed, args.hands)
     if args.command == "serve":
-        return _serve(args.host, args.port, args.store)
+        if (args.tls_cert is None) != (args.tls_key is None):
+            parser.error("--tls-cert and --tls-key go together")
+        if args.tls_client_ca is not None and args.tls_cert is None:
+            parser.error("--tls-client-ca needs --tls-cert and --tls-key")
+        return _serve(
+            args.host,
+            args.port,
+            args.store,
+            cert=args.tls_cert,
+            key=args.tls_key,
+            client_ca=args.tls_client_ca,
+        )
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -85,7 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-def _serve(host: str, port: int, store: str | None) -> int:
+def _serve(
+    host: str,
+    port: int,
+    store: str | None,
+    *,
+    cert: Path | None = None,
+    key: Path | None = None,
+    client_ca: Path | None = None,
+) -> int:
     env = dict(os.environ)
     if store == "postgres":
         env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
@@ -94,13 +128,41 @@ def _serve(host: str, port: int, store: str | None) -> int:
         env["SQLITE_DBNAME"] = store
     config = StoreConfig.from_env(env)
     logs.configure()
+    tls = None
+    if cert is not None and key is not None:
+        try:
+            tls = Tls.from_files(cert, key, client_ca)
+        except TlsError as e:
+            return _refuse(str(e))
+    try:
+        preflight.check(config)
+    except preflight.StoreError as e:
+        return _refuse(str(e))
+    address = f"{host}:{port}"
+    busy = why_not(address)  # before the store is opened: it would make a file
+    if busy:
+        return _refuse(f"cannot listen on {address}: {busy}")
     signer = Signer.from_file(config.key_file)
-    room = open_room(config)
-    server = Feltline(room, signer.public_key, f"{host}:{port}").start()
+    try:
+        room = open_room(config)
+    except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
+        return _refuse(f"cannot open the store: {e}")
+    try:
+        server = Feltline(room, signer.public_key, address, tls=tls).start()
+    except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
+        room.close()
+        return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")
     where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
     if where == "sqlite":
         where += f" {config.env['SQLITE_DBNAME']}"
-    print(f"feltline listening on {server.target} (store: {where}; key: {config.key_file})")
+    over = (
+        ""
+        if tls is None
+        else "TLS, "
+        if tls.client_ca is None
+        else "TLS with client certificates, "
+    )
+    print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
     sys.stdout.flush()
@@ -111,3 +173,9 @@ def _serve(host: str, port: int, store: str | None) -> int:
     server.stop(grace=5)
     room.close()
     return 0
+
+
+def _refuse(why: str) -> int:
+    """An operator's mistake: one line saying what is wrong, and exit 1."""
+    print(f"feltline serve: {why}", file=sys.stderr)
+    return 1

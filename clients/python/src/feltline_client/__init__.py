@@ -9,7 +9,7 @@
 It depends on grpcio, protobuf and feltline-protos only.
 """
 
-from feltline_client.client import Client, Seen, token_claims
+from feltline_client.client import Client, Seen, Tls, token_claims
 from feltline_client.errors import FeltlineError, FieldViolation
 
-__all__ = ["Client", "FeltlineError", "FieldViolation", "Seen", "token_claims"]
+__all__ = ["Client", "FeltlineError", "FieldViolation", "Seen", "Tls", "token_claims"]

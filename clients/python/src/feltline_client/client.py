@@ -9,10 +9,13 @@ table's watch from the last cursor received.
 from __future__ import annotations
 
 import base64
+import os
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, NamedTuple, TypeVar
 
 import grpc
@@ -78,13 +81,50 @@ def token_claims(token: str) -> auth_pb2.TokenClaims:
     return auth_pb2.TokenClaims.FromString(base64.urlsafe_b64decode(payload))
 
 
+@dataclass(frozen=True)
+class Tls:
+    """How a client checks a server over TLS, and proves who it is: ``ca``,
+    the certificate authorities (PEM) that signed the server's certificate
+    (None: the system's), and for a server that requires client
+    certificates, the client's ``cert`` chain and its ``key`` (PEM)."""
+
+    ca: bytes | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if (self.cert is None) != (self.key is None):
+            raise ValueError("a client certificate needs its key, and a key its certificate")
+
+    @classmethod
+    def from_files(
+        cls,
+        ca: str | os.PathLike[str] | None = None,
+        cert: str | os.PathLike[str] | None = None,
+        key: str | os.PathLike[str] | None = None,
+    ) -> Tls:
+        """The same, read from PEM files."""
+
+        def read(path: str | os.PathLike[str] | None) -> bytes | None:
+            return None if path is None else Path(path).read_bytes()
+
+        return cls(read(ca), read(cert), read(key))
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        return grpc.ssl_channel_credentials(
+            root_certificates=self.ca, private_key=self.key, certificate_chain=self.cert
+        )
+
+
 class Client:
     """One connection to a Feltline server, acting with one token.
 
     ``token`` is the bearer token, or a function returning the current one
-    (called before every call, so a refreshed token is picked up). Pass
-    ``channel`` to use a channel of your own (TLS, options); otherwise an
-    insecure channel to ``target`` is opened, fit only for local use.
+    (called before every call, so a refreshed token is picked up). With
+    ``tls`` the channel to ``target`` is encrypted and the server's
+    certificate checked (``Tls()``: against the system's authorities);
+    without, it is plain text, fit only for local use. Pass ``channel`` to
+    use a channel of your own (options) instead.
     """
 
     def __init__(
@@ -93,14 +133,22 @@ class Client:
         token: str | Callable[[], str] = "",
         *,
         channel: grpc.Channel | None = None,
+        tls: Tls | None = None,
         timeout: float | None = 10.0,
         retries: int = 3,
         backoff: float = 0.2,
     ) -> None:
         if channel is None and not target:
             raise ValueError("give a target such as 'localhost:50051', or a channel")
+        if channel is not None and tls is not None:
+            raise ValueError("give tls or a channel of your own, not both")
         self._owned = channel is None
-        self.channel = channel if channel is not None else grpc.insecure_channel(target)
+        if channel is not None:
+            self.channel = channel
+        elif tls is not None:
+            self.channel = grpc.secure_channel(target, tls.credentials())
+        else:
+            self.channel = grpc.insecure_channel(target)
         self._token = token if callable(token) else (lambda: token)
         self.timeout = timeout
         self.retries = retries

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import TextIO
 
-from feltline_client.client import Client
+from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
 from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
 from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2
@@ -211,11 +211,27 @@ def main(
     parser.add_argument("--seat", type=int, default=0, help="sit down here first")
     parser.add_argument("--buy-in", type=int, default=0, help="chips to sit down with")
     parser.add_argument("--hands", type=int, default=None, help="leave after this many hands")
+    parser.add_argument(
+        "--tls", action="store_true", help="connect over TLS, checked by the system's authorities"
+    )
+    parser.add_argument(
+        "--tls-ca", help="connect over TLS, checked by these certificate authorities (PEM)"
+    )
+    parser.add_argument("--tls-cert", help="the client certificate a server requires (PEM)")
+    parser.add_argument("--tls-key", help="its private key (PEM)")
     args = parser.parse_args(argv)
     out = stdout or sys.stdout
     if not args.token:
         parser.error("give --token or set FELTLINE_TOKEN")
-    with Client(args.target, args.token) as client:
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    tls = None
+    if args.tls or args.tls_ca or args.tls_cert:
+        try:
+            tls = Tls.from_files(args.tls_ca, args.tls_cert, args.tls_key)
+        except OSError as e:
+            parser.error(f"cannot read {e.filename}: {e.strerror}")
+    with Client(args.target, args.token, tls=tls) as client:
         try:
             if args.seat:
                 client.sit_down(args.table, args.seat, args.buy_in)

@@ -10,7 +10,7 @@ from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
 from feltline.api.play import PlayServicer
-from feltline.api.server import Server, Service, service
+from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
@@ -53,7 +53,7 @@ def services(hub: Hub) -> list[Service]:
 
 class Feltline:
     """A running server on ``address`` (``host:port``; port 0 picks a free
-    one, then in :attr:`port`)."""
+    one, then in :attr:`port`), over TLS if ``tls`` is given."""
 
     def __init__(
         self,
@@ -65,16 +65,25 @@ class Feltline:
         token_clock: Clock = utc_now,
         tick: float = 0.5,
         max_workers: int = 64,
+        tls: Tls | None = None,
     ) -> None:
         self.room = room
+        self.tls = tls
         self.hub = Hub(room, clock=clock)
+        # The stored tables, found before the port opens: a store that
+        # cannot be read fails here, before any client can connect.
+        self.hub.tables()
         self.server = Server(
             services(self.hub), key=key, clock=token_clock, max_workers=max_workers
         )
-        self.port = self.server.add_insecure_port(address)
-        if not self.port:
+        try:
+            if tls is None:
+                self.port = self.server.add_insecure_port(address)
+            else:
+                self.port = self.server.add_secure_port(address, tls)
+        except OSError:
             self.server.stop()
-            raise OSError(f"cannot listen on {address}")
+            raise
         self.host = address.rpartition(":")[0]
         self.clock = ActionClock(self.hub, tick)
 
@@ -83,7 +92,6 @@ class Feltline:
         return f"{self.host}:{self.port}"
 
     def start(self) -> Feltline:
-        self.hub.tables()  # find the stored tables before the first call
         self.server.start()
         self.clock.start()
         return self

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import abc
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeAlias
 
@@ -34,6 +34,33 @@ OPEN_SERVICES = frozenset({health.SERVICE_NAME, reflection.SERVICE_NAME})
 
 class Refused(Exception):
     """The call was ended with a status already: stop serving it."""
+
+
+class Undecodable:
+    """A request whose payload did not decode as its message type. grpc
+    would end the call ``UNKNOWN`` and log a traceback, for what is the
+    client's mistake; handed on as this instead, it reaches the
+    interceptors, and validation refuses it as ``INVALID_ARGUMENT`` once the
+    token has been checked."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _decoding(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserializer``, returning :class:`Undecodable` where it raises."""
+    if deserializer is None or getattr(deserializer, "_feltline_decoding", False):
+        return deserializer
+    decode = deserializer
+
+    def decoding(data: bytes) -> Any:
+        try:
+            return decode(data)
+        except Exception as e:  # a payload that fails to decode, however it fails
+            return Undecodable(e)
+
+    decoding._feltline_decoding = True  # type: ignore[attr-defined]
+    return decoding
 
 
 def refuse(
@@ -82,20 +109,37 @@ def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
         raise ValueError("Feltline serves no client streams")
     if handler.response_streaming:
         stream = handler.unary_stream
-        if not inspect.isasyncgenfunction(stream):
+        if inspect.isasyncgenfunction(stream):
+            servicer = stream
+
+            # A coroutine that writes, not a generator that yields: grpc
+            # drops a cancelled call's generator unclosed, and asyncio then
+            # closes it in a task and a context of its own, where the
+            # scopes' context variables cannot be reset. Here the call's
+            # own task closes the servicer's stream, then the scopes.
+            async def body(request: Any, context: Any) -> None:
+                items = servicer(request, context)
+                try:
+                    async for item in items:
+                        await context.write(item)
+                finally:
+                    await items.aclose()
+
+        elif inspect.iscoroutinefunction(stream):  # an inner interceptor's
+            body = stream
+        else:
             raise ValueError(f"response streams must be async generators, not {stream}")
 
-        async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
+        async def streaming(request: Any, context: Any) -> None:
             try:
                 with enter(request, context):
-                    async for item in stream(request, context):
-                        yield item
+                    await body(request, context)
             except Refused:
                 return
 
         return grpc.unary_stream_rpc_method_handler(
             streaming,
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=_decoding(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
     call = handler.unary_unary
@@ -111,6 +155,6 @@ def around(handler: Handler, enter: Callable[[Any, Any], Scope]) -> Handler:
 
     return grpc.unary_unary_rpc_method_handler(
         unary,
-        request_deserializer=handler.request_deserializer,
+        request_deserializer=_decoding(handler.request_deserializer),
         response_serializer=handler.response_serializer,
     )

@@ -16,13 +16,19 @@ reports SERVING for the server (``""``) and for each service given.
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import socket
 import threading
 from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -34,6 +40,15 @@ from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
 T = TypeVar("T")
+
+# grpc shares a port by default (SO_REUSEPORT): a second server on a port
+# in use would start, and the kernel would split clients between the two.
+OPTIONS = (("grpc.so_reuseport", 0),)
+
+
+class ListenError(OSError):
+    """The server cannot listen on the address it was given; the message
+    says why, in one line for the operator."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,7 @@ class Server:
     ) -> grpc.aio.Server:
         server = grpc.aio.server(
             migration_thread_pool=self._pool,
+            options=OPTIONS,
             interceptors=[
                 AuthInterceptor(key, clock=clock),
                 ErrorInterceptor(),
@@ -100,15 +116,31 @@ class Server:
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def add_insecure_port(self, address: str) -> int:
-        """Listen on ``address``; the port (0 if it cannot)."""
+        """Listen on ``address``; the port, or :class:`ListenError`."""
 
         async def add() -> int:
             return self._server.add_insecure_port(address)
 
+        return self._listen(address, add)
+
+    def add_secure_port(self, address: str, tls: Tls) -> int:
+        """Listen on ``address`` over TLS; the port, or :class:`ListenError`."""
+        credentials = tls.credentials()
+
+        async def add() -> int:
+            return self._server.add_secure_port(address, credentials)
+
+        return self._listen(address, add)
+
+    def _listen(self, address: str, add: Callable[[], Coroutine[Any, Any, int]]) -> int:
         try:
-            return self._run(add())
+            port = self._run(add())
         except RuntimeError:
-            return 0
+            port = 0
+        if not port:
+            why = why_not(address) or "grpc could not bind it"
+            raise ListenError(f"cannot listen on {address}: {why}")
+        return port
 
     def start(self) -> None:
         self._run(self._server.start())
@@ -123,3 +155,87 @@ class Server:
         self._thread.join()
         self._loop.close()
         self._pool.shutdown(wait=False)
+
+
+@dataclass(frozen=True)
+class Tls:
+    """A server's TLS: its certificate chain and private key (PEM), and the
+    certificate authorities whose client certificates it requires, if any.
+    :meth:`from_files` checks them, so that a wrong file is said at start
+    rather than in every client's failed handshake."""
+
+    chain: bytes
+    key: bytes
+    client_ca: bytes | None = None
+
+    @classmethod
+    def from_files(cls, cert: Path, key: Path, client_ca: Path | None = None) -> Tls:
+        """The files' contents, or :class:`TlsError` saying what is wrong."""
+        chain = _certificates(cert, "--tls-cert")
+        try:
+            private = serialization.load_pem_private_key(_read(key, "--tls-key"), password=None)
+        except (ValueError, TypeError) as e:
+            raise TlsError(f"--tls-key {key}: not an unencrypted PEM private key ({e})") from None
+        public = serialization.PublicFormat.SubjectPublicKeyInfo
+        if chain[0].public_key().public_bytes(
+            serialization.Encoding.PEM, public
+        ) != private.public_key().public_bytes(serialization.Encoding.PEM, public):
+            raise TlsError(f"--tls-key {key} is not the key of the certificate in {cert}")
+        if client_ca is not None:
+            _certificates(client_ca, "--tls-client-ca")
+        return cls(
+            chain=cert.read_bytes(),
+            key=key.read_bytes(),
+            client_ca=client_ca.read_bytes() if client_ca is not None else None,
+        )
+
+    def credentials(self) -> grpc.ServerCredentials:
+        return grpc.ssl_server_credentials(
+            [(self.key, self.chain)],
+            root_certificates=self.client_ca,
+            require_client_auth=self.client_ca is not None,
+        )
+
+
+class TlsError(ValueError):
+    """A TLS file that cannot serve; the message names it and says why."""
+
+
+def _read(path: Path, option: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise TlsError(f"{option} {path}: {e.strerror}") from None
+
+
+def _certificates(path: Path, option: str) -> list[x509.Certificate]:
+    data = _read(path, option)
+    try:
+        found = x509.load_pem_x509_certificates(data)
+    except ValueError:
+        found = []
+    if not found:
+        raise TlsError(f"{option} {path}: no PEM certificate in it")
+    return found
+
+
+def why_not(address: str) -> str | None:
+    """Why ``address`` cannot be listened on, as the operating system says
+    (grpc says only that it failed), or None if it can: binding it as grpc
+    would, without listening, tells, and leaves nothing behind."""
+    host, _, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        found = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM)
+    except (OSError, ValueError) as e:
+        return f"not an address of this machine ({e})"
+    for family, kind, proto, _, where in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(where)
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return "the port is in use (is another server running on it?)"
+                return os.strerror(e.errno) if e.errno else str(e)
+    return None

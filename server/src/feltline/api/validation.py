@@ -48,6 +48,12 @@ class ValidationInterceptor(intercept.Interceptor):
     streams (feltline.v1 has none) are not checked."""
 
     def enter(self, call: grpc.HandlerCallDetails, request: Any, context: Any) -> intercept.Scope:
+        if isinstance(request, intercept.Undecodable):
+            raise ApiError(
+                errors_pb2.ERROR_REASON_INVALID_REQUEST,
+                f"the request payload does not decode as {call.method}'s request message: "
+                "send a serialized message of the type in the protos",
+            )
         if isinstance(request, Message):
             check(request)
         return nullcontext()
