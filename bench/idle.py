@@ -45,7 +45,7 @@ def serve_feltline(key: str, db: str) -> None:
     from feltline.store.room import Cardroom, Room
 
     logs.configure(level=logging.WARNING)
-    signer = Signer.from_file(Path(key))
+    signer = Signer.load(Path(key)) if Path(key).exists() else Signer.create(Path(key))
     room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
     server = Feltline(room, signer.public_key).start()
     print(server.port, flush=True)

@@ -162,10 +162,11 @@ def test_the_command_prints_a_token_from_the_key_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     key = tmp_path / "server.key"
+    Signer.create(key)
     monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
     assert main(["token", "--role", "player", "--player", "alice", "--ttl", "60"]) == 0
     token = capsys.readouterr().out.strip()
-    caller = verify(token, Signer.from_file(key).public_key, now=datetime.now(UTC))
+    caller = verify(token, Signer.load(key).public_key, now=datetime.now(UTC))
     assert (caller.role, caller.player_id) == (auth_pb2.ROLE_PLAYER, "alice")
     assert caller.expires <= datetime.now(UTC) + timedelta(seconds=60)
 

@@ -13,19 +13,24 @@ def test_the_key_is_made_once_logged_and_then_reused(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "feltline.key"
+    with pytest.raises(KeyFileError, match="there is no key file"):
+        Signer.load(path)  # reading a key never makes one
+    assert not path.exists()
     with caplog.at_level(logging.WARNING):
-        made = Signer.from_file(path)
+        made = Signer.create(path)
     assert f"generated a new Ed25519 signing key at {path}" in caplog.text
     assert path.stat().st_mode & 0o777 == 0o600
-    assert Signer.from_file(path).public_hex == made.public_hex
+    assert Signer.load(path).public_hex == made.public_hex
+    with pytest.raises(FileExistsError):
+        Signer.create(path)
     assert made.public_pem.startswith("-----BEGIN PUBLIC KEY-----")
 
 
 def test_a_file_without_an_ed25519_key_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "feltline.key"
     path.write_text("-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n")
-    with pytest.raises((KeyFileError, ValueError)):
-        Signer.from_file(path)
+    with pytest.raises(KeyFileError, match="does not hold an Ed25519 private key"):
+        Signer.load(path)
 
 
 def test_a_signature_verifies_only_for_its_digest_and_key() -> None:

@@ -31,7 +31,7 @@ def test_a_killed_process_leaves_every_table_resumable_and_every_chip_accounted_
     store: Store, tmp_path: Path
 ) -> None:
     key, acks, errors = tmp_path / "feltline.key", tmp_path / "acks", tmp_path / "stderr"
-    store.signer = Signer.from_file(key)
+    store.signer = Signer.create(key)
     args = {
         "env": {**store.env, "FELTLINE_KEY_FILE": str(key)},
         "acks": str(acks),

@@ -19,10 +19,10 @@ from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError, Tls, TlsError, why_not
-from feltline.audit.keys import Signer
+from feltline.audit.keys import KeyFileError, Signer
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
-from feltline.store.room import open_room
+from feltline.store.signing import KeyChanged, open_room
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +47,12 @@ def main(argv: list[str] | None = None) -> int:
         "PostgreSQL as the POSTGRES_* variables say",
     )
     serve.add_argument(
+        "--new-key",
+        action="store_true",
+        help="sign from now on with the key in FELTLINE_KEY_FILE (made if missing) though the "
+        "store is signed with another; recorded in the store, and the old key stays trusted",
+    )
+    serve.add_argument(
         "--tls-cert", type=Path, help="serve over TLS with this certificate chain (PEM)"
     )
     serve.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
@@ -69,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "public-key":
-        print(Signer.from_file(StoreConfig.from_env().key_file).public_pem, end="")
+        signer = _key(parser)
+        print(signer.public_pem, end="")
         return 0
     if args.command == "demo":
         if args.hands < 1:
@@ -87,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             cert=args.tls_cert,
             key=args.tls_key,
             client_ca=args.tls_client_ca,
+            new_key=args.new_key,
         )
     if args.command == "token":
         role = tokens.ROLES[args.role]
@@ -96,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(e))
         if args.ttl <= 0:
             parser.error(f"--ttl is a number of seconds above 0, not {args.ttl}")
-        signer = Signer.from_file(StoreConfig.from_env().key_file)
+        signer = _key(parser)
         print(
             tokens.mint(
                 signer,
@@ -119,6 +127,7 @@ def _serve(
     cert: Path | None = None,
     key: Path | None = None,
     client_ca: Path | None = None,
+    new_key: bool = False,
 ) -> int:
     env = dict(os.environ)
     if store == "postgres":
@@ -142,11 +151,13 @@ def _serve(
     busy = why_not(address)  # before the store is opened: it would make a file
     if busy:
         return _refuse(f"cannot listen on {address}: {busy}")
-    signer = Signer.from_file(config.key_file)
     try:
-        room = open_room(config)
+        room = open_room(config, new_key=new_key)
+    except (KeyChanged, KeyFileError) as e:
+        return _refuse(str(e))
     except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
         return _refuse(f"cannot open the store: {e}")
+    signer = room.cardroom.signer
     try:
         server = Feltline(room, signer.public_key, address, tls=tls).start()
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
@@ -173,6 +184,14 @@ def _serve(
     server.stop(grace=5)
     room.close()
     return 0
+
+
+def _key(parser: argparse.ArgumentParser) -> Signer:
+    """The server's key, which only ``serve`` ever makes."""
+    try:
+        return Signer.load(StoreConfig.from_env().key_file)
+    except KeyFileError as e:
+        parser.exit(1, f"{parser.prog}: {e}\n")
 
 
 def _refuse(why: str) -> int:

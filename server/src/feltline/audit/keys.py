@@ -1,8 +1,9 @@
 """The server's Ed25519 key, which signs the last link of every hand.
 
-The private key lives in a file (PKCS#8 PEM, readable by its owner only);
-the server makes one on first start and says so in its log, since a new key
-means earlier hands are signed by another. Verifiers need only the public key,
+The private key lives in a file (PKCS#8 PEM, readable by its owner only).
+Only the server makes one, on a store's first start or when its operator
+says a new key is meant (a new key means earlier hands are signed by
+another): reading a key never makes one. Verifiers need only the public key,
 exported as PEM or as the 32 raw bytes in hex that seals carry.
 """
 
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 class KeyFileError(Exception):
-    """The key file exists but holds no Ed25519 private key."""
+    """There is no key file, or it holds no Ed25519 private key."""
 
 
 class Signer:
@@ -35,29 +36,40 @@ class Signer:
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
-    def from_file(cls, path: Path) -> Signer:
-        """Load the key at ``path``, making a new one there if there is none."""
-        if not path.exists():
-            key = Ed25519PrivateKey.generate()
-            pem = key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as file:
-                file.write(pem)
-            signer = cls(key)
-            log.warning(
-                "generated a new Ed25519 signing key at %s (public key %s)",
-                path,
-                signer.public_hex,
-            )
-            return signer
-        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    def load(cls, path: Path) -> Signer:
+        """The key at ``path``; :class:`KeyFileError` if there is none."""
+        try:
+            pem = path.read_bytes()
+        except FileNotFoundError:
+            raise KeyFileError(
+                f"there is no key file at {path}: run `feltline serve` with the same "
+                "FELTLINE_KEY_FILE first, or point FELTLINE_KEY_FILE at the server's key"
+            ) from None
+        try:
+            loaded = serialization.load_pem_private_key(pem, password=None)
+        except ValueError:
+            loaded = None
         if not isinstance(loaded, Ed25519PrivateKey):
             raise KeyFileError(f"{path} does not hold an Ed25519 private key")
         return cls(loaded)
+
+    @classmethod
+    def create(cls, path: Path) -> Signer:
+        """A new key, written to ``path``, which must not exist yet."""
+        key = Ed25519PrivateKey.generate()
+        pem = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(pem)
+        signer = cls(key)
+        log.warning(
+            "generated a new Ed25519 signing key at %s (public key %s)", path, signer.public_hex
+        )
+        return signer
 
     @property
     def public_hex(self) -> str:

@@ -21,6 +21,7 @@ from feltline.engine.table import DealHand
 MAX_COMMAND_ID = 128
 TABLES = UUID("0b6f4f36-8e35-4cf1-9c36-6a8f4be1f0a1")
 ACCOUNTS = UUID("5d0f8a53-3b0e-4d7e-8a61-2f1c9e5b7c42")
+SERVER = UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77")
 
 
 class CommandIdError(RuleError):
@@ -58,3 +59,8 @@ def hand_id(table: UUID, number: int) -> UUID:
 
 def account_id(player: str) -> UUID:
     return uuid5(ACCOUNTS, player)
+
+
+def server_keys_id() -> UUID:
+    """The one stream of the keys the store was signed with."""
+    return uuid5(SERVER, "keys")

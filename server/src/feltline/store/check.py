@@ -24,6 +24,7 @@ from uuid import UUID
 from feltline.domain.account import AccountEvent
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
+from feltline.domain.keys import KeyAdopted
 from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.events import HandEnded, HandStarted
 from feltline.engine.state import Phase
@@ -90,6 +91,7 @@ def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
         "table": (TableRecord,),
         "hand": (Recorded, Sealed),
         "account": tuple(AccountEvent.__subclasses__()),
+        "server": (KeyAdopted,),
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
     start = 1

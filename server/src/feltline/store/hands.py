@@ -17,7 +17,6 @@ from feltline.domain.hand import HandStream, project
 from feltline.engine.commands import Command, StartHand
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.events import Event
-from feltline.store.config import StoreConfig
 
 
 class Conflict(Exception):
@@ -32,6 +31,7 @@ class Hands(Application[UUID]):
     def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
         super().__init__(env)
         self.signer = signer
+        self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
 
     def get(self, hand_id: UUID) -> HandStream:
         """The hand's stream, checked link by link and against this server's
@@ -45,12 +45,15 @@ class Hands(Application[UUID]):
         self.vouch("hand", hand_id, stream.signer)
         return stream
 
-    def vouch(self, kind: str, stream_id: UUID, signer: str) -> None:
+    def vouch(
+        self, kind: str, stream_id: UUID, signer: str, *, trusted: frozenset[str] | None = None
+    ) -> None:
         """Refuse a stream whose last record is not signed, or is signed by
-        a key this server does not trust: its chain then proves nothing."""
+        a key this server does not trust (the store's keys, or ``trusted``):
+        its chain then proves nothing."""
         if not signer:
             raise TamperedError(f"{kind} {stream_id}: its last stored event is not signed")
-        if signer != self.signer.public_hex:
+        if signer not in (self.trusted if trusted is None else trusted):
             raise TamperedError(
                 f"{kind} {stream_id} is signed by key {signer}, "
                 f"not by this server's key {self.signer.public_hex}"
@@ -87,9 +90,3 @@ class Hands(Application[UUID]):
                 "was decided; run it again against the new state"
             ) from e
         return after.commands[command_id][1]
-
-
-def open_hands(config: StoreConfig | None = None) -> Hands:
-    """The hands application as configured (by default, from the environment)."""
-    config = config or StoreConfig.from_env()
-    return Hands(Signer.from_file(config.key_file), env=config.env)

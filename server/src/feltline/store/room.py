@@ -49,6 +49,7 @@ from feltline.domain.account import project as project_account
 from feltline.domain.chained import sign
 from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
 from feltline.domain.ids import account_id, check_command_id, fingerprint, hand_id, table_id
+from feltline.domain.keys import KeyAdopted
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.table import project as project_table
 from feltline.engine.cards import Card
@@ -75,12 +76,11 @@ from feltline.engine.table import (
     TableEvent,
 )
 from feltline.store.commit import GroupCommit
-from feltline.store.config import StoreConfig
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 from feltline.store.hands import Conflict, Hands
 
-Stored = StoredHandEvent | TableRecord | AccountEvent
+Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
 
@@ -790,9 +790,3 @@ def waiting_on(hand: Hand) -> tuple[int, ...]:
     if hand.phase is Phase.DECLARING:
         return hand.round.pending
     return ()
-
-
-def open_room(config: StoreConfig | None = None) -> Room:
-    """The cardroom as configured (by default, from the environment)."""
-    config = config or StoreConfig.from_env()
-    return Room(Cardroom(Signer.from_file(config.key_file), env=config.env))

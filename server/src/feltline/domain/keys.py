@@ -1,0 +1,100 @@
+"""The server's keys: which Ed25519 keys have signed this store's streams.
+
+A store is signed by one key at a time. Replacing it (the old key file
+lost, or rotated on purpose) is an operator's decision, recorded as a
+:class:`KeyAdopted` event in a stream of its own, chained and signed like
+every stream (each adoption by the key it adopts). The streams signed by an
+earlier key stay trusted, since the store says when that key was given up;
+a key the store never adopted is not, and because this stream's last
+record must be signed by the key the server holds, nobody without that key
+can add a key to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from uuid import UUID
+
+from feltline.audit import chain
+from feltline.domain.chained import Signed, follow
+from feltline.domain.ids import server_keys_id
+from feltline.engine.state import replace
+
+
+@dataclass(frozen=True)
+class KeyAdopted(Signed):
+    """From this event on, ``public_key`` (64 hex digits) signs the store;
+    ``replaces`` is the key it takes over from ("" for the first)."""
+
+    originator_id: UUID
+    originator_version: int
+    public_key: str
+    replaces: str
+    reason: str
+    link: str
+
+    def chained(self) -> dict[str, str]:
+        return {"public_key": self.public_key, "replaces": self.replaces, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Every key the store has adopted, in order; the last signs it now."""
+
+    id: UUID
+    version: int
+    adopted: tuple[str, ...]
+    link: bytes = chain.GENESIS
+    signer: str = ""
+
+    @classmethod
+    def new(cls) -> Keys:
+        return cls(server_keys_id(), 0, ())
+
+    @property
+    def current(self) -> str:
+        """The key that signs the store now ("" before the first)."""
+        return self.adopted[-1] if self.adopted else ""
+
+    def adopt(self, public_key: str, reason: str) -> KeyAdopted:
+        """The event that makes ``public_key`` the store's key, chained after the last."""
+        event = KeyAdopted(self.id, self.version + 1, public_key, self.current, reason, "")
+        link = chain.link(
+            self.link,
+            kind="server",
+            stream=str(self.id),
+            position=event.originator_version,
+            name=KeyAdopted.__name__,
+            version=1,
+            data=event.chained(),
+        )
+        return replace(event, link=link.hex())
+
+    def apply(self, event: KeyAdopted) -> Keys:
+        if event.originator_version != self.version + 1:
+            raise ValueError(f"keys: event {event.originator_version} follows {self.version}")
+        link = follow(
+            self.link,
+            event,
+            event.link,
+            kind="server",
+            stream=self.id,
+            position=event.originator_version,
+            name=KeyAdopted.__name__,
+            version=1,
+            data=event.chained(),
+        )
+        return replace(
+            self,
+            version=event.originator_version,
+            adopted=(*self.adopted, event.public_key),
+            link=link,
+            signer=event.signed_by if event.signature else "",
+        )
+
+
+def project(keys: Keys | None, events: Iterable[KeyAdopted]) -> Keys | None:
+    for event in events:
+        keys = (keys or Keys.new()).apply(event)
+    return keys

@@ -1,0 +1,101 @@
+"""Which key signs a store, and which keys it trusts.
+
+A server that signs a store with a key the store has never seen would make
+every earlier hand fail verification and every token invalid, so it does
+not start silently: the store records each key it is signed with
+(:mod:`feltline.domain.keys`), and a server whose key is not the store's
+current one refuses to start unless its operator says a new key is meant,
+which is then recorded. A store signed before keys were recorded names its
+key in the signatures of its newest records.
+"""
+
+from __future__ import annotations
+
+from eventsourcing.application import AggregateNotFoundError
+
+from feltline.audit.keys import Signer
+from feltline.domain.chained import Signed
+from feltline.domain.hand import Sealed
+from feltline.domain.ids import server_keys_id
+from feltline.domain.keys import Keys
+from feltline.domain.keys import project as project_keys
+from feltline.store.config import StoreConfig
+from feltline.store.room import Cardroom, Room
+
+LOOK_BACK = 100  # newest records to read for a signature, in a store that recorded no key
+
+
+class KeyChanged(Exception):
+    """The server's key is not the one the store is signed with."""
+
+
+def open_room(config: StoreConfig | None = None, *, new_key: bool = False) -> Room:
+    """The cardroom as configured (by default, from the environment), signed
+    with the key in its key file: a new key only for a new store or with
+    ``new_key``, else :class:`KeyChanged`."""
+    config = config or StoreConfig.from_env()
+    path = config.key_file
+    cardroom = Cardroom(Signer.load(path) if path.exists() else Signer.generate(), env=config.env)
+    try:
+        if not path.exists():
+            signed_by = store_key(cardroom)
+            if signed_by and not new_key:
+                raise KeyChanged(
+                    f"there is no key file at {path}, and the store is signed by key "
+                    f"{signed_by}: restore that key file (or point FELTLINE_KEY_FILE at it), "
+                    "or start with --new-key to sign from now on with a new key"
+                )
+            cardroom.signer = Signer.create(path)
+        cardroom.trusted = adopt(cardroom, new_key=new_key)
+    except BaseException:
+        cardroom.close()
+        raise
+    return Room(cardroom)
+
+
+def adopt(cardroom: Cardroom, *, new_key: bool) -> frozenset[str]:
+    """Check the cardroom's key against the store's and record it on the
+    store's first start, or when ``new_key`` allows a change; the keys whose
+    signatures the store's streams may carry."""
+    keys = _keys(cardroom)
+    ours = cardroom.signer.public_hex
+    if keys.version:  # each adoption is signed by the key it adopts
+        cardroom.vouch("server keys", keys.id, keys.signer, trusted=frozenset({keys.current}))
+    if keys.current == ours:
+        return frozenset(keys.adopted)
+    before = keys.current or store_key(cardroom)
+    if before and before != ours and not new_key:
+        raise KeyChanged(
+            f"the store is signed by key {before}, and this server's key file holds key "
+            f"{ours}: restore the store's key file, or start with --new-key to adopt this one "
+            "(streams signed by the old key stay trusted)"
+        )
+    records = []
+    if before and not keys.current:  # signed before keys were recorded
+        records.append(keys.adopt(before, "signed the store before its keys were recorded"))
+        keys = keys.apply(records[-1])
+    reason = "the store's first key" if not before else "adopted with --new-key"
+    records.append(keys.adopt(ours, reason))
+    cardroom.commit(records)
+    return frozenset((*keys.adopted, ours))
+
+
+def store_key(cardroom: Cardroom) -> str:
+    """The key that signed the store's newest signed record ("" if none did)."""
+    top = cardroom.recorder.max_notification_id() or 0
+    newest = cardroom.recorder.select_notifications(max(1, top - LOOK_BACK + 1), LOOK_BACK)
+    for notification in reversed(newest):
+        record = cardroom.mapper.to_domain_event(notification)
+        if isinstance(record, Sealed):
+            return record.public_key
+        if isinstance(record, Signed) and record.signature:
+            return record.signed_by
+    return ""
+
+
+def _keys(cardroom: Cardroom) -> Keys:
+    try:
+        keys: Keys = cardroom.repository.get(server_keys_id(), projector_func=project_keys)
+    except AggregateNotFoundError:
+        return Keys.new()
+    return keys

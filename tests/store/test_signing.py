@@ -1,0 +1,129 @@
+"""The server's key is never replaced silently: a store remembers the keys
+it was signed with, a server holding another refuses to start unless told
+a new key is meant (which the store then records, the old key staying
+trusted), and reading a key never makes one."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from feltline.audit.keys import Signer
+from feltline.cli import main
+from feltline.domain.chained import sign
+from feltline.store.config import StoreConfig
+from feltline.store.signing import KeyChanged, _keys, open_room
+from tests.cli.test_serve import refused, serve
+
+from .conftest import Store
+from .test_room import seated
+
+
+def _config(store: Store, key: Path) -> StoreConfig:
+    return StoreConfig.from_env({**store.env, "FELTLINE_KEY_FILE": str(key)})
+
+
+def _played(store: Store, key: Path) -> tuple[str, object]:
+    """A store with a table and a dealt hand signed by the key at ``key``."""
+    room = open_room(_config(store, key))
+    table = seated(room, 2)
+    room.deal(table, "d1", at=0)
+    public = room.cardroom.signer.public_hex
+    room.close()
+    return public, table
+
+
+def test_a_new_store_adopts_the_key_it_makes_and_knows_it_after(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    public, table = _played(store, key)
+    assert key.exists()
+    room = open_room(_config(store, key))
+    keys = _keys(room.cardroom)
+    assert keys.adopted == (public,)
+    assert room.cardroom.trusted == {public}
+    assert room.table(table).version  # type: ignore[arg-type]
+    room.close()
+
+
+def test_a_lost_key_file_is_refused_not_replaced(store: Store, tmp_path: Path) -> None:
+    key = tmp_path / "feltline.key"
+    public, _ = _played(store, key)
+    key.unlink()
+    with pytest.raises(KeyChanged, match=f"there is no key file at {key}.*signed by key {public}"):
+        open_room(_config(store, key))
+    assert not key.exists()
+
+
+def test_another_key_file_is_refused(store: Store, tmp_path: Path) -> None:
+    key = tmp_path / "feltline.key"
+    public, _ = _played(store, key)
+    other = tmp_path / "other.key"
+    theirs = Signer.create(other).public_hex
+    with pytest.raises(KeyChanged, match=f"signed by key {public}.*holds key {theirs}"):
+        open_room(_config(store, other))
+
+
+def test_a_new_key_when_told_is_recorded_and_the_old_stays_trusted(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    public, table = _played(store, key)
+    key.unlink()
+    room = open_room(_config(store, key), new_key=True)
+    new = room.cardroom.signer.public_hex
+    assert new != public
+    keys = _keys(room.cardroom)
+    assert keys.adopted == (public, new)
+    assert room.table(table).version  # type: ignore[arg-type]  # signed by the old key: trusted
+    assert room.hand(table, 1).signer == public  # type: ignore[arg-type]
+    room.close()
+    again = open_room(_config(store, key))  # the new key is now the store's: no flag needed
+    assert again.cardroom.trusted == {public, new}
+    again.close()
+
+
+def test_a_key_added_to_the_store_without_the_servers_key_stops_the_server(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    _played(store, key)
+    room = open_room(_config(store, key))
+    attacker = Signer.generate()
+    forged = _keys(room.cardroom).adopt(attacker.public_hex, "forged")
+    row = room.cardroom.mapper.to_stored_event(sign([forged], attacker)[0])
+    room.cardroom.recorder.insert_events([row])
+    room.close()
+    with pytest.raises(KeyChanged, match=f"signed by key {attacker.public_hex}"):
+        open_room(_config(store, key))
+
+
+def test_public_key_and_token_never_make_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "feltline.key"
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    for command in (["public-key"], ["token", "--role", "admin"]):
+        with pytest.raises(SystemExit) as done:
+            main(command)
+        assert done.value.code == 1
+        assert f"there is no key file at {key}" in capsys.readouterr().err
+    assert not key.exists()
+
+
+def test_serve_refuses_a_used_store_without_its_key_in_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "feltline.db"
+    first = StoreConfig.from_env(
+        {"SQLITE_DBNAME": str(db), "FELTLINE_KEY_FILE": str(tmp_path / "old.key")}
+    )
+    room = open_room(first)
+    seated(room, 2)
+    room.close()
+    done: subprocess.CompletedProcess[str] = serve(tmp_path, "--port", "0", "--store", str(db))
+    line = refused(done)
+    assert "there is no key file" in line
+    assert "--new-key" in line
+    assert not (tmp_path / "feltline.key").exists()
