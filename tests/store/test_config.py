@@ -8,14 +8,16 @@ from eventsourcing.cryptography import AESCipher
 
 from feltline.audit import chain
 from feltline.audit.codec import encode_event
+from feltline.demo import TABLES
 from feltline.domain.chained import sign
 from feltline.domain.hand import Recorded
 from feltline.engine.deck import DECK_ALGORITHM
 from feltline.engine.events import HandStarted
 from feltline.engine.hand import NEW_HAND, decide, replay
+from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
-from feltline.store.hands import open_hands
+from feltline.store.signing import open_room
 
 from .conftest import Store
 from .play import play, start
@@ -31,12 +33,11 @@ def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> 
     assert [forced.env[name] for name in names] == ["n", "n", "n"]
 
 
-def test_open_hands_follows_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_open_room_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    with open_hands() as hands:
-        hands.execute(uuid.uuid4(), "start", start(Game.JACKPOTS), at=0)
+    room = open_room()
+    room.open_table("t1", TableConfig(TABLES[Game.JACKPOTS], 6), at=0)
+    room.close()
     assert (tmp_path / "feltline.db").exists()
     assert (tmp_path / "feltline.key").exists()
 
