@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
@@ -19,9 +20,9 @@ from feltline.domain.ids import hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
-from feltline_client import Client
+from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import watch_pb2
+from feltline_protos.v1 import common_pb2, watch_pb2
 
 from .conftest import Live, open_room
 from .test_live import ADMIN, PLAYER, SPECTATOR, _play
@@ -111,3 +112,63 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
 
 def _table_events(items: list[watch_pb2.WatchTableResponse]) -> list[int]:
     return [i.event.sequence for i in items if i.HasField("event") and i.event.hand_number == 0]
+
+
+def test_one_decision_raced_through_both_servers_is_applied_once_in_every_round(
+    live: Live,
+) -> None:
+    """Each round the player to act sends one decision through both servers
+    at once, under two request ids, decided on the same sequence: one is
+    applied and the other answered STALE_STATE, for hundreds of rounds."""
+    room = open_room(live.path, live.signer)
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
+    try:
+        admin = _client(live, live.server.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 2, action_clock=600))
+        table = admin.create_table(config, "raced through two servers").table_id
+        through: dict[int, tuple[Client, Client]] = {}
+        for n in (1, 2):
+            admin.mint_chips(f"p{n}", 10_000)
+            through[n] = (
+                _client(live, live.server.target, PLAYER, f"p{n}"),
+                _client(live, other.target, PLAYER, f"p{n}"),
+            )
+            through[n][0].sit_down(table, n, 1000)
+        outcomes: list[list[str]] = []
+        deadline = time.monotonic() + 120
+        while len(outcomes) < 200 and time.monotonic() < deadline:
+            shown = through[1][0].get_table(table)
+            if not shown.current_hand.HasField("turn"):
+                time.sleep(0.05)  # the first deal waits for the table to settle
+                continue
+            seat = shown.current_hand.turn.seat
+            hand = through[seat][0].get_table(table).current_hand
+            checking = common_pb2.ACTION_KIND_CHECK in hand.turn.options.actions
+            outcomes.append(_race(through[seat], table, Seen.of(hand), check=checking))
+        assert len(outcomes) == 200
+        assert all(sorted(o) == ["STALE_STATE", "applied"] for o in outcomes), outcomes
+        assert check(live.room.cardroom).problems == []
+    finally:
+        other.stop()
+        room.close()
+
+
+def _race(clients: tuple[Client, Client], table: str, seen: Seen, *, check: bool) -> list[str]:
+    start = threading.Barrier(len(clients))
+    results: list[str] = []
+
+    def send(client: Client) -> None:
+        start.wait()
+        try:
+            (client.check if check else client.call)(table, seen)
+            results.append("applied")
+        except FeltlineError as e:
+            results.append(e.reason)
+
+    threads = [threading.Thread(target=send, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+        assert not t.is_alive()
+    return results

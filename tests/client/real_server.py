@@ -173,8 +173,6 @@ def running(*, tls: bool = False, errors: list[str] | None = None) -> Iterator[d
         env["PYTHONUNBUFFERED"] = "1"
         env["FELTLINE_LOG_FORMAT"] = "json"
         store = str(Path(tmp) / "feltline.db")
-        # The key first, so that the server and the tokens share it.
-        admin = _token(env, "--role", "admin")
         command = [*_feltline(), "serve", "--port", "0", "--store", store]
         certs = make_certs(Path(tmp)) if tls else {}
         if tls:
@@ -194,6 +192,8 @@ def running(*, tls: bool = False, errors: list[str] | None = None) -> Iterator[d
             found: list[str] = []
             reader = threading.Thread(target=_errors, args=(server.stdout, found), daemon=True)
             reader.start()
+            # The server made the key on its first start: the tokens share it.
+            admin = _token(env, "--role", "admin")
             players = {p: _token(env, "--role", "player", "--player", p) for p in PLAYERS}
             settings: dict[str, object] = {"target": target, "admin": admin, "players": players}
             if tls:
