@@ -274,11 +274,50 @@ def test_only_a_blind_game_has_a_big_blind_to_post() -> None:
     refused(seated(STUD, 1, 2), command, GameOptionError, "stud-hi-lo has no big blind to post")
 
 
-def test_players_sit_down_and_add_chips_only_between_hands() -> None:
+def test_chips_are_added_only_to_a_seat_not_in_the_hand_being_played() -> None:
     table, _ = deal(seated(HOLDEM, 1, 2))
-    refused(table, SitDown(3, "cy", 100, at=0), HandInProgressError, "sit down between hands")
-    refused(table, AddChips(1, 10), HandInProgressError, "added only between hands")
-    refused(table, AddChips(5, 10), HandInProgressError, "added only between hands")
+    refused(table, AddChips(1, 10), HandInProgressError, "seat 1 is in the hand being played")
+    refused(table, AddChips(5, 10), SeatUnavailableError, "seat 5 is empty")
+
+
+def test_a_busted_player_buys_in_again_while_the_others_play_on() -> None:
+    # Seat 3 went broke in the last hand; the next was dealt to 1 and 2 at once
+    # (the dealer deals in the request that ends a hand), so the table is never
+    # between hands for everyone. For seat 3 it is: its chips are in no hand.
+    table, _ = deal(seated(STUD, 1, 2, 3))
+    table = run(table, EndHand(((1, 200), (2, 100), (3, 0))))
+    table, dealt = deal(table)
+    assert [s.seat for s in dealt.seats] == [1, 2]
+    table, events = step(table, AddChips(3, 50))
+    assert events == [ChipsAdded(3, 50)]
+    table, events = step(table, StandUp(3))
+    assert events == [StoodUp(3, "p3", 50)]
+    table, events = step(table, SitDown(3, "p3", 60, at=0))
+    assert events == [SatDown(3, "p3", 60, 0, Entry.PLAYING)]
+    assert table.dealt == (1, 2)
+    table = run(table, EndHand(((1, 150), (2, 150))))  # the hand's result is the dealt seats'
+    assert _stack(table, 3) == 60
+    _, dealt = deal(table)
+    assert [(s.seat, s.stack) for s in dealt.seats] == [(1, 150), (2, 150), (3, 60)]
+
+
+def test_a_newcomer_sitting_down_during_a_hold_em_hand_waits_for_the_big_blind() -> None:
+    table, _ = deal(seated(HOLDEM, 1, 2, 3))
+    table = run(table, SitDown(5, "new", 100, at=0), SitDown(6, "now", 100, at=0, post_now=True))
+    assert (_entry(table, 5), _entry(table, 6)) == (Entry.WAITING, Entry.POSTING)
+    assert table.dealt == (1, 2, 3)
+
+
+def test_a_carried_pot_is_joined_only_between_deals() -> None:
+    table, dealt = deal(seated(JACKPOTS, 1, 2))
+    table = run(table, passed_out(dealt))
+    table, _ = deal(table)
+    refused(
+        table,
+        SitDown(3, "new", 60, at=0, join_pot=True),
+        HandInProgressError,
+        "the carried pot is being played for",
+    )
 
 
 def test_chips_are_added_up_to_the_maximum_buy_in() -> None:
@@ -829,3 +868,9 @@ def test_random_play_conserves_chips_and_replays(rules: Rules, data: st.DataObje
         assert set(table.pot.entitled) <= {s.number for s in table.seats}
         assert len(table.pot.entitled) != 1
     assert reduce(evolve, log, Table()) == table
+
+
+def _entry(table: Table, number: int) -> Entry:
+    seat = table.seat(number)
+    assert seat is not None
+    return seat.entry

@@ -228,7 +228,8 @@ class Client:
         join_pot: bool = False,
         request_id: str | None = None,
     ) -> tables_pb2.Table:
-        """Take a seat between hands, buying in from the player's account."""
+        """Take an empty seat, buying in from the player's account; also while
+        others play a hand, which the newcomer is not dealt into."""
         request = tables_pb2.SitDownRequest(
             table_id=table_id,
             seat=seat,

@@ -196,10 +196,14 @@ class OpenTable(TableCommand):
 
 @dataclass(frozen=True, slots=True)
 class SitDown(TableCommand):
-    """Take an empty seat between hands. In hold'em ``post_now`` deals the
-    player in at once for a big blind instead of waiting for it; in
-    jackpots ``join_pot`` buys into a carried pot instead of waiting until
-    it is won."""
+    """Take an empty seat. RULES.md seats players "between hands": a
+    newcomer is in no hand, so for them it is between hands even while
+    others play one (the dealer deals the next hand in the request that ends
+    the last, so a table at play is never between hands for everyone). In
+    hold'em ``post_now`` deals the player in at once for a big blind instead
+    of waiting for it; in jackpots ``join_pot`` buys into a carried pot
+    instead of waiting until it is won, between deals only: during one the
+    pot is in play."""
 
     seat: int
     player: str
@@ -216,6 +220,11 @@ class StandUp(TableCommand):
 
 @dataclass(frozen=True, slots=True)
 class AddChips(TableCommand):
+    """Top up a stack when its seat is not in the hand being played: only
+    the chips in front of a player when a hand starts play in it (RULES.md,
+    "chips are added only between hands"), and a seat dealt out of the
+    hand has none in it."""
+
     seat: int
     amount: int
 
@@ -389,7 +398,7 @@ def _open_table(command: OpenTable, table: Table) -> list[TableEvent]:
 
 @_decide.register
 def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
-    config = _between_hands(table, "players sit down between hands")
+    config = _open(table)  # an empty seat is in no hand: a newcomer is always between hands
     number, player = command.seat, command.player
     _check_number(config, number)
     if table.seat(number) is not None:
@@ -412,6 +421,10 @@ def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
     else:
         entry = Entry.POSTING if command.post_now else Entry.WAITING
     events: list[TableEvent] = [SatDown(number, player, command.buy_in, command.at, entry)]
+    if command.join_pot and table.dealt is not None:
+        raise HandInProgressError(
+            "the carried pot is being played for: it is joined only between deals"
+        )
     if command.join_pot and table.pot.shares:
         antes = min(table.pot.deals, config.ante_cap)
         cost = antes * config.rules.stakes.ante
@@ -436,8 +449,12 @@ def _stand_up(command: StandUp, table: Table) -> list[TableEvent]:
 
 @_decide.register
 def _add_chips(command: AddChips, table: Table) -> list[TableEvent]:
-    config = _between_hands(table, "chips are added only between hands")
+    config = _open(table)
     seat = _occupied(table, command.seat)
+    if table.dealt is not None and seat.number in table.dealt:
+        raise HandInProgressError(
+            f"seat {seat.number} is in the hand being played: chips are added only between hands"
+        )
     most = config.buy_in_limits()[1]
     if not 0 < command.amount <= most - seat.stack:
         raise BuyInError(

@@ -280,7 +280,7 @@ class Room:
         return self._at_table(table_id, command_id, command)
 
     def add_chips(self, table_id: UUID, command_id: str, seat: int, amount: int) -> Outcome:
-        """Top up a stack from the player's account, between hands."""
+        """Top up a stack from the player's account, when the seat is in no hand."""
         return self._at_table(table_id, command_id, AddChips(seat, amount))
 
     def stand_up(self, table_id: UUID, command_id: str, seat: int, *, at: int) -> Outcome:

@@ -104,8 +104,9 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SitDown(self, request, context):
-        """Takes an empty seat between hands, moving the buy-in from the player's
-        account to the table. Player only.
+        """Takes an empty seat, moving the buy-in from the player's account to the
+        table. Allowed while others play a hand: the newcomer is in none and is
+        dealt in from a later one (hold'em: see post_now). Player only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

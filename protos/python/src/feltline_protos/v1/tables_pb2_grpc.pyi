@@ -47,8 +47,9 @@ class TableServiceStub:
     GetTable: _grpc.UnaryUnaryMultiCallable[_tables_pb2.GetTableRequest, _tables_pb2.GetTableResponse]
     """Gets one table as the caller may see it. Any role."""
     SitDown: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitDownRequest, _tables_pb2.SitDownResponse]
-    """Takes an empty seat between hands, moving the buy-in from the player's
-    account to the table. Player only.
+    """Takes an empty seat, moving the buy-in from the player's account to the
+    table. Allowed while others play a hand: the newcomer is in none and is
+    dealt in from a later one (hold'em: see post_now). Player only.
     """
     StandUp: _grpc.UnaryUnaryMultiCallable[_tables_pb2.StandUpRequest, _tables_pb2.StandUpResponse]
     """Leaves the table: between hands at once with the stack back to the
@@ -74,8 +75,9 @@ class TableServiceAsyncStub(TableServiceStub):
     GetTable: _aio.UnaryUnaryMultiCallable[_tables_pb2.GetTableRequest, _tables_pb2.GetTableResponse]  # type: ignore[assignment]
     """Gets one table as the caller may see it. Any role."""
     SitDown: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitDownRequest, _tables_pb2.SitDownResponse]  # type: ignore[assignment]
-    """Takes an empty seat between hands, moving the buy-in from the player's
-    account to the table. Player only.
+    """Takes an empty seat, moving the buy-in from the player's account to the
+    table. Allowed while others play a hand: the newcomer is in none and is
+    dealt in from a later one (hold'em: see post_now). Player only.
     """
     StandUp: _aio.UnaryUnaryMultiCallable[_tables_pb2.StandUpRequest, _tables_pb2.StandUpResponse]  # type: ignore[assignment]
     """Leaves the table: between hands at once with the stack back to the
@@ -128,8 +130,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tables_pb2.SitDownRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tables_pb2.SitDownResponse, _abc.Awaitable[_tables_pb2.SitDownResponse]]:
-        """Takes an empty seat between hands, moving the buy-in from the player's
-        account to the table. Player only.
+        """Takes an empty seat, moving the buy-in from the player's account to the
+        table. Allowed while others play a hand: the newcomer is in none and is
+        dealt in from a later one (hold'em: see post_now). Player only.
         """
 
     @_abc_1.abstractmethod
