@@ -144,6 +144,11 @@ class Fake(
                 item = watch_pb2.WatchTableResponse(
                     cursor="1", snapshot=watch_pb2.TableSnapshot(table=self._table())
                 )
+            elif n == 5:  # the table's last event: the stream ends after it
+                event = events_pb2.Event(
+                    table_id=TABLE, sequence=n, table_closed=events_pb2.TableClosed()
+                )
+                item = watch_pb2.WatchTableResponse(cursor=str(n), event=event)
             else:
                 event = events_pb2.Event(
                     table_id=TABLE,
@@ -206,6 +211,36 @@ def test_changes_get_a_fresh_request_id_each(client: Client, fake: Fake) -> None
     client.sit_down(TABLE, seat=3, buy_in=200)
     first, second = (r.request_id for r in fake.requests)
     assert uuid.UUID(first) != uuid.UUID(second)
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.stop(grace=None)
+    return port
+
+
+def test_an_unreachable_server_is_retried_for_as_long_as_the_patience() -> None:
+    with Client(f"127.0.0.1:{_closed_port()}", TOKEN, backoff=0.05, patience=1.0) as sdk:
+        started = time.monotonic()
+        with pytest.raises(FeltlineError) as caught:
+            sdk.get_table(TABLE)
+        took = time.monotonic() - started
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+        assert 1.0 <= took < 3.0
+        started = time.monotonic()
+        with pytest.raises(FeltlineError):
+            list(sdk.watch(TABLE))
+        assert 1.0 <= time.monotonic() - started < 3.0
+
+
+def test_no_retries_means_one_try() -> None:
+    with Client(f"127.0.0.1:{_closed_port()}", TOKEN, retries=0) as sdk:
+        started = time.monotonic()
+        with pytest.raises(FeltlineError):
+            sdk.get_table(TABLE)
+        assert time.monotonic() - started < 1.0
 
 
 def test_a_retry_sends_the_same_request_id(client: Client, fake: Fake) -> None:

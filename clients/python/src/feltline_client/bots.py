@@ -271,7 +271,10 @@ class Player:
     - any other FAILED_PRECONDITION: the moment passed (the clock acted,
       the hand or the table ended); the next turn comes on the stream.
 
-    Any other error ends play with it. Leaving stands up: play ends at once
+    A server that goes away (a restart) is waited for as the client's
+    patience allows, a minute by default: the client retries the action
+    with its request id and resumes the watch from its cursor. Any other
+    error ends play with it. Leaving stands up: play ends at once
     between hands, else after the seat played the hand out and the server
     stood it up, so no hand is left to the clock.
     """
