@@ -35,10 +35,14 @@ from feltline.engine.table import (
     NoSuchSeatError,
     OpenTable,
     SatDown,
+    SatIn,
+    SatOut,
     Seat,
     SeatUnavailableError,
     SeedError,
     SitDown,
+    SitIn,
+    SitOut,
     StandUp,
     StoodUp,
     Table,
@@ -359,6 +363,87 @@ def test_a_player_not_dealt_in_leaves_at_once_during_a_hand() -> None:
     table, dealt = deal(table)
     assert 4 not in {s.seat for s in dealt.seats}  # waits for the big blind
     assert decide(table, StandUp(4)) == [StoodUp(4, "late", 100)]
+
+
+# ---- sitting out
+
+
+def test_sitting_out_during_a_hand_plays_it_out_and_misses_the_next() -> None:
+    table, _ = deal(seated(STUD, 1, 2, 3, stack=60))
+    table, events = step(table, SitOut(2))
+    assert events == [SatOut(2)]
+    assert table.dealt == (1, 2, 3)
+    assert table.leaving == ()  # not folded: plays the hand out
+    table, second = play(run(table, unchanged(table)))
+    assert [s.seat for s in second.seats] == [1, 3]
+    # Not in a hand, the seat leaves at once: no ante paid for a hand it will not play.
+    assert decide(table, StandUp(2)) == [StoodUp(2, "p2", 60)]
+    table, events = step(table, SitIn(2))
+    assert events == [SatIn(2, Entry.PLAYING)]
+    _, third = deal(table)
+    assert [s.seat for s in third.seats] == [1, 2, 3]
+
+
+def test_a_hold_em_player_back_from_sitting_out_waits_for_the_big_blind_or_posts() -> None:
+    table, _ = play(seated(HOLDEM, 1, 2, 3, 4))  # button 1, blinds 2 and 3
+    table = run(table, SitOut(2))
+    table, second = play(table)
+    assert (second.button, second.small_blind, second.big_blind) == (3, 4, 1)
+    assert _entry(table, 2) is Entry.WAITING  # its button went by without it
+    table, third = play(table)
+    assert (third.button, third.small_blind, third.big_blind) == (4, 1, 3)
+    table, events = step(table, SitIn(2))
+    assert events == [SatIn(2, Entry.WAITING)]
+    table, fourth = play(table)
+    assert (fourth.button, fourth.small_blind, fourth.big_blind) == (1, 3, 4)
+    assert [s.seat for s in fourth.seats] == [1, 3, 4]  # the big blind has not reached it
+    table = run(table, SitOut(2), SitIn(2, post_now=True))
+    assert _entry(table, 2) is Entry.POSTING
+    _, fifth = deal(table)
+    assert (fifth.button, fifth.small_blind, fifth.big_blind) == (3, 4, 1)
+    assert ([s.seat for s in fifth.seats], fifth.extra_big_blinds) == ([1, 2, 3, 4], (2,))
+
+
+def test_sitting_out_and_in_before_a_deal_changes_nothing_in_hold_em() -> None:
+    table, _ = play(seated(HOLDEM, 1, 2, 3))
+    table = run(table, SitOut(3), SitIn(3, post_now=True))
+    assert _entry(table, 3) is Entry.PLAYING  # missed nothing: nothing to post
+    _, dealt = deal(table)
+    assert ([s.seat for s in dealt.seats], dealt.extra_big_blinds) == ([1, 2, 3], ())
+
+
+def test_a_hand_needs_two_players_not_sitting_out() -> None:
+    table = run(seated(STUD, 1, 2, 3, stack=60), SitOut(1), SitOut(3))
+    refused(table, DealHand(0, SEED), TooFewPlayersError, "only seat 2 has chips")
+
+
+def test_a_carried_pot_is_played_for_by_its_players_sitting_out_or_not() -> None:
+    table, dealt = deal(seated(JACKPOTS, 1, 2, 3))
+    table = run(table, SitOut(3), passed_out(dealt))
+    _, again = deal(table)
+    assert [s.seat for s in again.seats] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "match"),
+    [
+        (SitOut(2), SeatUnavailableError, "seat 2 is sitting out already"),
+        (SitOut(5), SeatUnavailableError, "seat 5 is empty"),
+        (SitOut(9), NoSuchSeatError, "seat 9 does not exist"),
+        (SitIn(1), SeatUnavailableError, "seat 1 is not sitting out"),
+        (SitIn(2, post_now=True), GameOptionError, "stud-hi-lo has no big blind to post"),
+    ],
+)
+def test_sitting_out_and_in_is_refused(
+    command: TableCommand, error: type[RuleError], match: str
+) -> None:
+    refused(run(seated(STUD, 1, 2, stack=60), SitOut(2)), command, error, match)
+
+
+def test_a_player_leaving_after_the_hand_does_not_sit_out() -> None:
+    table, _ = deal(seated(STUD, 1, 2, stack=60))
+    table = run(table, StandUp(1))
+    refused(table, SitOut(1), SeatUnavailableError, "seat 1 is leaving after this hand")
 
 
 # ---- the button and the blinds

@@ -56,6 +56,18 @@ class TableServiceStub:
     account; during a hand the player is folded at their turn and leaves when
     it ends. Player only.
     """
+    SitOut: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitOutRequest, _tables_pb2.SitOutResponse]
+    """Sits the player out from the next hand on, keeping the seat and stack.
+    The next hand is dealt in the same commit that ends the current one, so
+    a player who wants to leave without paying for the next hand sits out
+    during this one, then stands up once it ends. A hand the player is
+    already dealt into is played to its end. Player only.
+    """
+    SitIn: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitInRequest, _tables_pb2.SitInResponse]
+    """Deals a sitting-out player back in from the next hand. In hold'em a
+    player who missed a deal while out waits for the big blind, as a
+    newcomer does, unless post_now. Player only.
+    """
 
 @_typing.type_check_only
 class TableServiceAsyncStub(TableServiceStub):
@@ -83,6 +95,18 @@ class TableServiceAsyncStub(TableServiceStub):
     """Leaves the table: between hands at once with the stack back to the
     account; during a hand the player is folded at their turn and leaves when
     it ends. Player only.
+    """
+    SitOut: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitOutRequest, _tables_pb2.SitOutResponse]  # type: ignore[assignment]
+    """Sits the player out from the next hand on, keeping the seat and stack.
+    The next hand is dealt in the same commit that ends the current one, so
+    a player who wants to leave without paying for the next hand sits out
+    during this one, then stands up once it ends. A hand the player is
+    already dealt into is played to its end. Player only.
+    """
+    SitIn: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitInRequest, _tables_pb2.SitInResponse]  # type: ignore[assignment]
+    """Deals a sitting-out player back in from the next hand. In hold'em a
+    player who missed a deal while out waits for the big blind, as a
+    newcomer does, unless post_now. Player only.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -144,6 +168,30 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Leaves the table: between hands at once with the stack back to the
         account; during a hand the player is folded at their turn and leaves when
         it ends. Player only.
+        """
+
+    @_abc_1.abstractmethod
+    def SitOut(
+        self,
+        request: _tables_pb2.SitOutRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tables_pb2.SitOutResponse, _abc.Awaitable[_tables_pb2.SitOutResponse]]:
+        """Sits the player out from the next hand on, keeping the seat and stack.
+        The next hand is dealt in the same commit that ends the current one, so
+        a player who wants to leave without paying for the next hand sits out
+        during this one, then stands up once it ends. A hand the player is
+        already dealt into is played to its end. Player only.
+        """
+
+    @_abc_1.abstractmethod
+    def SitIn(
+        self,
+        request: _tables_pb2.SitInRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tables_pb2.SitInResponse, _abc.Awaitable[_tables_pb2.SitInResponse]]:
+        """Deals a sitting-out player back in from the next hand. In hold'em a
+        player who missed a deal while out waits for the big blind, as a
+        newcomer does, unless post_now. Player only.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
