@@ -300,6 +300,31 @@ class Client:
             retry=True,
         )
 
+    def sit_out(self, table_id: str, *, request_id: str | None = None) -> tables_pb2.Table:
+        """Be dealt no hand from the next one on, keeping the seat: the next
+        hand is dealt as the current one ends, so to leave without paying
+        for it, sit out during this one and stand up after it."""
+        request = tables_pb2.SitOutRequest(
+            table_id=table_id, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.SitOut(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
+    def sit_in(
+        self, table_id: str, *, post_now: bool = False, request_id: str | None = None
+    ) -> tables_pb2.Table:
+        """Be dealt in again from the next hand; in hold'em after a missed
+        deal, at the big blind, or at once with ``post_now``."""
+        request = tables_pb2.SitInRequest(
+            table_id=table_id, post_now=post_now, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.SitIn(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
     # ---- play
 
     def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
