@@ -22,6 +22,7 @@ from feltline.engine.table import (
     Entry,
     HandDealt,
     HandFinished,
+    LeavingAfterHand,
     SatIn,
     SatOut,
     StoodUp,
@@ -180,3 +181,35 @@ def test_sitting_out_or_in_wrongly_is_refused_precisely_and_changes_nothing(live
     assert live.room.table(UUID(table)).version == version
     player.sit_in(table)
     assert [e for e in _events(live, table) if isinstance(e, SatIn)] == [SatIn(1, Entry.PLAYING)]
+
+
+def test_a_bot_leaving_after_its_last_hand_is_not_dealt_the_next(live: Live) -> None:
+    table = _table(live)
+    players = [
+        Player(live.client(PLAYER, f"p{n}"), table, CallingStation(), seat=n, buy_in=BUY_IN)
+        for n in (1, 2)
+    ]
+    last = Player(
+        live.client(PLAYER, "p3"), table, CallingStation(), seat=3, buy_in=BUY_IN, hands=2
+    )
+    seated = Seated(table, [*players, last])
+    for p in seated.players:
+        p.sit()
+    seated.start(1, 2, 3)
+    try:
+        _until(lambda: not seated.threads[2].is_alive())
+        _until(lambda: live.room.table(UUID(table)).table.hands >= 3)
+    finally:
+        for p in seated.players:
+            p.stop()
+        for t in seated.threads:
+            t.join(10)
+    events = _events(live, table)
+    finished = [e for e in events if isinstance(e, HandFinished)]
+    stood = next(e for e in events if isinstance(e, StoodUp) and e.seat == 3)
+    assert stood.stack == dict(finished[1].stacks)[3]  # left with hand 2's stack
+    assert [e for e in events if isinstance(e, SatOut)] == [SatOut(3)]
+    assert not any(isinstance(e, LeavingAfterHand) and e.seat == 3 for e in events)
+    third = [e for e in events if isinstance(e, HandDealt)][2]
+    assert [s.seat for s in third.seats] == [1, 2]
+    assert last.refused == []

@@ -276,7 +276,9 @@ class Player:
     with its request id and resumes the watch from its cursor. Any other
     error ends play with it. Leaving stands up: play ends at once
     between hands, else after the seat played the hand out and the server
-    stood it up, so no hand is left to the clock.
+    stood it up, so no hand is left to the clock. With ``hands``, the seat
+    sits out of the next hand as the last one is dealt: the next is dealt as
+    that one ends, and a seat in it would pay its ante or blind to leave.
     """
 
     def __init__(
@@ -298,6 +300,7 @@ class Player:
         self.seated = False
         self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
         self._leaving = False
+        self._sitting_out = False
         self._seating = threading.Lock()  # sitting and standing, from play() and stop()
         self._out = threading.Event()  # play is over; setting it cancels the watch
 
@@ -342,6 +345,9 @@ class Player:
                 self._rebuy(event.hand_finished.stacks)
             elif not self.tracker.dealable:
                 self._leave()
+        elif kind == "hand_dealt" and self.hands is not None:
+            if self.tracker.hands_ended + 1 >= self.hands:
+                self._sit_out()
         elif kind == "stood_up" and event.stood_up.seat == self.seat and self._leaving:
             self._out.set()
 
@@ -386,6 +392,25 @@ class Player:
                 self.client.sit_down(self.table_id, self.seat, self.buy_in)
             except FeltlineError as e:
                 if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self.refused.append(e)
+
+    def _sit_out(self) -> None:
+        """The last hand is dealt: sit out of the next, which is dealt as
+        this one ends, so that leaving after this one costs no ante or
+        blind. A server without SitOut (UNIMPLEMENTED) or a refusal leaves
+        it to standing up, as before."""
+        with self._seating:
+            if self._leaving or self._sitting_out:
+                return
+            self._sitting_out = True  # asked once, whatever the answer
+            try:
+                self.client.sit_out(self.table_id)
+            except FeltlineError as e:
+                if e.code not in (
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                ):
                     raise
                 self.refused.append(e)
 
