@@ -78,4 +78,5 @@ def test_a_busted_bot_buys_in_again_and_is_dealt_back_in(live: Live) -> None:
     busted = [e for e in events if isinstance(e, SatDown) and e.seat == 1]
     assert len(busted) >= 2, "the shover never busted or never sat down again"
     assert _back_in(events, 1)
-    assert [e.reason for e in bots[0].refused] == []
+    seating = [e for e in bots[0].refused if e.reason in ("WRONG_PHASE", "SEAT_UNAVAILABLE")]
+    assert seating == []  # the buy-in again was never refused

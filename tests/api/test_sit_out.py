@@ -212,4 +212,3 @@ def test_a_bot_leaving_after_its_last_hand_is_not_dealt_the_next(live: Live) -> 
     assert not any(isinstance(e, LeavingAfterHand) and e.seat == 3 for e in events)
     third = [e for e in events if isinstance(e, HandDealt)][2]
     assert [s.seat for s in third.seats] == [1, 2]
-    assert last.refused == []
