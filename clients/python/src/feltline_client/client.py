@@ -103,7 +103,7 @@ class Client:
     are tried again after ``backoff`` seconds, doubling up to
     ``max_backoff`` (with jitter, so that a room of bots does not come back
     in step), or after the server's RetryInfo delay, for up to ``patience``
-    seconds since the last success; ``retries``, if given, also caps the
+    seconds from the first failure in a row; ``retries``, if given, also caps the
     attempts in a row (0: never retry).
     """
 
@@ -431,7 +431,7 @@ class Client:
         one."""
         cursor = after
         failures = 0
-        since = time.monotonic()
+        since = 0.0  # when the failures in a row began
         while stop is None or not stop.is_set():
             request = watch_pb2.WatchTableBatchesRequest(table_id=table_id, after=cursor)
             call = self.watcher.WatchTableBatches(request, metadata=self.metadata())
@@ -439,7 +439,7 @@ class Client:
                 _cancel_when_set(stop, call)
             try:
                 for batch in call:
-                    failures, since = 0, time.monotonic()
+                    failures = 0
                     for item in batch.messages:
                         cursor = item.cursor
                         yield item
@@ -456,6 +456,8 @@ class Client:
                 error = from_rpc_error(e)
             if stop is not None and stop.is_set():
                 return
+            if not failures:  # patience counts from the drop: a table may be quiet for long
+                since = time.monotonic()
             pause = self._pause(error, failures, since) if reconnect else None
             if pause is None:
                 raise error from None
