@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from feltline_client import Client
+from feltline_client import Client, FeltlineError
 from feltline_client.bots import (
     FLUSH,
     FULL_HOUSE,
@@ -31,7 +31,7 @@ from feltline_client.bots import (
     rank_five,
 )
 from feltline_client.table import Move, Spot
-from feltline_protos.v1 import common_pb2, play_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, play_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
 
@@ -309,3 +309,46 @@ def test_stop_ends_a_run_waiting_on_a_quiet_table(room: Room) -> None:
         assert player.tracker.seat == 1
         assert not client.get_table(table).HasField("viewer_seat")  # stood up
     room.close_table(table)
+
+
+class StillDealtIn(Client):
+    """A scripted server where the broke seat 1 is still dealt into the hand
+    being played (a carried jackpots pot it is all in for): standing up
+    waits for the hand to end, and the seat is taken until then."""
+
+    def __init__(self) -> None:
+        super().__init__("127.0.0.1:1", "token")
+        self.calls: list[str] = []
+        self.leaving = False
+
+    def sit_down(self, table_id: str, seat: int, buy_in: int, **_: Any) -> tables_pb2.Table:
+        self.calls.append("sit_down")
+        if self.leaving:
+            raise FeltlineError(
+                grpc.StatusCode.FAILED_PRECONDITION, "seat 1 is taken", "SEAT_UNAVAILABLE"
+            )
+        return tables_pb2.Table()
+
+    def stand_up(self, table_id: str, **_: Any) -> tables_pb2.StandUpResponse:
+        self.calls.append("stand_up")
+        self.leaving = True
+        return tables_pb2.StandUpResponse(leaving_after_hand=True)
+
+    def watch(self, table_id: str, **_: Any) -> Iterator[watch_pb2.WatchTableResponse]:
+        table = tables_pb2.Table(viewer_seat=1)
+        yield watch_pb2.WatchTableResponse(snapshot=watch_pb2.TableSnapshot(table=table))
+        finished = events_pb2.HandFinished(stacks=[common_pb2.SeatAmount(seat=1, amount=0)])
+        yield watch_pb2.WatchTableResponse(event=events_pb2.Event(hand_finished=finished))
+        self.leaving = False  # the next hand ends: the server stands seat 1 up
+        stood = events_pb2.StoodUp(seat=1, player_id="alice", stack=5)
+        yield watch_pb2.WatchTableResponse(event=events_pb2.Event(stood_up=stood))
+        closed = events_pb2.Event(table_closed=events_pb2.TableClosed())
+        yield watch_pb2.WatchTableResponse(event=closed)
+
+
+def test_a_broke_seat_still_dealt_in_buys_in_again_once_it_is_stood_up() -> None:
+    client = StillDealtIn()
+    player = Player(client, "t", CallingStation(), seat=1, buy_in=400, rebuy=True)
+    player.play()
+    assert client.calls == ["sit_down", "stand_up", "sit_down"]
+    assert player.refused == []

@@ -301,6 +301,7 @@ class Player:
         self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
         self._leaving = False
         self._sitting_out = False
+        self._rejoining = False  # stood up to rebuy, waiting for the hand to end
         self._seating = threading.Lock()  # sitting and standing, from play() and stop()
         self._out = threading.Event()  # play is over; setting it cancels the watch
 
@@ -348,8 +349,14 @@ class Player:
         elif kind == "hand_dealt" and self.hands is not None:
             if self.tracker.hands_ended + 1 >= self.hands:
                 self._sit_out()
-        elif kind == "stood_up" and event.stood_up.seat == self.seat and self._leaving:
-            self._out.set()
+        elif kind == "stood_up" and event.stood_up.seat == self.seat:
+            if self._leaving:
+                self._out.set()
+            elif self._rejoining:
+                with self._seating:
+                    self._rejoining = False
+                    if not self._leaving:
+                        self._sit_again()
 
     def _turn(self, spot: Spot, seen: Seen) -> None:
         move = self.strategy.decide(spot)
@@ -381,19 +388,34 @@ class Player:
                     raise
 
     def _rebuy(self, stacks: Sequence[common_pb2.SeatAmount]) -> None:
-        """Broke after a hand: stand up and buy in again."""
+        """Broke after a hand: stand up and buy in again. A broke seat can
+        still be dealt into the next hand (all in for a carried jackpots
+        pot); it is then stood up only when that hand ends, and sits down
+        again when the stream says so."""
         if next((s.amount for s in stacks if s.seat == self.seat), None) != 0:
             return
         with self._seating:
-            if self._leaving:
+            if self._leaving or self._rejoining:
                 return
             try:
-                self.client.stand_up(self.table_id)
-                self.client.sit_down(self.table_id, self.seat, self.buy_in)
+                if self.client.stand_up(self.table_id).leaving_after_hand:
+                    self._rejoining = True
+                    return
             except FeltlineError as e:
                 if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
                     raise
                 self.refused.append(e)
+                return
+            self._sit_again()
+
+    def _sit_again(self) -> None:
+        """Buy in again at the same seat (the seating lock held)."""
+        try:
+            self.client.sit_down(self.table_id, self.seat, self.buy_in)
+        except FeltlineError as e:
+            if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            self.refused.append(e)
 
     def _sit_out(self) -> None:
         """The last hand is dealt: sit out of the next, which is dealt as
