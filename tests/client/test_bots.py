@@ -352,3 +352,37 @@ def test_a_broke_seat_still_dealt_in_buys_in_again_once_it_is_stood_up() -> None
     player.play()
     assert client.calls == ["sit_down", "stand_up", "sit_down"]
     assert player.refused == []
+
+
+def test_players_done_after_their_hands_sit_out_and_no_later_hand_is_dealt(room: Room) -> None:
+    table = room.open_table()
+    clients = [room.client("alice"), room.client("bob")]
+    players = [
+        Player(c, table, CallingStation(), seat=n, buy_in=400, hands=2)
+        for n, c in enumerate(clients, start=1)
+    ]
+    failures = _play_all(players)
+    with room.client("admin") as admin:
+        seen = admin.get_table(table)
+    room.close_table(table)
+    for c in clients:
+        c.close()
+    assert not failures
+    assert seen.hands_dealt == 2  # both sat out of hand 3 as hand 2 was dealt
+    assert not seen.seats  # and left without it
+    assert not [e for p in players for e in p.refused if e.reason != "STALE_STATE"]
+
+
+def test_sitting_out_and_in_shows_in_the_seat_status(room: Room) -> None:
+    table = room.open_table()
+    with room.client("alice") as alice:
+        alice.sit_down(table, 1, 400)
+        out = alice.sit_out(table)
+        assert [s.status for s in out.seats] == [common_pb2.SEAT_STATUS_SITTING_OUT]
+        with pytest.raises(FeltlineError) as caught:
+            alice.sit_out(table)
+        assert caught.value.reason == "SEAT_UNAVAILABLE"
+        back = alice.sit_in(table)
+        assert [s.status for s in back.seats] == [common_pb2.SEAT_STATUS_PLAYING]
+        alice.stand_up(table)
+    room.close_table(table)
