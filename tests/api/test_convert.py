@@ -83,6 +83,8 @@ SAMPLES: list[hand.Event] = [
     table.JoinedPot(4, 30),
     table.ChipsAdded(4, 50),
     table.LeavingAfterHand(4),
+    table.SatOut(4),
+    table.SatIn(4, table.Entry.WAITING),
     table.StoodUp(4, "carol", 380, forfeited=12),
     table.TimeCharged(1, 6, 3),
     table.HandDealt(

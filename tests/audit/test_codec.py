@@ -138,6 +138,8 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
         table.EndHand(((1, 48), (2, 58)), passed_out=PassedOut(((1, 1), (2, 1)), dead=0)),
         table.SitDown(3, "cy", 50, at=6, join_pot=True),
         table.DealHand(at=7, seed=bytes(32)),
+        table.SitOut(2),
+        table.SitIn(2),
         table.StandUp(1),
         table.EndHand(
             ((1, 47), (2, 57), (3, 47)), passed_out=PassedOut(((1, 2), (2, 2), (3, 2)), dead=0)

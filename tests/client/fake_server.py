@@ -277,6 +277,28 @@ class FakeServer(
 
         return self._run(request, context, stand, auth_pb2.ROLE_PLAYER)
 
+    def SitOut(self, request: Any, context: grpc.ServicerContext) -> Any:
+        def sit_out(r: Any, claims: Any) -> Any:
+            table = self._table(r.table_id)
+            seat = table.seat_of(claims)
+            if not seat:
+                raise Refused(code_pb2.FAILED_PRECONDITION, "NOT_SEATED", "not seated")
+            table.sit_out(seat, out=True)
+            return tables_pb2.SitOutResponse(table=table.view(seat))
+
+        return self._run(request, context, sit_out, auth_pb2.ROLE_PLAYER)
+
+    def SitIn(self, request: Any, context: grpc.ServicerContext) -> Any:
+        def sit_in(r: Any, claims: Any) -> Any:
+            table = self._table(r.table_id)
+            seat = table.seat_of(claims)
+            if not seat:
+                raise Refused(code_pb2.FAILED_PRECONDITION, "NOT_SEATED", "not seated")
+            table.sit_out(seat, out=False)
+            return tables_pb2.SitInResponse(table=table.view(seat))
+
+        return self._run(request, context, sit_in, auth_pb2.ROLE_PLAYER)
+
     # ---- play
 
     def Act(self, request: Any, context: grpc.ServicerContext) -> Any:
@@ -349,6 +371,7 @@ class _Seat:
     player: str
     stack: int
     leaving: bool = False
+    sitting_out: bool = False
 
 
 class _Table:
@@ -436,6 +459,8 @@ class _Table:
                     stack=s.stack,
                     status=common_pb2.SEAT_STATUS_LEAVING
                     if s.leaving
+                    else common_pb2.SEAT_STATUS_SITTING_OUT
+                    if s.sitting_out
                     else common_pb2.SEAT_STATUS_PLAYING,
                 )
                 for n, s in sorted(self.seats.items())
@@ -546,6 +571,21 @@ class _Table:
         )
         return False
 
+    def sit_out(self, seat: int, *, out: bool) -> None:
+        """Sit out of the hands dealt from now on, or back in."""
+        if self.seats[seat].sitting_out == out:
+            said = "sitting out already" if out else "not sitting out"
+            raise Refused(
+                code_pb2.FAILED_PRECONDITION, "SEAT_UNAVAILABLE", f"seat {seat} is {said}"
+            )
+        self.seats[seat].sitting_out = out
+        if out:
+            self._table_event(sat_out=events_pb2.SatOut(seat=seat))
+        else:
+            status = common_pb2.SEAT_STATUS_PLAYING
+            self._table_event(sat_in=events_pb2.SatIn(seat=seat, status=status))
+            self._maybe_deal()
+
     def close(self, reason: str) -> None:
         if self.closed:
             return
@@ -561,7 +601,9 @@ class _Table:
     # ---- dealing
 
     def _maybe_deal(self) -> None:
-        ready = sorted(n for n, s in self.seats.items() if s.stack > 0 and not s.leaving)
+        ready = sorted(
+            n for n, s in self.seats.items() if s.stack > 0 and not (s.leaving or s.sitting_out)
+        )
         if self.closed or self.hand or len(ready) < 2:
             return
         self.hands_dealt += 1

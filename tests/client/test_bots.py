@@ -11,7 +11,7 @@ from typing import Any
 import grpc
 import pytest
 
-from feltline_client import Client
+from feltline_client import Client, FeltlineError
 from feltline_client.bots import (
     FLUSH,
     FULL_HOUSE,
@@ -31,7 +31,7 @@ from feltline_client.bots import (
     rank_five,
 )
 from feltline_client.table import Move, Spot
-from feltline_protos.v1 import common_pb2, play_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, play_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
 
@@ -308,4 +308,81 @@ def test_stop_ends_a_run_waiting_on_a_quiet_table(room: Room) -> None:
         assert not thread.is_alive()
         assert player.tracker.seat == 1
         assert not client.get_table(table).HasField("viewer_seat")  # stood up
+    room.close_table(table)
+
+
+class StillDealtIn(Client):
+    """A scripted server where the broke seat 1 is still dealt into the hand
+    being played (a carried jackpots pot it is all in for): standing up
+    waits for the hand to end, and the seat is taken until then."""
+
+    def __init__(self) -> None:
+        super().__init__("127.0.0.1:1", "token")
+        self.calls: list[str] = []
+        self.leaving = False
+
+    def sit_down(self, table_id: str, seat: int, buy_in: int, **_: Any) -> tables_pb2.Table:
+        self.calls.append("sit_down")
+        if self.leaving:
+            raise FeltlineError(
+                grpc.StatusCode.FAILED_PRECONDITION, "seat 1 is taken", "SEAT_UNAVAILABLE"
+            )
+        return tables_pb2.Table()
+
+    def stand_up(self, table_id: str, **_: Any) -> tables_pb2.StandUpResponse:
+        self.calls.append("stand_up")
+        self.leaving = True
+        return tables_pb2.StandUpResponse(leaving_after_hand=True)
+
+    def watch(self, table_id: str, **_: Any) -> Iterator[watch_pb2.WatchTableResponse]:
+        table = tables_pb2.Table(viewer_seat=1)
+        yield watch_pb2.WatchTableResponse(snapshot=watch_pb2.TableSnapshot(table=table))
+        finished = events_pb2.HandFinished(stacks=[common_pb2.SeatAmount(seat=1, amount=0)])
+        yield watch_pb2.WatchTableResponse(event=events_pb2.Event(hand_finished=finished))
+        self.leaving = False  # the next hand ends: the server stands seat 1 up
+        stood = events_pb2.StoodUp(seat=1, player_id="alice", stack=5)
+        yield watch_pb2.WatchTableResponse(event=events_pb2.Event(stood_up=stood))
+        closed = events_pb2.Event(table_closed=events_pb2.TableClosed())
+        yield watch_pb2.WatchTableResponse(event=closed)
+
+
+def test_a_broke_seat_still_dealt_in_buys_in_again_once_it_is_stood_up() -> None:
+    client = StillDealtIn()
+    player = Player(client, "t", CallingStation(), seat=1, buy_in=400, rebuy=True)
+    player.play()
+    assert client.calls == ["sit_down", "stand_up", "sit_down"]
+    assert player.refused == []
+
+
+def test_players_done_after_their_hands_sit_out_and_no_later_hand_is_dealt(room: Room) -> None:
+    table = room.open_table()
+    clients = [room.client("alice"), room.client("bob")]
+    players = [
+        Player(c, table, CallingStation(), seat=n, buy_in=400, hands=2)
+        for n, c in enumerate(clients, start=1)
+    ]
+    failures = _play_all(players)
+    with room.client("admin") as admin:
+        seen = admin.get_table(table)
+    room.close_table(table)
+    for c in clients:
+        c.close()
+    assert not failures
+    assert seen.hands_dealt == 2  # both sat out of hand 3 as hand 2 was dealt
+    assert not seen.seats  # and left without it
+    assert not [e for p in players for e in p.refused if e.reason != "STALE_STATE"]
+
+
+def test_sitting_out_and_in_shows_in_the_seat_status(room: Room) -> None:
+    table = room.open_table()
+    with room.client("alice") as alice:
+        alice.sit_down(table, 1, 400)
+        out = alice.sit_out(table)
+        assert [s.status for s in out.seats] == [common_pb2.SEAT_STATUS_SITTING_OUT]
+        with pytest.raises(FeltlineError) as caught:
+            alice.sit_out(table)
+        assert caught.value.reason == "SEAT_UNAVAILABLE"
+        back = alice.sit_in(table)
+        assert [s.status for s in back.seats] == [common_pb2.SEAT_STATUS_PLAYING]
+        alice.stand_up(table)
     room.close_table(table)

@@ -144,6 +144,11 @@ class Fake(
                 item = watch_pb2.WatchTableResponse(
                     cursor="1", snapshot=watch_pb2.TableSnapshot(table=self._table())
                 )
+            elif n == 5:  # the table's last event: the stream ends after it
+                event = events_pb2.Event(
+                    table_id=TABLE, sequence=n, table_closed=events_pb2.TableClosed()
+                )
+                item = watch_pb2.WatchTableResponse(cursor=str(n), event=event)
             else:
                 event = events_pb2.Event(
                     table_id=TABLE,
@@ -206,6 +211,82 @@ def test_changes_get_a_fresh_request_id_each(client: Client, fake: Fake) -> None
     client.sit_down(TABLE, seat=3, buy_in=200)
     first, second = (r.request_id for r in fake.requests)
     assert uuid.UUID(first) != uuid.UUID(second)
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.stop(grace=None)
+    return port
+
+
+def test_an_unreachable_server_is_retried_for_as_long_as_the_patience() -> None:
+    with Client(f"127.0.0.1:{_closed_port()}", TOKEN, backoff=0.05, patience=1.0) as sdk:
+        started = time.monotonic()
+        with pytest.raises(FeltlineError) as caught:
+            sdk.get_table(TABLE)
+        took = time.monotonic() - started
+        assert caught.value.code is grpc.StatusCode.UNAVAILABLE
+        assert 1.0 <= took < 3.0
+        started = time.monotonic()
+        with pytest.raises(FeltlineError):
+            list(sdk.watch(TABLE))
+        assert 1.0 <= time.monotonic() - started < 3.0
+
+
+class _Dropped(grpc.RpcError):
+    """A watch call failing as a server going away does."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "socket closed"
+
+    def trailing_metadata(self) -> tuple[()]:
+        return ()
+
+
+def test_patience_counts_from_the_drop_not_from_the_last_message(client: Client) -> None:
+    # A quiet table: the last batch came longer ago than the patience when the
+    # server goes away, and the watch still waits for it to come back.
+    snapshot = watch_pb2.WatchTableResponse(cursor="1", snapshot=watch_pb2.TableSnapshot())
+    closed = watch_pb2.WatchTableResponse(
+        cursor="2", event=events_pb2.Event(table_closed=events_pb2.TableClosed())
+    )
+    calls: list[str] = []
+
+    def quiet_then_dropped() -> Iterator[watch_pb2.WatchTableBatchesResponse]:
+        yield watch_pb2.WatchTableBatchesResponse(messages=[snapshot])
+        time.sleep(0.6)
+        raise _Dropped()
+
+    def down() -> Iterator[watch_pb2.WatchTableBatchesResponse]:
+        raise _Dropped()
+        yield  # a generator, failing when read
+
+    def back() -> Iterator[watch_pb2.WatchTableBatchesResponse]:
+        yield watch_pb2.WatchTableBatchesResponse(messages=[closed])
+
+    answers = iter([quiet_then_dropped, down, back])
+
+    def watch(request: watch_pb2.WatchTableBatchesRequest, **_: object) -> object:
+        calls.append(request.after)
+        return next(answers)()
+
+    client.patience = 0.5
+    client.watcher.WatchTableBatches = watch  # type: ignore[method-assign]
+    assert [i.cursor for i in client.watch(TABLE)] == ["1", "2"]
+    assert calls == ["", "1", "1"]
+
+
+def test_no_retries_means_one_try() -> None:
+    with Client(f"127.0.0.1:{_closed_port()}", TOKEN, retries=0) as sdk:
+        started = time.monotonic()
+        with pytest.raises(FeltlineError):
+            sdk.get_table(TABLE)
+        assert time.monotonic() - started < 1.0
 
 
 def test_a_retry_sends_the_same_request_id(client: Client, fake: Fake) -> None:

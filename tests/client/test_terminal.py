@@ -22,8 +22,8 @@ def test_typed_moves_parse() -> None:
     assert parse_move("bring in") == Move("bring_in")
 
 
-def _opponent(room: Room, table: str) -> tuple[Player, threading.Thread]:
-    player = Player(room.client("bob"), table, CallingStation(), seat=2, buy_in=400, hands=1)
+def _opponent(room: Room, table: str, hands: int = 1) -> tuple[Player, threading.Thread]:
+    player = Player(room.client("bob"), table, CallingStation(), seat=2, buy_in=400, hands=hands)
     thread = threading.Thread(target=player.play)
     thread.start()
     return player, thread
@@ -66,7 +66,9 @@ def test_a_hand_played_by_typing(room: Room) -> None:
 def test_the_console_script_reads_the_environment(room: Room) -> None:
     """Run as people do: a process, the token from the environment, EOF to leave."""
     table = room.open_table()
-    bob, thread = _opponent(room, table)
+    # A second hand for the script's end of input to arrive on its turn: bob
+    # sits out of any hand after his last, so with one there would be no turn.
+    bob, thread = _opponent(room, table, hands=2)
     env = {**os.environ, "FELTLINE_TARGET": room.target, "FELTLINE_TOKEN": room.players["alice"]}
     script = [sys.executable, "-m", "feltline_client.terminal", "--table", table]
     done = subprocess.run(

@@ -35,10 +35,14 @@ from feltline.engine.table import (
     NoSuchSeatError,
     OpenTable,
     SatDown,
+    SatIn,
+    SatOut,
     Seat,
     SeatUnavailableError,
     SeedError,
     SitDown,
+    SitIn,
+    SitOut,
     StandUp,
     StoodUp,
     Table,
@@ -274,11 +278,50 @@ def test_only_a_blind_game_has_a_big_blind_to_post() -> None:
     refused(seated(STUD, 1, 2), command, GameOptionError, "stud-hi-lo has no big blind to post")
 
 
-def test_players_sit_down_and_add_chips_only_between_hands() -> None:
+def test_chips_are_added_only_to_a_seat_not_in_the_hand_being_played() -> None:
     table, _ = deal(seated(HOLDEM, 1, 2))
-    refused(table, SitDown(3, "cy", 100, at=0), HandInProgressError, "sit down between hands")
-    refused(table, AddChips(1, 10), HandInProgressError, "added only between hands")
-    refused(table, AddChips(5, 10), HandInProgressError, "added only between hands")
+    refused(table, AddChips(1, 10), HandInProgressError, "seat 1 is in the hand being played")
+    refused(table, AddChips(5, 10), SeatUnavailableError, "seat 5 is empty")
+
+
+def test_a_busted_player_buys_in_again_while_the_others_play_on() -> None:
+    # Seat 3 went broke in the last hand; the next was dealt to 1 and 2 at once
+    # (the dealer deals in the request that ends a hand), so the table is never
+    # between hands for everyone. For seat 3 it is: its chips are in no hand.
+    table, _ = deal(seated(STUD, 1, 2, 3))
+    table = run(table, EndHand(((1, 200), (2, 100), (3, 0))))
+    table, dealt = deal(table)
+    assert [s.seat for s in dealt.seats] == [1, 2]
+    table, events = step(table, AddChips(3, 50))
+    assert events == [ChipsAdded(3, 50)]
+    table, events = step(table, StandUp(3))
+    assert events == [StoodUp(3, "p3", 50)]
+    table, events = step(table, SitDown(3, "p3", 60, at=0))
+    assert events == [SatDown(3, "p3", 60, 0, Entry.PLAYING)]
+    assert table.dealt == (1, 2)
+    table = run(table, EndHand(((1, 150), (2, 150))))  # the hand's result is the dealt seats'
+    assert _stack(table, 3) == 60
+    _, dealt = deal(table)
+    assert [(s.seat, s.stack) for s in dealt.seats] == [(1, 150), (2, 150), (3, 60)]
+
+
+def test_a_newcomer_sitting_down_during_a_hold_em_hand_waits_for_the_big_blind() -> None:
+    table, _ = deal(seated(HOLDEM, 1, 2, 3))
+    table = run(table, SitDown(5, "new", 100, at=0), SitDown(6, "now", 100, at=0, post_now=True))
+    assert (_entry(table, 5), _entry(table, 6)) == (Entry.WAITING, Entry.POSTING)
+    assert table.dealt == (1, 2, 3)
+
+
+def test_a_carried_pot_is_joined_only_between_deals() -> None:
+    table, dealt = deal(seated(JACKPOTS, 1, 2))
+    table = run(table, passed_out(dealt))
+    table, _ = deal(table)
+    refused(
+        table,
+        SitDown(3, "new", 60, at=0, join_pot=True),
+        HandInProgressError,
+        "the carried pot is being played for",
+    )
 
 
 def test_chips_are_added_up_to_the_maximum_buy_in() -> None:
@@ -320,6 +363,87 @@ def test_a_player_not_dealt_in_leaves_at_once_during_a_hand() -> None:
     table, dealt = deal(table)
     assert 4 not in {s.seat for s in dealt.seats}  # waits for the big blind
     assert decide(table, StandUp(4)) == [StoodUp(4, "late", 100)]
+
+
+# ---- sitting out
+
+
+def test_sitting_out_during_a_hand_plays_it_out_and_misses_the_next() -> None:
+    table, _ = deal(seated(STUD, 1, 2, 3, stack=60))
+    table, events = step(table, SitOut(2))
+    assert events == [SatOut(2)]
+    assert table.dealt == (1, 2, 3)
+    assert table.leaving == ()  # not folded: plays the hand out
+    table, second = play(run(table, unchanged(table)))
+    assert [s.seat for s in second.seats] == [1, 3]
+    # Not in a hand, the seat leaves at once: no ante paid for a hand it will not play.
+    assert decide(table, StandUp(2)) == [StoodUp(2, "p2", 60)]
+    table, events = step(table, SitIn(2))
+    assert events == [SatIn(2, Entry.PLAYING)]
+    _, third = deal(table)
+    assert [s.seat for s in third.seats] == [1, 2, 3]
+
+
+def test_a_hold_em_player_back_from_sitting_out_waits_for_the_big_blind_or_posts() -> None:
+    table, _ = play(seated(HOLDEM, 1, 2, 3, 4))  # button 1, blinds 2 and 3
+    table = run(table, SitOut(2))
+    table, second = play(table)
+    assert (second.button, second.small_blind, second.big_blind) == (3, 4, 1)
+    assert _entry(table, 2) is Entry.WAITING  # its button went by without it
+    table, third = play(table)
+    assert (third.button, third.small_blind, third.big_blind) == (4, 1, 3)
+    table, events = step(table, SitIn(2))
+    assert events == [SatIn(2, Entry.WAITING)]
+    table, fourth = play(table)
+    assert (fourth.button, fourth.small_blind, fourth.big_blind) == (1, 3, 4)
+    assert [s.seat for s in fourth.seats] == [1, 3, 4]  # the big blind has not reached it
+    table = run(table, SitOut(2), SitIn(2, post_now=True))
+    assert _entry(table, 2) is Entry.POSTING
+    _, fifth = deal(table)
+    assert (fifth.button, fifth.small_blind, fifth.big_blind) == (3, 4, 1)
+    assert ([s.seat for s in fifth.seats], fifth.extra_big_blinds) == ([1, 2, 3, 4], (2,))
+
+
+def test_sitting_out_and_in_before_a_deal_changes_nothing_in_hold_em() -> None:
+    table, _ = play(seated(HOLDEM, 1, 2, 3))
+    table = run(table, SitOut(3), SitIn(3, post_now=True))
+    assert _entry(table, 3) is Entry.PLAYING  # missed nothing: nothing to post
+    _, dealt = deal(table)
+    assert ([s.seat for s in dealt.seats], dealt.extra_big_blinds) == ([1, 2, 3], ())
+
+
+def test_a_hand_needs_two_players_not_sitting_out() -> None:
+    table = run(seated(STUD, 1, 2, 3, stack=60), SitOut(1), SitOut(3))
+    refused(table, DealHand(0, SEED), TooFewPlayersError, "only seat 2 has chips")
+
+
+def test_a_carried_pot_is_played_for_by_its_players_sitting_out_or_not() -> None:
+    table, dealt = deal(seated(JACKPOTS, 1, 2, 3))
+    table = run(table, SitOut(3), passed_out(dealt))
+    _, again = deal(table)
+    assert [s.seat for s in again.seats] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "match"),
+    [
+        (SitOut(2), SeatUnavailableError, "seat 2 is sitting out already"),
+        (SitOut(5), SeatUnavailableError, "seat 5 is empty"),
+        (SitOut(9), NoSuchSeatError, "seat 9 does not exist"),
+        (SitIn(1), SeatUnavailableError, "seat 1 is not sitting out"),
+        (SitIn(2, post_now=True), GameOptionError, "stud-hi-lo has no big blind to post"),
+    ],
+)
+def test_sitting_out_and_in_is_refused(
+    command: TableCommand, error: type[RuleError], match: str
+) -> None:
+    refused(run(seated(STUD, 1, 2, stack=60), SitOut(2)), command, error, match)
+
+
+def test_a_player_leaving_after_the_hand_does_not_sit_out() -> None:
+    table, _ = deal(seated(STUD, 1, 2, stack=60))
+    table = run(table, StandUp(1))
+    refused(table, SitOut(1), SeatUnavailableError, "seat 1 is leaving after this hand")
 
 
 # ---- the button and the blinds
@@ -829,3 +953,9 @@ def test_random_play_conserves_chips_and_replays(rules: Rules, data: st.DataObje
         assert set(table.pot.entitled) <= {s.number for s in table.seats}
         assert len(table.pot.entitled) != 1
     assert reduce(evolve, log, Table()) == table
+
+
+def _entry(table: Table, number: int) -> Entry:
+    seat = table.seat(number)
+    assert seat is not None
+    return seat.entry

@@ -271,9 +271,14 @@ class Player:
     - any other FAILED_PRECONDITION: the moment passed (the clock acted,
       the hand or the table ended); the next turn comes on the stream.
 
-    Any other error ends play with it. Leaving stands up: play ends at once
+    A server that goes away (a restart) is waited for as the client's
+    patience allows, a minute by default: the client retries the action
+    with its request id and resumes the watch from its cursor. Any other
+    error ends play with it. Leaving stands up: play ends at once
     between hands, else after the seat played the hand out and the server
-    stood it up, so no hand is left to the clock.
+    stood it up, so no hand is left to the clock. With ``hands``, the seat
+    sits out of the next hand as the last one is dealt: the next is dealt as
+    that one ends, and a seat in it would pay its ante or blind to leave.
     """
 
     def __init__(
@@ -295,6 +300,8 @@ class Player:
         self.seated = False
         self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
         self._leaving = False
+        self._sitting_out = False
+        self._rejoining = False  # stood up to rebuy, waiting for the hand to end
         self._seating = threading.Lock()  # sitting and standing, from play() and stop()
         self._out = threading.Event()  # play is over; setting it cancels the watch
 
@@ -339,8 +346,17 @@ class Player:
                 self._rebuy(event.hand_finished.stacks)
             elif not self.tracker.dealable:
                 self._leave()
-        elif kind == "stood_up" and event.stood_up.seat == self.seat and self._leaving:
-            self._out.set()
+        elif kind == "hand_dealt" and self.hands is not None:
+            if self.tracker.hands_ended + 1 >= self.hands:
+                self._sit_out()
+        elif kind == "stood_up" and event.stood_up.seat == self.seat:
+            if self._leaving:
+                self._out.set()
+            elif self._rejoining:
+                with self._seating:
+                    self._rejoining = False
+                    if not self._leaving:
+                        self._sit_again()
 
     def _turn(self, spot: Spot, seen: Seen) -> None:
         move = self.strategy.decide(spot)
@@ -372,17 +388,51 @@ class Player:
                     raise
 
     def _rebuy(self, stacks: Sequence[common_pb2.SeatAmount]) -> None:
-        """Broke after a hand: stand up and buy in again."""
+        """Broke after a hand: stand up and buy in again. A broke seat can
+        still be dealt into the next hand (all in for a carried jackpots
+        pot); it is then stood up only when that hand ends, and sits down
+        again when the stream says so."""
         if next((s.amount for s in stacks if s.seat == self.seat), None) != 0:
             return
         with self._seating:
-            if self._leaving:
+            if self._leaving or self._rejoining:
                 return
             try:
-                self.client.stand_up(self.table_id)
-                self.client.sit_down(self.table_id, self.seat, self.buy_in)
+                if self.client.stand_up(self.table_id).leaving_after_hand:
+                    self._rejoining = True
+                    return
             except FeltlineError as e:
                 if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self.refused.append(e)
+                return
+            self._sit_again()
+
+    def _sit_again(self) -> None:
+        """Buy in again at the same seat (the seating lock held)."""
+        try:
+            self.client.sit_down(self.table_id, self.seat, self.buy_in)
+        except FeltlineError as e:
+            if e.code is not grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            self.refused.append(e)
+
+    def _sit_out(self) -> None:
+        """The last hand is dealt: sit out of the next, which is dealt as
+        this one ends, so that leaving after this one costs no ante or
+        blind. A server without SitOut (UNIMPLEMENTED) or a refusal leaves
+        it to standing up, as before."""
+        with self._seating:
+            if self._leaving or self._sitting_out:
+                return
+            self._sitting_out = True  # asked once, whatever the answer
+            try:
+                self.client.sit_out(self.table_id)
+            except FeltlineError as e:
+                if e.code not in (
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                ):
                     raise
                 self.refused.append(e)
 

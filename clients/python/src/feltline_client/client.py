@@ -4,12 +4,17 @@ It hides three things every caller would otherwise repeat: the bearer token
 in each call's metadata, a fresh idempotency id for each change (reused when
 a call is retried, so a retry is never applied twice), and reconnecting a
 table's watch from the last cursor received.
+
+Retries are bounded by time, not by count: a server that restarts is gone
+for seconds, and a player that gave up after a second would stand up for
+nothing. By default a call or a watch keeps trying for a minute.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import random
 import threading
 import time
 import uuid
@@ -39,6 +44,13 @@ T = TypeVar("T")
 # Codes after which the same request, with the same request id, may be sent
 # again: nothing was applied, or it was and the server answers as before.
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+# The channel's own reconnection backoff (gRPC's grows to two minutes): a
+# restarted server is found within a second of listening again.
+CHANNEL_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
 DECLARATIONS = {
     "low": common_pb2.DECLARATION_LOW,
     "high": common_pb2.DECLARATION_HIGH,
@@ -123,8 +135,16 @@ class Client:
     (called before every call, so a refreshed token is picked up). With
     ``tls`` the channel to ``target`` is encrypted and the server's
     certificate checked (``Tls()``: against the system's authorities);
-    without, it is plain text, fit only for local use. Pass ``channel`` to
-    use a channel of your own (options) instead.
+    without, it is plain text, fit only for local use; either way with
+    :data:`CHANNEL_OPTIONS`. Pass ``channel`` to use a channel of your own
+    (options) instead.
+
+    A call that fails with UNAVAILABLE or ABORTED, and a watch that drops,
+    are tried again after ``backoff`` seconds, doubling up to
+    ``max_backoff`` (with jitter, so that a room of bots does not come back
+    in step), or after the server's RetryInfo delay, for up to ``patience``
+    seconds from the first failure in a row; ``retries``, if given, also caps the
+    attempts in a row (0: never retry).
     """
 
     def __init__(
@@ -135,8 +155,10 @@ class Client:
         channel: grpc.Channel | None = None,
         tls: Tls | None = None,
         timeout: float | None = 10.0,
-        retries: int = 3,
+        retries: int | None = None,
         backoff: float = 0.2,
+        max_backoff: float = 2.0,
+        patience: float = 60.0,
     ) -> None:
         if channel is None and not target:
             raise ValueError("give a target such as 'localhost:50051', or a channel")
@@ -146,13 +168,15 @@ class Client:
         if channel is not None:
             self.channel = channel
         elif tls is not None:
-            self.channel = grpc.secure_channel(target, tls.credentials())
+            self.channel = grpc.secure_channel(target, tls.credentials(), options=CHANNEL_OPTIONS)
         else:
-            self.channel = grpc.insecure_channel(target)
+            self.channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
         self._token = token if callable(token) else (lambda: token)
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.patience = patience
         self.tables = tables_pb2_grpc.TableServiceStub(self.channel)
         self.play = play_pb2_grpc.PlayServiceStub(self.channel)
         self.watcher = watch_pb2_grpc.WatchServiceStub(self.channel)
@@ -180,16 +204,35 @@ class Client:
         """Run ``call``; on a retryable failure run it again (the request,
         request id included, is the same) with a growing pause."""
         attempt = 0
+        since = time.monotonic()
         while True:
             try:
                 return call()
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
-                if not retry or error.code not in RETRYABLE or attempt >= self.retries:
+                pause = self._pause(error, attempt, since) if retry else None
+                if pause is None:
                     raise error from None
-                delay = error.retry_after
-                time.sleep(self.backoff * 2**attempt if delay is None else delay)
+                time.sleep(pause)
                 attempt += 1
+
+    def _pause(self, error: FeltlineError, attempt: int, since: float) -> float | None:
+        """How long to wait before trying again after ``error``, the
+        ``attempt``-th failure in a row since ``since`` (monotonic); None to
+        give up: not retryable, out of attempts, or out of patience. The last
+        pause is cut short so that one more try falls within the patience."""
+        if error.code not in RETRYABLE:
+            return None
+        if self.retries is not None and attempt >= self.retries:
+            return None
+        left = since + self.patience - time.monotonic()
+        if left <= 0:
+            return None
+        pause = error.retry_after
+        if pause is None:
+            ceiling = min(self.max_backoff, self.backoff * 2**attempt)
+            pause = random.uniform(ceiling / 2, ceiling)  # jitter, not a secret
+        return min(pause, left)
 
     @staticmethod
     def _request_id(request_id: str | None) -> str:
@@ -276,7 +319,8 @@ class Client:
         join_pot: bool = False,
         request_id: str | None = None,
     ) -> tables_pb2.Table:
-        """Take a seat between hands, buying in from the player's account."""
+        """Take an empty seat, buying in from the player's account; also while
+        others play a hand, which the newcomer is not dealt into."""
         request = tables_pb2.SitDownRequest(
             table_id=table_id,
             seat=seat,
@@ -301,6 +345,31 @@ class Client:
             lambda: self.tables.StandUp(request, metadata=self.metadata(), timeout=self.timeout),
             retry=True,
         )
+
+    def sit_out(self, table_id: str, *, request_id: str | None = None) -> tables_pb2.Table:
+        """Be dealt no hand from the next one on, keeping the seat: the next
+        hand is dealt as the current one ends, so to leave without paying
+        for it, sit out during this one and stand up after it."""
+        request = tables_pb2.SitOutRequest(
+            table_id=table_id, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.SitOut(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
+
+    def sit_in(
+        self, table_id: str, *, post_now: bool = False, request_id: str | None = None
+    ) -> tables_pb2.Table:
+        """Be dealt in again from the next hand; in hold'em after a missed
+        deal, at the big blind, or at once with ``post_now``."""
+        request = tables_pb2.SitInRequest(
+            table_id=table_id, post_now=post_now, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tables.SitIn(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).table
 
     # ---- play
 
@@ -396,16 +465,19 @@ class Client:
         stop: threading.Event | None = None,
     ) -> Iterator[watch_pb2.WatchTableResponse]:
         """A table's stream: a snapshot first (unless resuming ``after`` a
-        cursor), then every event. If the connection drops, it resumes from
-        the last cursor received, so nothing is missed or repeated; it gives
-        up after ``retries`` failed attempts in a row. Setting ``stop`` (from
-        any thread) cancels the stream and ends the iteration quietly, even
-        while it waits on a quiet table; so does closing the iterator. It
-        reads ``WatchTableBatches``, a message per change rather than per
-        event, which is cheaper for both ends, and hands out the messages one
-        by one."""
+        cursor), then every event, until the table closes. If the connection
+        drops, or the server ends the stream before the table closed (a
+        server stopping does), it resumes from the last cursor received, so
+        nothing is missed or repeated, trying as long as the client's
+        patience allows (see :class:`Client`). Setting ``stop`` (from any
+        thread) cancels the stream and ends the iteration quietly, even while
+        it waits on a quiet table; so does closing the iterator. It reads
+        ``WatchTableBatches``, a message per change rather than per event,
+        which is cheaper for both ends, and hands out the messages one by
+        one."""
         cursor = after
         failures = 0
+        since = 0.0  # when the failures in a row began
         while stop is None or not stop.is_set():
             request = watch_pb2.WatchTableBatchesRequest(table_id=table_id, after=cursor)
             call = self.watcher.WatchTableBatches(request, metadata=self.metadata())
@@ -417,19 +489,26 @@ class Client:
                     for item in batch.messages:
                         cursor = item.cursor
                         yield item
-                return
+                        if item.event.WhichOneof("kind") == "table_closed":
+                            return
+                if not reconnect:
+                    return
+                ended = "the server ended the watch before the table closed"
+                error = FeltlineError(grpc.StatusCode.UNAVAILABLE, ended)
             except GeneratorExit:  # the caller stopped reading: end the stream too
                 call.cancel()
                 raise
             except grpc.RpcError as e:
-                if stop is not None and stop.is_set():
-                    return
                 error = from_rpc_error(e)
-                if not reconnect or error.code not in RETRYABLE or failures >= self.retries:
-                    raise error from None
-                delay = error.retry_after
-                time.sleep(self.backoff * 2**failures if delay is None else delay)
-                failures += 1
+            if stop is not None and stop.is_set():
+                return
+            if not failures:  # patience counts from the drop: a table may be quiet for long
+                since = time.monotonic()
+            pause = self._pause(error, failures, since) if reconnect else None
+            if pause is None:
+                raise error from None
+            time.sleep(pause)
+            failures += 1
 
     # ---- accounts
 

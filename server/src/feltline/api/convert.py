@@ -261,6 +261,17 @@ def _leaving_after_hand(e: table.LeavingAfterHand, where: Where) -> tuple[str, M
 
 
 @_body.register
+def _sat_out(e: table.SatOut, where: Where) -> tuple[str, Message]:
+    return "sat_out", events_pb2.SatOut(seat=e.seat)
+
+
+@_body.register
+def _sat_in(e: table.SatIn, where: Where) -> tuple[str, Message]:
+    status = common_pb2.SeatStatus.Value("SEAT_STATUS_" + e.entry.name)
+    return "sat_in", events_pb2.SatIn(seat=e.seat, status=status)
+
+
+@_body.register
 def _stood_up(e: table.StoodUp, where: Where) -> tuple[str, Message]:
     return "stood_up", events_pb2.StoodUp(
         seat=e.seat, player_id=e.player, stack=e.stack, forfeited=e.forfeited

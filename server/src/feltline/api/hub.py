@@ -220,7 +220,7 @@ class Hub:
         table = self.room.table(table_id).table
         if table.config is None or table.dealt is not None:
             return False
-        if sum(1 for s in table.seats if s.stack > 0 and not s.leaving) < 2:
+        if sum(1 for s in table.seats if s.stack > 0 and not (s.leaving or s.sitting_out)) < 2:
             return False
         number = table.hands + 1
         try:

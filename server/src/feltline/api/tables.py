@@ -1,7 +1,9 @@
 """``TableService``: open and close tables (admin), list and read them as the caller
-may see them, sit down and stand up (players, for themselves)."""
+may see them, sit down, sit out, sit in and stand up (players, for themselves)."""
 
 from __future__ import annotations
+
+from uuid import UUID
 
 import grpc
 
@@ -11,7 +13,7 @@ from feltline.api.errors import ApiError
 from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.tokens import Caller
-from feltline.engine.table import LeavingAfterHand, StoodUp
+from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
 from feltline.store.faults import Unreadable
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
@@ -170,3 +172,40 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
             return tables_pb2.StandUpResponse(
                 table=self.table(request.table_id, caller), leaving_after_hand=leaving
             )
+
+    def SitOut(
+        self, request: tables_pb2.SitOutRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.SitOutResponse:
+        caller = require_role(auth_pb2.ROLE_PLAYER)
+        key = views.parse_id(request.table_id)
+        with self.hub.lock(key):
+            self.room.look()
+            seat = self._own_seat(key, caller, request.request_id, SatOut)
+            self.room.sit_out(key, request.request_id, seat)
+            log_action("sit_out", table_id=str(key), seat=seat, request_id=request.request_id)
+            self.hub.changed(key, deal=False)
+            return tables_pb2.SitOutResponse(table=self.table(request.table_id, caller))
+
+    def SitIn(
+        self, request: tables_pb2.SitInRequest, context: grpc.ServicerContext
+    ) -> tables_pb2.SitInResponse:
+        caller = require_role(auth_pb2.ROLE_PLAYER)
+        key = views.parse_id(request.table_id)
+        with self.hub.lock(key):
+            self.room.look()
+            seat = self._own_seat(key, caller, request.request_id, SatIn)
+            self.room.sit_in(key, request.request_id, seat, post_now=request.post_now)
+            log_action("sit_in", table_id=str(key), seat=seat, request_id=request.request_id)
+            self.hub.changed(key, deal=False)  # an idle table deals once it is still
+            return tables_pb2.SitInResponse(table=self.table(request.table_id, caller))
+
+    def _own_seat(
+        self, key: UUID, caller: Caller, request_id: str, made: type[SatOut | SatIn]
+    ) -> int:
+        """The caller's seat; for a retried request, the seat it was made for,
+        so that it is answered as the first time even after standing up."""
+        stream = self.room.table(key)
+        done = stream.commands.get(request_id)
+        events: tuple[TableEvent, ...] = done.events if done is not None else ()
+        seat = next((e.seat for e in events if isinstance(e, made)), None)
+        return seat if seat is not None else views.player_seat(stream.table, caller, key)

@@ -91,7 +91,7 @@ def table_message(stream: TableStream, hand: HandStream | None, caller: Caller) 
         hands_dealt=t.hands,
     )
     for s in t.seats:
-        status = "LEAVING" if s.leaving else s.entry.name
+        status = "LEAVING" if s.leaving else "SITTING_OUT" if s.sitting_out else s.entry.name
         message.seats.append(
             tables_pb2.Seat(
                 seat=s.number,

@@ -255,6 +255,11 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
             if watcher.closed:  # nothing comes after TableClosed
                 return
             await self.hub.wait(key, seen, self.poll)
+        raise ApiError(  # not a clean end: the table goes on, here or on another server
+            R.ERROR_REASON_TRY_AGAIN,
+            "the server is stopping: resume the watch from the last cursor",
+            retry_after=0.5,
+        )
 
     def resume(self, key: UUID, caller: Caller, pos: Position) -> Watcher:
         stream = self.room.table(key)

@@ -67,6 +67,8 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         (table.JoinedPot, 1),
         (table.ChipsAdded, 1),
         (table.LeavingAfterHand, 1),
+        (table.SatOut, 1),
+        (table.SatIn, 1),
         (table.StoodUp, 1),
         (table.TimeCharged, 1),
         (table.HandDealt, 1),

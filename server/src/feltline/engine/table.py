@@ -96,7 +96,8 @@ class Entry(StrEnum):
 class Seat:
     """An occupied seat. ``leaving`` is set when the player stands up during
     a hand they are in: the caller folds them at their turn and they go when
-    the hand ends. ``charged`` is the last time-charge window they paid."""
+    the hand ends. ``sitting_out`` keeps the seat out of the hands dealt
+    from then on. ``charged`` is the last time-charge window they paid."""
 
     number: int
     player: str
@@ -104,6 +105,7 @@ class Seat:
     entry: Entry = Entry.PLAYING
     leaving: bool = False
     charged: int | None = None
+    sitting_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,10 +198,14 @@ class OpenTable(TableCommand):
 
 @dataclass(frozen=True, slots=True)
 class SitDown(TableCommand):
-    """Take an empty seat between hands. In hold'em ``post_now`` deals the
-    player in at once for a big blind instead of waiting for it; in
-    jackpots ``join_pot`` buys into a carried pot instead of waiting until
-    it is won."""
+    """Take an empty seat. RULES.md seats players "between hands": a
+    newcomer is in no hand, so for them it is between hands even while
+    others play one (the dealer deals the next hand in the request that ends
+    the last, so a table at play is never between hands for everyone). In
+    hold'em ``post_now`` deals the player in at once for a big blind instead
+    of waiting for it; in jackpots ``join_pot`` buys into a carried pot
+    instead of waiting until it is won, between deals only: during one the
+    pot is in play."""
 
     seat: int
     player: str
@@ -215,7 +221,33 @@ class StandUp(TableCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class SitOut(TableCommand):
+    """Be dealt no hand from the next one on, keeping the seat and stack.
+    The dealer deals the next hand in the request that ends the last, so
+    this is the way to miss it: ask during the hand, stand up after it. A
+    jackpots pot carried over is still played for by every player entitled
+    to it: a share is given up only by standing up."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn(TableCommand):
+    """Be dealt in again. In hold'em a player who missed a deal while out
+    comes back as a newcomer does, waiting for the big blind unless
+    ``post_now``, so that sitting out never skips a blind."""
+
+    seat: int
+    post_now: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class AddChips(TableCommand):
+    """Top up a stack when its seat is not in the hand being played: only
+    the chips in front of a player when a hand starts play in it (RULES.md,
+    "chips are added only between hands"), and a seat dealt out of the
+    hand has none in it."""
+
     seat: int
     amount: int
 
@@ -295,6 +327,19 @@ class ChipsAdded(TableEvent):
 @dataclass(frozen=True, slots=True)
 class LeavingAfterHand(TableEvent):
     seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SatOut(TableEvent):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SatIn(TableEvent):
+    """``entry``: how the seat comes into hands again."""
+
+    seat: int
+    entry: Entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +434,7 @@ def _open_table(command: OpenTable, table: Table) -> list[TableEvent]:
 
 @_decide.register
 def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
-    config = _between_hands(table, "players sit down between hands")
+    config = _open(table)  # an empty seat is in no hand: a newcomer is always between hands
     number, player = command.seat, command.player
     _check_number(config, number)
     if table.seat(number) is not None:
@@ -412,6 +457,10 @@ def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
     else:
         entry = Entry.POSTING if command.post_now else Entry.WAITING
     events: list[TableEvent] = [SatDown(number, player, command.buy_in, command.at, entry)]
+    if command.join_pot and table.dealt is not None:
+        raise HandInProgressError(
+            "the carried pot is being played for: it is joined only between deals"
+        )
     if command.join_pot and table.pot.shares:
         antes = min(table.pot.deals, config.ante_cap)
         cost = antes * config.rules.stakes.ante
@@ -435,9 +484,38 @@ def _stand_up(command: StandUp, table: Table) -> list[TableEvent]:
 
 
 @_decide.register
-def _add_chips(command: AddChips, table: Table) -> list[TableEvent]:
-    config = _between_hands(table, "chips are added only between hands")
+def _sit_out(command: SitOut, table: Table) -> list[TableEvent]:
     seat = _occupied(table, command.seat)
+    if seat.leaving:
+        raise SeatUnavailableError(f"seat {seat.number} is leaving after this hand")
+    if seat.sitting_out:
+        raise SeatUnavailableError(f"seat {seat.number} is sitting out already")
+    return [SatOut(seat.number)]
+
+
+@_decide.register
+def _sit_in(command: SitIn, table: Table) -> list[TableEvent]:
+    seat = _occupied(table, command.seat)
+    if not seat.sitting_out:
+        raise SeatUnavailableError(f"seat {seat.number} is not sitting out")
+    config = _open(table)
+    game = config.rules.game
+    if command.post_now and game is not Game.HOLDEM:
+        raise GameOptionError(f"{game} has no big blind to post")
+    entry = seat.entry
+    if entry is not Entry.PLAYING:  # missed a deal, or a newcomer yet to play
+        entry = Entry.POSTING if command.post_now else Entry.WAITING
+    return [SatIn(seat.number, entry)]
+
+
+@_decide.register
+def _add_chips(command: AddChips, table: Table) -> list[TableEvent]:
+    config = _open(table)
+    seat = _occupied(table, command.seat)
+    if table.dealt is not None and seat.number in table.dealt:
+        raise HandInProgressError(
+            f"seat {seat.number} is in the hand being played: chips are added only between hands"
+        )
     most = config.buy_in_limits()[1]
     if not 0 < command.amount <= most - seat.stack:
         raise BuyInError(
@@ -619,7 +697,7 @@ def _time_charges(table: Table, config: TableConfig, at: int) -> list[TimeCharge
 def _lineup(table: Table, config: TableConfig) -> Lineup:
     """Who plays the next hand. A carried jackpots pot is played for by
     its entitled players only, those all in from earlier antes included."""
-    with_chips = [s for s in table.seats if s.stack > 0]
+    with_chips = [s for s in table.seats if s.stack > 0 and not s.sitting_out]
     if table.pot.shares:
         entitled = table.pot.entitled
         funded = [n for n in entitled if _occupied(table, n).stack > 0]
@@ -692,6 +770,17 @@ def _leaving(event: LeavingAfterHand, table: Table) -> Table:
 
 
 @_evolve.register
+def _sat_out(event: SatOut, table: Table) -> Table:
+    return table.with_seat(replace(_seat(table, event.seat), sitting_out=True))
+
+
+@_evolve.register
+def _sat_in(event: SatIn, table: Table) -> Table:
+    seat = _seat(table, event.seat)
+    return table.with_seat(replace(seat, sitting_out=False, entry=event.entry))
+
+
+@_evolve.register
 def _stood_up(event: StoodUp, table: Table) -> Table:
     shares = dict(table.pot.shares)
     share = shares.pop(event.seat, 0)
@@ -716,8 +805,18 @@ def _time_charged(event: TimeCharged, table: Table) -> Table:
 
 @_evolve.register
 def _hand_dealt(event: HandDealt, table: Table) -> Table:
+    """Seats dealt in play from now on; in hold'em a seat sitting out this
+    deal has missed its blinds' turn and will wait for the big blind."""
     dealt = tuple(s.seat for s in event.seats)
-    seats = tuple(replace(s, entry=Entry.PLAYING) if s.number in dealt else s for s in table.seats)
+    holdem = table.config is not None and table.config.rules.game is Game.HOLDEM
+    seats = tuple(
+        replace(s, entry=Entry.PLAYING)
+        if s.number in dealt
+        else replace(s, entry=Entry.WAITING)
+        if holdem and s.sitting_out and s.entry is Entry.PLAYING
+        else s
+        for s in table.seats
+    )
     return replace(
         table,
         seats=seats,

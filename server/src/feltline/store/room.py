@@ -69,6 +69,8 @@ from feltline.engine.table import (
     OpenTable,
     SatDown,
     SitDown,
+    SitIn,
+    SitOut,
     StandUp,
     StoodUp,
     Table,
@@ -338,8 +340,19 @@ class Room:
         return self._at_table(table_id, command_id, command)
 
     def add_chips(self, table_id: UUID, command_id: str, seat: int, amount: int) -> Outcome:
-        """Top up a stack from the player's account, between hands."""
+        """Top up a stack from the player's account, when the seat is in no hand."""
         return self._at_table(table_id, command_id, AddChips(seat, amount))
+
+    def sit_out(self, table_id: UUID, command_id: str, seat: int) -> Outcome:
+        """Deal the seat no hand from the next one on; a hand it is in plays on."""
+        return self._at_table(table_id, command_id, SitOut(seat))
+
+    def sit_in(
+        self, table_id: UUID, command_id: str, seat: int, *, post_now: bool = False
+    ) -> Outcome:
+        """Deal a sitting-out seat in again from the next hand (hold'em: see
+        :class:`feltline.engine.table.SitIn`)."""
+        return self._at_table(table_id, command_id, SitIn(seat, post_now))
 
     def stand_up(self, table_id: UUID, command_id: str, seat: int, *, at: int) -> Outcome:
         """Leave the seat, the stack going back to the account: at once

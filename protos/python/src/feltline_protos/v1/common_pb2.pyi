@@ -231,6 +231,11 @@ class _SeatStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatStatus
     """Hold'em newcomer who posts a big blind to be dealt in at once."""
     SEAT_STATUS_LEAVING: _SeatStatus.ValueType  # 4
     """Stood up during a hand: folded at their turn, gone when the hand ends."""
+    SEAT_STATUS_SITTING_OUT: _SeatStatus.ValueType  # 5
+    """Sitting out: keeps the seat and stack but is dealt no hand until they
+    sit in again (SitIn). A hand they were dealt before sitting out is
+    played to its end.
+    """
 
 class SeatStatus(_SeatStatus, metaclass=_SeatStatusEnumTypeWrapper):
     """How a seated player comes into hands."""
@@ -245,6 +250,11 @@ SEAT_STATUS_POSTING: SeatStatus.ValueType  # 3
 """Hold'em newcomer who posts a big blind to be dealt in at once."""
 SEAT_STATUS_LEAVING: SeatStatus.ValueType  # 4
 """Stood up during a hand: folded at their turn, gone when the hand ends."""
+SEAT_STATUS_SITTING_OUT: SeatStatus.ValueType  # 5
+"""Sitting out: keeps the seat and stack but is dealt no hand until they
+sit in again (SitIn). A hand they were dealt before sitting out is
+played to its end.
+"""
 Global___SeatStatus: _TypeAlias = SeatStatus  # noqa: Y015
 
 @_typing.final

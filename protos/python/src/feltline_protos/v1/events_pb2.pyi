@@ -97,6 +97,8 @@ class Event(_message.Message):
     HAND_FINISHED_FIELD_NUMBER: _builtins.int
     CARRIED_POT_WON_FIELD_NUMBER: _builtins.int
     TABLE_CLOSED_FIELD_NUMBER: _builtins.int
+    SAT_OUT_FIELD_NUMBER: _builtins.int
+    SAT_IN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table."""
     hand_number: _builtins.int
@@ -226,6 +228,14 @@ class Event(_message.Message):
     def table_closed(self) -> Global___TableClosed:
         """The table closes."""
 
+    @_builtins.property
+    def sat_out(self) -> Global___SatOut:
+        """A player sits out from the next hand on."""
+
+    @_builtins.property
+    def sat_in(self) -> Global___SatIn:
+        """A sitting-out player is dealt in again from the next hand."""
+
     def __init__(
         self,
         *,
@@ -262,12 +272,14 @@ class Event(_message.Message):
         hand_finished: Global___HandFinished | None = ...,
         carried_pot_won: Global___CarriedPotWon | None = ...,
         table_closed: Global___TableClosed | None = ...,
+        sat_out: Global___SatOut | None = ...,
+        sat_in: Global___SatIn | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "sat_down", b"sat_down", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "sat_down", b"sat_down", "sequence", b"sequence", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "sequence", b"sequence", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed", "sat_out", "sat_in"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1116,6 +1128,56 @@ class LeavingAfterHand(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeavingAfterHand: _TypeAlias = LeavingAfterHand  # noqa: Y015
+
+@_typing.final
+class SatOut(_message.Message):
+    """A player sits out from the next hand on, keeping the seat and stack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SatOut: _TypeAlias = SatOut  # noqa: Y015
+
+@_typing.final
+class SatIn(_message.Message):
+    """A sitting-out player comes back: how they are dealt in from now on."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    status: _common_pb2.SeatStatus.ValueType
+    """Playing, or in hold'em after a missed deal waiting for the big blind or
+    posting one.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        status: _common_pb2.SeatStatus.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SatIn: _TypeAlias = SatIn  # noqa: Y015
 
 @_typing.final
 class StoodUp(_message.Message):

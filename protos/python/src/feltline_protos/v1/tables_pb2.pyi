@@ -807,3 +807,109 @@ class StandUpResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StandUpResponse: _TypeAlias = StandUpResponse  # noqa: Y015
+
+@_typing.final
+class SitOutRequest(_message.Message):
+    """SitOut's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    request_id: _builtins.str
+    """A client-chosen UUID for retrying safely."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SitOutRequest: _TypeAlias = SitOutRequest  # noqa: Y015
+
+@_typing.final
+class SitOutResponse(_message.Message):
+    """SitOut's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> Global___Table:
+        """The table after sitting out."""
+
+    def __init__(
+        self,
+        *,
+        table: Global___Table | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SitOutResponse: _TypeAlias = SitOutResponse  # noqa: Y015
+
+@_typing.final
+class SitInRequest(_message.Message):
+    """SitIn's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    POST_NOW_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    post_now: _builtins.bool
+    """Hold'em: post a big blind to be dealt in at once instead of waiting for
+    it, if a deal was missed while sitting out.
+    """
+    request_id: _builtins.str
+    """A client-chosen UUID for retrying safely."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        post_now: _builtins.bool = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["post_now", b"post_now", "request_id", b"request_id", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SitInRequest: _TypeAlias = SitInRequest  # noqa: Y015
+
+@_typing.final
+class SitInResponse(_message.Message):
+    """SitIn's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> Global___Table:
+        """The table after sitting in."""
+
+    def __init__(
+        self,
+        *,
+        table: Global___Table | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SitInResponse: _TypeAlias = SitInResponse  # noqa: Y015

@@ -67,6 +67,16 @@ class TableServiceStub:
                 request_serializer=feltline_dot_v1_dot_tables__pb2.StandUpRequest.SerializeToString,
                 response_deserializer=feltline_dot_v1_dot_tables__pb2.StandUpResponse.FromString,
                 _registered_method=True)
+        self.SitOut = channel.unary_unary(
+                '/feltline.v1.TableService/SitOut',
+                request_serializer=feltline_dot_v1_dot_tables__pb2.SitOutRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_tables__pb2.SitOutResponse.FromString,
+                _registered_method=True)
+        self.SitIn = channel.unary_unary(
+                '/feltline.v1.TableService/SitIn',
+                request_serializer=feltline_dot_v1_dot_tables__pb2.SitInRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_tables__pb2.SitInResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -104,8 +114,9 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SitDown(self, request, context):
-        """Takes an empty seat between hands, moving the buy-in from the player's
-        account to the table. Player only.
+        """Takes an empty seat, moving the buy-in from the player's account to the
+        table. Allowed while others play a hand: the newcomer is in none and is
+        dealt in from a later one (hold'em: see post_now). Player only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,6 +126,26 @@ class TableServiceServicer:
         """Leaves the table: between hands at once with the stack back to the
         account; during a hand the player is folded at their turn and leaves when
         it ends. Player only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SitOut(self, request, context):
+        """Sits the player out from the next hand on, keeping the seat and stack.
+        The next hand is dealt in the same commit that ends the current one, so
+        a player who wants to leave without paying for the next hand sits out
+        during this one, then stands up once it ends. A hand the player is
+        already dealt into is played to its end. Player only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SitIn(self, request, context):
+        """Deals a sitting-out player back in from the next hand. In hold'em a
+        player who missed a deal while out waits for the big blind, as a
+        newcomer does, unless post_now. Player only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -152,6 +183,16 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.StandUp,
                     request_deserializer=feltline_dot_v1_dot_tables__pb2.StandUpRequest.FromString,
                     response_serializer=feltline_dot_v1_dot_tables__pb2.StandUpResponse.SerializeToString,
+            ),
+            'SitOut': grpc.unary_unary_rpc_method_handler(
+                    servicer.SitOut,
+                    request_deserializer=feltline_dot_v1_dot_tables__pb2.SitOutRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_tables__pb2.SitOutResponse.SerializeToString,
+            ),
+            'SitIn': grpc.unary_unary_rpc_method_handler(
+                    servicer.SitIn,
+                    request_deserializer=feltline_dot_v1_dot_tables__pb2.SitInRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_tables__pb2.SitInResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -318,6 +359,60 @@ class TableService:
             '/feltline.v1.TableService/StandUp',
             feltline_dot_v1_dot_tables__pb2.StandUpRequest.SerializeToString,
             feltline_dot_v1_dot_tables__pb2.StandUpResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SitOut(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.TableService/SitOut',
+            feltline_dot_v1_dot_tables__pb2.SitOutRequest.SerializeToString,
+            feltline_dot_v1_dot_tables__pb2.SitOutResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SitIn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.TableService/SitIn',
+            feltline_dot_v1_dot_tables__pb2.SitInRequest.SerializeToString,
+            feltline_dot_v1_dot_tables__pb2.SitInResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -47,13 +47,26 @@ class TableServiceStub:
     GetTable: _grpc.UnaryUnaryMultiCallable[_tables_pb2.GetTableRequest, _tables_pb2.GetTableResponse]
     """Gets one table as the caller may see it. Any role."""
     SitDown: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitDownRequest, _tables_pb2.SitDownResponse]
-    """Takes an empty seat between hands, moving the buy-in from the player's
-    account to the table. Player only.
+    """Takes an empty seat, moving the buy-in from the player's account to the
+    table. Allowed while others play a hand: the newcomer is in none and is
+    dealt in from a later one (hold'em: see post_now). Player only.
     """
     StandUp: _grpc.UnaryUnaryMultiCallable[_tables_pb2.StandUpRequest, _tables_pb2.StandUpResponse]
     """Leaves the table: between hands at once with the stack back to the
     account; during a hand the player is folded at their turn and leaves when
     it ends. Player only.
+    """
+    SitOut: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitOutRequest, _tables_pb2.SitOutResponse]
+    """Sits the player out from the next hand on, keeping the seat and stack.
+    The next hand is dealt in the same commit that ends the current one, so
+    a player who wants to leave without paying for the next hand sits out
+    during this one, then stands up once it ends. A hand the player is
+    already dealt into is played to its end. Player only.
+    """
+    SitIn: _grpc.UnaryUnaryMultiCallable[_tables_pb2.SitInRequest, _tables_pb2.SitInResponse]
+    """Deals a sitting-out player back in from the next hand. In hold'em a
+    player who missed a deal while out waits for the big blind, as a
+    newcomer does, unless post_now. Player only.
     """
 
 @_typing.type_check_only
@@ -74,13 +87,26 @@ class TableServiceAsyncStub(TableServiceStub):
     GetTable: _aio.UnaryUnaryMultiCallable[_tables_pb2.GetTableRequest, _tables_pb2.GetTableResponse]  # type: ignore[assignment]
     """Gets one table as the caller may see it. Any role."""
     SitDown: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitDownRequest, _tables_pb2.SitDownResponse]  # type: ignore[assignment]
-    """Takes an empty seat between hands, moving the buy-in from the player's
-    account to the table. Player only.
+    """Takes an empty seat, moving the buy-in from the player's account to the
+    table. Allowed while others play a hand: the newcomer is in none and is
+    dealt in from a later one (hold'em: see post_now). Player only.
     """
     StandUp: _aio.UnaryUnaryMultiCallable[_tables_pb2.StandUpRequest, _tables_pb2.StandUpResponse]  # type: ignore[assignment]
     """Leaves the table: between hands at once with the stack back to the
     account; during a hand the player is folded at their turn and leaves when
     it ends. Player only.
+    """
+    SitOut: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitOutRequest, _tables_pb2.SitOutResponse]  # type: ignore[assignment]
+    """Sits the player out from the next hand on, keeping the seat and stack.
+    The next hand is dealt in the same commit that ends the current one, so
+    a player who wants to leave without paying for the next hand sits out
+    during this one, then stands up once it ends. A hand the player is
+    already dealt into is played to its end. Player only.
+    """
+    SitIn: _aio.UnaryUnaryMultiCallable[_tables_pb2.SitInRequest, _tables_pb2.SitInResponse]  # type: ignore[assignment]
+    """Deals a sitting-out player back in from the next hand. In hold'em a
+    player who missed a deal while out waits for the big blind, as a
+    newcomer does, unless post_now. Player only.
     """
 
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -128,8 +154,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _tables_pb2.SitDownRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_tables_pb2.SitDownResponse, _abc.Awaitable[_tables_pb2.SitDownResponse]]:
-        """Takes an empty seat between hands, moving the buy-in from the player's
-        account to the table. Player only.
+        """Takes an empty seat, moving the buy-in from the player's account to the
+        table. Allowed while others play a hand: the newcomer is in none and is
+        dealt in from a later one (hold'em: see post_now). Player only.
         """
 
     @_abc_1.abstractmethod
@@ -141,6 +168,30 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         """Leaves the table: between hands at once with the stack back to the
         account; during a hand the player is folded at their turn and leaves when
         it ends. Player only.
+        """
+
+    @_abc_1.abstractmethod
+    def SitOut(
+        self,
+        request: _tables_pb2.SitOutRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tables_pb2.SitOutResponse, _abc.Awaitable[_tables_pb2.SitOutResponse]]:
+        """Sits the player out from the next hand on, keeping the seat and stack.
+        The next hand is dealt in the same commit that ends the current one, so
+        a player who wants to leave without paying for the next hand sits out
+        during this one, then stands up once it ends. A hand the player is
+        already dealt into is played to its end. Player only.
+        """
+
+    @_abc_1.abstractmethod
+    def SitIn(
+        self,
+        request: _tables_pb2.SitInRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_tables_pb2.SitInResponse, _abc.Awaitable[_tables_pb2.SitInResponse]]:
+        """Deals a sitting-out player back in from the next hand. In hold'em a
+        player who missed a deal while out waits for the big blind, as a
+        newcomer does, unless post_now. Player only.
         """
 
 def add_TableServiceServicer_to_server(servicer: TableServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
