@@ -227,7 +227,7 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     from feltline.store.room import Cardroom, Room
 
     logs.configure(level=logging.WARNING)
-    signer = Signer.from_file(key)
+    signer = Signer.load(key)
     room = Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
     # Watches live on the event loop; each unary call in flight holds a thread.
     server = Feltline(room, signer.public_key, tick=0.2, max_workers=64)
@@ -371,7 +371,7 @@ def run_feltline(
 
     with tempfile.TemporaryDirectory(prefix="feltline-apibench-") as tmp:
         key = Path(tmp) / "bench.key"
-        signer = Signer.from_file(key)
+        signer = Signer.create(key)
         env = {"SQLITE_DBNAME": str(Path(tmp) / "bench.db"), **env}
         args = ["feltline", "--key", str(key), *(f"--env={k}={v}" for k, v in env.items())]
 

@@ -45,7 +45,7 @@ def serve_feltline(key: str, db: str) -> None:
     from feltline.store.room import Cardroom, Room
 
     logs.configure(level=logging.WARNING)
-    signer = Signer.load(Path(key)) if Path(key).exists() else Signer.create(Path(key))
+    signer = Signer.load(Path(key))
     room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
     server = Feltline(room, signer.public_key).start()
     print(server.port, flush=True)
@@ -95,7 +95,7 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
 
     with tempfile.TemporaryDirectory(prefix="feltline-idlebench-") as tmp:
         key = Path(tmp) / "bench.key"
-        signer = Signer.from_file(key)
+        signer = Signer.create(key)
 
         def token(role: auth_pb2.Role.ValueType) -> str:
             return tokens.mint(signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1))

@@ -36,7 +36,7 @@ class Served:
         self.env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.env["FELTLINE_KEY_FILE"] = str(folder / "feltline.key")
         self.store = str(folder / "feltline.db")
-        self.signer = Signer.from_file(Path(self.env["FELTLINE_KEY_FILE"]))
+        self.signer = Signer.create(Path(self.env["FELTLINE_KEY_FILE"]))
         self.port = 0
         self.process: subprocess.Popen[str] | None = None
 
