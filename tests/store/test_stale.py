@@ -188,3 +188,17 @@ def test_a_room_that_did_not_write_last_reads_what_the_other_stored_after_a_look
         a.table(table).version,
         a.table(table).table,
     )
+
+
+def test_a_decision_for_a_hand_that_ended_names_the_current_hands_sequence(
+    store: Store,
+) -> None:
+    a = store.room()
+    table, x, _ = _heads_up(a)
+    seen = _seen(a, table)
+    a.act(table, 1, "x-folds", x, Action.FOLD, at=0, seen=seen)
+    a.deal(table, "d2", at=0)
+    with pytest.raises(Stale) as refused:
+        a.act(table, 1, "x-again", x, Action.CALL, at=0, seen=seen)
+    assert refused.value.hand == 2
+    assert refused.value.sequence == a.hand(table, 2).version > 0
