@@ -202,3 +202,19 @@ def test_a_decision_for_a_hand_that_ended_names_the_current_hands_sequence(
         a.act(table, 1, "x-again", x, Action.CALL, at=0, seen=seen)
     assert refused.value.hand == 2
     assert refused.value.sequence == a.hand(table, 2).version > 0
+
+
+def test_a_current_decision_is_not_refused_by_a_room_that_had_not_looked(
+    store: Store,
+) -> None:
+    """A room that has never seen another writer does not ask the store
+    before each request; a refusal is checked against the store first."""
+    a, b = store.room(), store.room()
+    table, x, y = _heads_up(a)
+    b.hand(table, 1)  # B holds the hand as dealt
+    a.act(table, 1, "x-call", x, Action.CALL, at=0, seen=_seen(a, table))
+    assert b.cardroom.elsewhere.epoch == 0  # B has not looked since
+    seen = a.hand(table, 1).version  # what Y saw, through A
+    done = b.act(table, 1, "y-checks", y, Action.CHECK, at=0, seen=seen)
+    assert not done.repeated
+    assert done.hand_at == seen

@@ -24,15 +24,14 @@ STREAMS = ("hand", "table", "account", "server")
 """The kinds of stream, each the key that names its id in a chain record."""
 
 # Each kind's record with its keys in sorted order, written out rather than
-# built as an object to be sorted: the same bytes, once per stored event.
+# built as an object to be sorted: the same bytes, once per stored event. The
+# stream's key sorts among the others at its own place (``_AT``).
+_KEYS = {kind: sorted(("data", kind, "position", "type", "version")) for kind in STREAMS}
 _RECORDS = {
-    kind: b"{"
-    + b",".join(
-        b'"%b":%%b' % key.encode() for key in sorted(("data", kind, "position", "type", "version"))
-    )
-    + b"}"
-    for kind in STREAMS
+    kind: b"{" + b",".join(b'"%b":%%b' % k.encode() for k in keys) + b"}"
+    for kind, keys in _KEYS.items()
 }
+_AT = {kind: keys.index(kind) for kind, keys in _KEYS.items()}
 
 
 def link(
@@ -46,12 +45,7 @@ def link(
     data: Mapping[str, JSON],
 ) -> bytes:
     """The link after ``previous`` for one event of the ``kind`` stream ``stream``."""
-    values = {
-        "data": canonical(dict(data)),
-        kind: canonical(stream),
-        "position": b"%d" % position,
-        "type": canonical(name),
-        "version": b"%d" % version,
-    }
-    record = _RECORDS[kind] % tuple(values[key] for key in sorted(values))
+    values = [canonical(dict(data)), b"%d" % position, canonical(name), b"%d" % version]
+    values.insert(_AT[kind], canonical(stream))
+    record = _RECORDS[kind] % tuple(values)
     return hashlib.sha256(previous + record).digest()

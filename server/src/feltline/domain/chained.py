@@ -18,12 +18,13 @@ one signed by any other.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 from uuid import UUID
 
 from feltline.audit import chain, keys
 from feltline.audit.codec import JSON
+from feltline.engine.state import replace
 
 
 class TamperedError(Exception):

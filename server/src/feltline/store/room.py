@@ -17,10 +17,13 @@ and cashing out. Every request that can start the action clock carries the
 time (whole seconds on the caller's clock); nothing here reads a clock.
 
 A Room keeps the tables it serves, their current hands and the accounts it
-has seen in memory, and serves one request per table at a time. Before each
-request it asks the store whether anyone else wrote since its last look
-(one query, :mod:`feltline.store.elsewhere`), and if so brings its copy up
-to date. It decides against that copy and lets the database check it: every
+has seen in memory, and serves one request per table at a time. Once it has
+seen another writer on its store, it asks before each request whether
+anyone else wrote since its last look (one query,
+:mod:`feltline.store.elsewhere`), and if so brings its copy up to date; a
+room alone on its store asks only before it refuses a request, so that a
+refusal always stands on what the store holds. It decides against that
+copy and lets the database check it: every
 append expects the stream versions decided on, so if another writer got
 there first, it catches up and decides again, and gives up with
 :class:`Conflict` after a few tries. A player's decision names the hand
@@ -545,6 +548,13 @@ class Room:
         self._epochs[table_id] = epoch
         return held
 
+    def _behind(self, table_id: UUID) -> bool:
+        """Look at the store: whether anyone else wrote since this room's copy
+        of the table was last current."""
+        self.look()
+        held = table_id in self._tables
+        return held and self._epochs.get(table_id) != self.cardroom.elsewhere.epoch
+
     def _catch_up(self, held: TableStream) -> TableStream:
         """``held`` and its current hand with whatever was stored after them,
         which must verify as a whole stream would (else :class:`Unreadable`)."""
@@ -668,24 +678,33 @@ class Room:
         after a conflict; a repeated table request is answered from the table."""
         request = fingerprint(command)
         with self._lock(table_id):
+            looked = False
             for attempt in range(self.retries):
                 _back_off(attempt)
-                self.look()
-                stream = self._table(table_id)
-                if command_id is not None:
-                    check_command_id(command_id)
-                    done = stream.repeat(command_id, request)
-                    if done is not None:
-                        hand_events: tuple[Event, ...] = ()
-                        if done.hand:
-                            hand_events = self._hand(stream, done.hand).commands.get(
-                                f"table/{command_id}", ("", ())
-                            )[1]
-                        return Outcome(done.events, hand_events, done.hand, repeated=True)
-                if stream.version == 0 and not isinstance(command, OpenTable):
-                    raise NotFound(f"there is no table {table_id}")
-                work = _Work(self, stream)
-                outcome = body(work, request)
+                if self.cardroom.elsewhere.epoch:  # another writer shares the store
+                    self.look()
+                    looked = True
+                try:
+                    stream = self._table(table_id)
+                    if command_id is not None:
+                        check_command_id(command_id)
+                        done = stream.repeat(command_id, request)
+                        if done is not None:
+                            hand_events: tuple[Event, ...] = ()
+                            if done.hand:
+                                hand_events = self._hand(stream, done.hand).commands.get(
+                                    f"table/{command_id}", ("", ())
+                                )[1]
+                            return Outcome(done.events, hand_events, done.hand, repeated=True)
+                    if stream.version == 0 and not isinstance(command, OpenTable):
+                        raise NotFound(f"there is no table {table_id}")
+                    work = _Work(self, stream)
+                    outcome = body(work, request)
+                except RuleError:  # a refusal stands only on what the store holds now
+                    if looked or not self._behind(table_id):
+                        raise
+                    looked = True
+                    continue
                 try:
                     stored = self.cardroom.commit(work.records)
                 except Conflict:  # another writer got there first: catch up, decide again
