@@ -20,7 +20,7 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
-from feltline.floor import cage, tables
+from feltline.floor import cage, home_game, tables
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.signing import KeyChanged, open_room
@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     tables.add_commands(commands)
     cage.add_commands(commands)
+    home_game.add_command(commands)
     args = parser.parse_args(argv)
     if hasattr(args, "run"):  # the operator's commands, through the API
         return int(args.run(args))

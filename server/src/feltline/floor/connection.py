@@ -31,14 +31,18 @@ class Refused(Exception):
     """An operator's mistake or a server's refusal: one line, exit 1."""
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """Where the server is and how to prove the caller is its operator."""
+def add_options(parser: argparse.ArgumentParser, *, target: str | None = None) -> None:
+    """Where the server is and how to prove the caller is its operator;
+    ``target`` says what a missing ``--target`` means instead of the usual."""
     group = parser.add_argument_group("server")
-    group.add_argument(
-        "--target",
-        default=os.environ.get("FELTLINE_TARGET", DEFAULT_TARGET),
-        help=f"the server, HOST:PORT (default FELTLINE_TARGET or {DEFAULT_TARGET})",
-    )
+    if target is None:
+        group.add_argument(
+            "--target",
+            default=os.environ.get("FELTLINE_TARGET", DEFAULT_TARGET),
+            help=f"the server, HOST:PORT (default FELTLINE_TARGET or {DEFAULT_TARGET})",
+        )
+    else:
+        group.add_argument("--target", help=f"the server, HOST:PORT (default {target})")
     group.add_argument(
         "--token",
         default=os.environ.get("FELTLINE_TOKEN", ""),
