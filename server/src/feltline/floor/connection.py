@@ -121,6 +121,8 @@ def run(
             why = explain(e, args.target)
         except SettingError as e:
             why = str(e)
+        except KeyboardInterrupt:  # leaving: what was started is stopped on the way out
+            return 130
         print(f"feltline {command}: {why}", file=sys.stderr)
         return 1
 
