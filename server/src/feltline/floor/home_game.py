@@ -85,15 +85,16 @@ def play(
         raise Refused(f"--player is a player id (letters, digits, _ . -), not {args.player!r}")
     with _server(args) as server:
         token = args.token or connection.mint(server.signer, auth_pb2.ROLE_ADMIN)
-        admin = Client(server.target, token, tls=connection.tls(args))
+        admin = Client(server.target, token, tls=connection.tls(args), patience=connection.PATIENCE)
         with admin:
             table = admin.create_table(convert.table_config(wanted.config), wanted.name)
             print(f"{table.display_name}: {stakes(table.config)}; id {table.table_id}", file=out)
-            bots = _seat_bots(args, server, admin, table.table_id, buy_in)
-            admin.mint_chips(args.player, BUY_INS_MINTED * buy_in, "feltline play")
-            names = ", ".join(f"{bot.seat} ({args.bot})" for bot, _ in bots)
-            print(f"bots at seats {names}; you sit at seat {SEAT}", file=out, flush=True)
+            bots: list[tuple[Player, threading.Thread]] = []
             try:
+                _seat_bots(args, server, admin, table.table_id, buy_in, into=bots)
+                admin.mint_chips(args.player, BUY_INS_MINTED * buy_in, "feltline play")
+                names = ", ".join(f"{bot.seat} ({args.bot})" for bot, _ in bots)
+                print(f"bots at seats {names}; you sit at seat {SEAT}", file=out, flush=True)
                 status = terminal.main(
                     _terminal_args(args, server, table.table_id, buy_in), stdin, out
                 )
@@ -152,20 +153,26 @@ def _server(args: argparse.Namespace) -> Iterator[Server]:
 
 
 def _seat_bots(
-    args: argparse.Namespace, server: Server, admin: Client, table_id: str, buy_in: int
-) -> list[tuple[Player, threading.Thread]]:
-    bots = []
+    args: argparse.Namespace,
+    server: Server,
+    admin: Client,
+    table_id: str,
+    buy_in: int,
+    *,
+    into: list[tuple[Player, threading.Thread]],
+) -> None:
+    """Seat and start the bots, each kept in ``into`` as it sits, so that
+    those seated are stood up whatever happens to the rest."""
     for n in range(1, args.bots + 1):
         name = f"{args.bot}-{n}"
         admin.mint_chips(name, BUY_INS_MINTED * buy_in, "feltline play")
         token = connection.mint(server.signer, auth_pb2.ROLE_PLAYER, name)
         client = Client(server.target, token, tls=connection.tls(args))
         bot = Player(client, table_id, BOTS[args.bot](), seat=SEAT + n, buy_in=buy_in, rebuy=True)
-        bot.sit()
         thread = threading.Thread(target=bot.play, name=f"feltline-{name}", daemon=True)
+        into.append((bot, thread))
+        bot.sit()
         thread.start()
-        bots.append((bot, thread))
-    return bots
 
 
 def _terminal_args(
@@ -191,7 +198,8 @@ def _unseat(bots: list[tuple[Player, threading.Thread]], admin: Client, table_id
         bot.stop()
     admin.close_table(table_id, "the game is over")
     for bot, thread in bots:
-        thread.join(timeout=30)
+        if thread.ident is not None:  # started
+            thread.join(timeout=30)
         bot.client.close()
 
 
