@@ -91,7 +91,8 @@ def test_feltline_play_plays_a_hand_over_tls(served: dict[str, Any]) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 passed" in done.stdout
+    assert "passed" in done.stdout
+    assert "skipped" not in done.stdout  # every one ran against this server
 
 
 def test_the_node_client_plays_over_tls(served: dict[str, Any]) -> None:

@@ -7,10 +7,14 @@ import os
 import subprocess
 import sys
 import threading
+import time
+
+import pytest
 
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move
-from feltline_client.terminal import main, parse_move
+from feltline_client.terminal import Terminal, main, parse_move
+from feltline_protos.v1 import common_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
 
@@ -86,3 +90,82 @@ def test_the_console_script_reads_the_environment(room: Room) -> None:
     assert done.returncode == 0, done.stderr
     assert "seat 1 folds" in done.stdout
     assert "you stand up" in done.stdout
+
+
+def test_a_table_found_by_name_and_a_wait_for_players_said(room: Room) -> None:
+    table = room.open_table(common_pb2.GAME_HOLDEM)
+    with room.client("admin") as admin:
+        name = admin.get_table(table).display_name
+    out = io.StringIO()
+    argv = ["--target", room.target, "--token", room.players["alice"], "--table", name.upper()]
+    argv += ["--seat", "1", "--buy-in", "400", "--hands", "1", *room.tls_args()]
+    done: list[int] = []
+    alice = threading.Thread(
+        target=lambda: done.append(main(argv, stdin=io.StringIO("fold\n" * 5), stdout=out))
+    )
+    alice.start()
+    deadline = time.monotonic() + 20
+    while "waiting for other players" not in out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "waiting for other players: a hand needs two, you sit alone" in out.getvalue()
+    bob, thread = _opponent(room, table)
+    alice.join(30)
+    bob.stop()
+    thread.join(10)
+    room.close_table(table)
+    assert done == [0]
+    assert "hand over; stacks:" in out.getvalue()
+
+
+def test_a_name_no_open_table_has_is_one_line(
+    room: Room, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--target", room.target, "--token", room.players["alice"], *room.tls_args()]
+    assert main([*argv, "--table", "no such table"], stdout=io.StringIO()) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "feltline-play: no open table is named 'no such table'; give its id or name"
+    ]
+
+
+def _snapshot(status: int, hand: bool) -> watch_pb2.WatchTableResponse:
+    table = tables_pb2.Table(
+        viewer_seat=3,
+        hands_dealt=7 if hand else 0,
+        seats=[
+            tables_pb2.Seat(seat=1, player_id="bob", status=common_pb2.SEAT_STATUS_PLAYING),
+            tables_pb2.Seat(seat=2, player_id="carol", status=common_pb2.SEAT_STATUS_PLAYING),
+            tables_pb2.Seat(seat=3, player_id="alice", status=status),  # type: ignore[arg-type]
+        ],
+    )
+    if hand:
+        table.current_hand.hand_number = 7
+        table.current_hand.seats.add(seat=1)
+        table.current_hand.seats.add(seat=2)
+    return watch_pb2.WatchTableResponse(snapshot=watch_pb2.TableSnapshot(table=table))
+
+
+@pytest.mark.parametrize(
+    ("status", "hand", "said"),
+    [
+        (
+            common_pb2.SEAT_STATUS_WAITING,
+            True,
+            "waiting for the big blind to reach your seat: you are dealt in there",
+        ),
+        (
+            common_pb2.SEAT_STATUS_PLAYING,
+            True,
+            "waiting for the next hand: hand 7 is played without you",
+        ),
+        (common_pb2.SEAT_STATUS_PLAYING, False, ""),
+        (common_pb2.SEAT_STATUS_WAITING, False, ""),  # the first hand deals everyone in
+    ],
+)
+def test_a_seat_dealt_no_hand_says_what_it_waits_for(status: int, hand: bool, said: str) -> None:
+    out = io.StringIO()
+    terminal = Terminal(None, "t", io.StringIO(), out, None)  # type: ignore[arg-type]
+    item = _snapshot(status, hand)
+    terminal.tracker.feed(item)
+    terminal.follow_seats(item)
+    terminal.follow_seats(item)  # said once
+    assert out.getvalue() == (f"{said}\n" if said else "")

@@ -20,6 +20,7 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
+from feltline.floor import cage, home_game, tables
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.signing import KeyChanged, open_room
@@ -73,7 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         "public-key",
         help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
     )
+    tables.add_commands(commands)
+    cage.add_commands(commands)
+    home_game.add_command(commands)
     args = parser.parse_args(argv)
+    if hasattr(args, "run"):  # the operator's commands, through the API
+        return int(args.run(args))
     if args.command == "public-key":
         signer = _key(parser)
         print(signer.public_pem, end="")

@@ -2,13 +2,16 @@
 
     feltline-play --target localhost:50051 --token "$TOKEN" --table ID --seat 3 --buy-in 400
 
+``--table`` takes the table's id or its name (an open table's, if only one
+has it).
 It follows the table's stream, prints what happens, and on your turn shows
 your cards, the board and up cards, the pot, the stacks and the legal moves,
 then reads one line: ``check``, ``call``, ``bet 40``, ``raise 80``,
 ``complete 20``, ``bring in``, ``fold``, ``draw As Kd`` (``draw`` alone
 stands pat), ``declare high``; ``help``; ``quit`` stands up and leaves.
 Amounts are your whole bet this round, as in the API. It reads stdin only on
-your turn, so a script of moves can drive it.
+your turn, so a script of moves can drive it. While you are dealt no hand it
+says what you wait for: other players, the big blind, or the next hand.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import uuid
 from typing import TextIO
 
 from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
 from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
-from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2, watch_pb2
 
 VERBS = {
     "fold": "folds",
@@ -150,6 +154,10 @@ class Terminal:
         self.client, self.table_id = client, table_id
         self.stdin, self.stdout, self.hands = stdin, stdout, hands
         self.tracker = Tracker()
+        self.players: dict[int, str] = {}  # who sits where
+        self.big_blind = False  # a newcomer waiting for the big blind
+        self.dealt = 0  # hands dealt at the table: the first deals everyone in
+        self.waiting = ""  # what we last said we wait for, said once
 
     def say(self, text: str) -> None:
         print(text, file=self.stdout, flush=True)
@@ -162,6 +170,7 @@ class Terminal:
                 if line:
                     self.say(line)
             mine = self.tracker.feed(item)
+            self.follow_seats(item)
             if item.HasField("turn") and not mine:
                 self.say(f"seat {item.turn.seat} to act")
             if mine and not self.ask():
@@ -170,6 +179,56 @@ class Terminal:
                 self.hands is not None and self.tracker.hands_ended >= self.hands
             ):
                 return
+
+    def follow_seats(self, item: watch_pb2.WatchTableResponse) -> None:
+        """Keep who sits where, and say what a seat dealt no hand waits for."""
+        if item.HasField("snapshot"):
+            table = item.snapshot.table
+            self.players = {s.seat: s.player_id for s in table.seats}
+            self.dealt = table.hands_dealt
+            mine = [s for s in table.seats if s.seat == self.tracker.seat]
+            self.big_blind = bool(mine) and mine[0].status == common_pb2.SEAT_STATUS_WAITING
+            hand = table.current_hand if table.HasField("current_hand") else None
+            if hand is None or all(s.seat != self.tracker.seat for s in hand.seats):
+                self.note_wait(hand.hand_number if hand else 0)
+            return
+        if not item.HasField("event"):
+            return
+        event = item.event
+        kind = event.WhichOneof("kind")
+        if kind == "sat_down":
+            self.players[event.sat_down.seat] = event.sat_down.player_id
+            if event.sat_down.seat == self.tracker.seat:
+                self.big_blind = event.sat_down.status == common_pb2.SEAT_STATUS_WAITING
+            self.note_wait(0)
+        elif kind == "stood_up":
+            self.players.pop(event.stood_up.seat, None)
+            self.note_wait(0)
+        elif kind == "hand_dealt":
+            dealt = event.hand_dealt
+            self.dealt = dealt.hand_number
+            if any(s.seat == self.tracker.seat for s in dealt.seats):
+                self.big_blind, self.waiting = False, ""
+            else:
+                self.note_wait(dealt.hand_number)
+
+    def note_wait(self, hand_number: int) -> None:
+        """Say, once, why this seat is not in a hand: it waits for players
+        to sit down, for the big blind (hold'em deals a newcomer in there),
+        or for the hand being played to end."""
+        if not self.tracker.seat or self.tracker.seat not in self.players:
+            return
+        if len(self.players) < 2:
+            why = "waiting for other players: a hand needs two, you sit alone"
+        elif self.big_blind and self.dealt:
+            why = "waiting for the big blind to reach your seat: you are dealt in there"
+        elif hand_number:
+            why = f"waiting for the next hand: hand {hand_number} is played without you"
+        else:
+            return  # the next hand is being dealt
+        if why != self.waiting:
+            self.waiting = why
+            self.say(why)
 
     def ask(self) -> bool:
         """Read moves until one is accepted or the moment passes; false to leave."""
@@ -199,6 +258,33 @@ class Terminal:
         return True
 
 
+class NoSuchTable(LookupError):
+    """A name no open table has, or more than one has."""
+
+
+def find_table(client: Client, wanted: str) -> str:
+    """The id of the table ``wanted`` names: an id as it is, else the one
+    open table of that name (exactly, or else ignoring case)."""
+    try:
+        return str(uuid.UUID(wanted))
+    except ValueError:
+        pass
+    tables = [
+        t
+        for t in client.list_tables(state=tables_pb2.TABLE_STATE_OPEN)
+        if t.state == tables_pb2.TABLE_STATE_OPEN
+    ]
+    named = [t for t in tables if t.display_name == wanted] or [
+        t for t in tables if t.display_name.casefold() == wanted.casefold()
+    ]
+    if not named:
+        raise NoSuchTable(f"no open table is named {wanted!r}; give its id or name")
+    if len(named) > 1:
+        ids = ", ".join(t.table_id for t in named)
+        raise NoSuchTable(f"{len(named)} open tables are named {wanted!r} ({ids}): give the id")
+    return named[0].table_id
+
+
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
@@ -207,7 +293,7 @@ def main(
     parser = argparse.ArgumentParser(prog="feltline-play", description="Play Feltline by hand.")
     parser.add_argument("--target", default=os.environ.get("FELTLINE_TARGET", "localhost:50051"))
     parser.add_argument("--token", default=os.environ.get("FELTLINE_TOKEN", ""))
-    parser.add_argument("--table", required=True, help="the table's id")
+    parser.add_argument("--table", required=True, help="the table's id or name")
     parser.add_argument("--seat", type=int, default=0, help="sit down here first")
     parser.add_argument("--buy-in", type=int, default=0, help="chips to sit down with")
     parser.add_argument("--hands", type=int, default=None, help="leave after this many hands")
@@ -233,15 +319,16 @@ def main(
             parser.error(f"cannot read {e.filename}: {e.strerror}")
     with Client(args.target, args.token, tls=tls) as client:
         try:
+            table_id = find_table(client, args.table)
             if args.seat:
-                client.sit_down(args.table, args.seat, args.buy_in)
+                client.sit_down(table_id, args.seat, args.buy_in)
                 print(f"you sit down at seat {args.seat} with {args.buy_in}", file=out)
-            terminal = Terminal(client, args.table, stdin or sys.stdin, out, args.hands)
+            terminal = Terminal(client, table_id, stdin or sys.stdin, out, args.hands)
             terminal.run()
             if terminal.tracker.seat and not terminal.tracker.closed:
-                client.stand_up(args.table)
+                client.stand_up(table_id)
                 print("you stand up", file=out)
-        except FeltlineError as e:
+        except (FeltlineError, LookupError) as e:
             print(f"feltline-play: {e}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
