@@ -66,22 +66,25 @@ class Counter(Aggregate):
         pass
 
 
-def raw_rate(env: dict[str, str], seconds: float, threads: int) -> float:
-    """Library saves per second, one event each, from ``threads`` threads."""
+def raw_rate(env: dict[str, str], seconds: float, threads: int) -> tuple[float, float]:
+    """Library saves per second, one event each, from ``threads`` threads,
+    and the CPU seconds each took (its threads' own time)."""
     app: Application[uuid.UUID] = Application(env=env)
-    done = [0] * threads
+    done, cpu = [0] * threads, [0.0] * threads
 
     def run(n: int, until: float) -> None:
         counter = Counter()
         app.save(counter)
+        start = time.thread_time()
         while time.perf_counter() < until:
             counter.count()
             app.save(counter)
             done[n] += 1
+        cpu[n] = time.thread_time() - start
 
     elapsed = _in_threads(threads, seconds, run)
     app.close()
-    return sum(done) / elapsed
+    return sum(done) / elapsed, sum(cpu) / max(1, sum(done))
 
 
 class Players:
@@ -128,16 +131,19 @@ def seat(room: Room, tables: int, run: str) -> list[Players]:
     return [Players(room, Game.HOLDEM, f"{run} {n}") for n in range(tables)]
 
 
-def action_rate(players: list[Players], seconds: float) -> float:
-    """Stored actions per second over the tables of ``players`` played at once."""
-    done = [0] * len(players)
+def action_rate(players: list[Players], seconds: float) -> tuple[float, float]:
+    """Stored actions per second over the tables of ``players`` played at
+    once, and the CPU seconds each took in the playing threads."""
+    done, cpu = [0] * len(players), [0.0] * len(players)
 
     def play(n: int, until: float) -> None:
+        start = time.thread_time()
         while time.perf_counter() < until:
             done[n] += players[n].act()
+        cpu[n] = time.thread_time() - start
 
     elapsed = _in_threads(len(players), seconds, play)
-    return sum(done) / elapsed
+    return sum(done) / elapsed, sum(cpu) / max(1, sum(done))
 
 
 def storage(room: Room, sizes: Callable[[], Sizes], hands: int) -> None:
@@ -164,28 +170,29 @@ def storage(room: Room, sizes: Callable[[], Sizes], hands: int) -> None:
 
 def bench(name: str, env: dict[str, str], sizes: Callable[[], Sizes], args: Any) -> None:
     print(f"\n== {name}")
-    raw = raw_rate(env, args.seconds, 1)
-    raw_many = raw_rate(env, args.seconds, args.tables)
+    raw, raw_cpu = raw_rate(env, args.seconds, 1)
+    raw_many, _ = raw_rate(env, args.seconds, args.tables)
     room = Room(Cardroom(Signer.generate(), env=env))
-    one = action_rate(seat(room, 1, "one"), args.seconds)
+    one, one_cpu = action_rate(seat(room, 1, "one"), args.seconds)
     tables = seat(room, args.tables, "many")
     commit = room.cardroom.group_commit
     before = commit.requests, commit.transactions
-    many = action_rate(tables, args.seconds)
+    many, _ = action_rate(tables, args.seconds)
     per_transaction = (commit.requests - before[0]) / (commit.transactions - before[1])
     storage(room, sizes, args.hands)
     room.close()
     alone = Room(Cardroom(Signer.generate(), env=env))
     # Bench only: bypass group commit to show what it buys.
     alone.cardroom.group_commit = alone.cardroom.recorder.insert_events  # type: ignore[assignment]
-    many_alone = action_rate(seat(alone, args.tables, "alone"), args.seconds)
+    many_alone, _ = action_rate(seat(alone, args.tables, "alone"), args.seconds)
     alone.close()
-    raw_after = raw_rate(env, args.seconds, 1)
+    raw_after, _ = raw_rate(env, args.seconds, 1)
     base = (raw + raw_after) / 2
     print(f"  raw library appends, one event per save, 1 thread: {raw:,.0f} /s, ", end="")
     print(f"{raw_after:,.0f} /s at the end (mean {base:,.0f})")
     print(f"  raw library appends, {args.tables} threads: {raw_many:,.0f} /s")
-    print(f"  Room, 1 table: {one:,.0f} actions/s = {one / base:.0%} of raw")
+    print(f"  Room, 1 table: {one:,.0f} actions/s = {one / base:.0%} of raw; ", end="")
+    print(f"{one_cpu * 1e6:.0f} us CPU per action, {raw_cpu * 1e6:.0f} per raw save")
     print(f"  Room, {args.tables} tables, group commit: {many:,.0f} actions/s = ", end="")
     print(f"{many / base:.0%} of raw ({per_transaction:.1f} requests per transaction)")
     print(f"  Room, {args.tables} tables, one commit each: {many_alone:,.0f} actions/s = ", end="")
