@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 from uuid import UUID
 
 from pyrsistent import pmap
@@ -70,11 +70,7 @@ class AccountEvent(Signed):
 
     class_version: ClassVar[int] = 2
 
-    @staticmethod
-    def upcast_v1_v2(state: dict[str, Any]) -> None:
-        """Version 1 was not chained: such an account no longer loads."""
-        state["link"] = ""
-        Signed.unsigned(state)
+    upcast_v1_v2 = Signed.unchained
 
     def chained(self) -> dict[str, JSON]:
         """The event's data as the chain hashes it (layout version 1)."""

@@ -45,6 +45,13 @@ class Signed:
         state.setdefault("signature", "")
         state.setdefault("signed_by", "")
 
+    @staticmethod
+    def unchained(state: dict[str, Any]) -> None:
+        """The upcast for records stored before their stream was chained:
+        with no link, such a stream no longer loads."""
+        state["link"] = ""
+        Signed.unsigned(state)
+
 
 R = TypeVar("R")
 

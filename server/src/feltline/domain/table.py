@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 from uuid import UUID
 
 from pyrsistent import pmap
@@ -46,11 +46,7 @@ class TableRecord(Signed):
 
     class_version: ClassVar[int] = 2
 
-    @staticmethod
-    def upcast_v1_v2(state: dict[str, Any]) -> None:
-        """Version 1 was not chained: such a table no longer loads."""
-        state["link"] = ""
-        Signed.unsigned(state)
+    upcast_v1_v2 = Signed.unchained
 
 
 @dataclass(frozen=True)
