@@ -183,6 +183,7 @@ class Ledger(Projection[LedgerView]):
                         carried,
                         amount,
                         table=table,
+                        hand=hand,
                         seat=seat,
                         player=entries.player(table, seat),
                     )
@@ -193,6 +194,7 @@ class Ledger(Projection[LedgerView]):
                         house,
                         amount,
                         table=table,
+                        hand=hand,
                         seat=seat,
                         player=entries.player(table, seat),
                     )
@@ -215,6 +217,7 @@ class Ledger(Projection[LedgerView]):
                         seat_book(table, seat),
                         amount,
                         table=table,
+                        hand=hand,
                         seat=seat,
                         player=entries.player(table, seat),
                     )
