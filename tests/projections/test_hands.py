@@ -10,6 +10,7 @@ from feltline.engine.events import HandEnded, HandStarted
 from feltline.projections.follow import Follower
 from feltline.projections.hands import HandIndex, HandIndexView
 from feltline.projections.ledger import Ledger, LedgerView
+from feltline.projections.pots import Pots, PotsView
 from feltline.projections.reports import house_take, indexed_hands, results
 from feltline.projections.view import open_view
 from feltline.store.config import StoreConfig
@@ -23,7 +24,8 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
     room = store.room()
     env = StoreConfig.from_env(store.env).env
     index, ledger = open_view(HandIndexView, env), open_view(LedgerView, env)
-    follower = Follower(room.cardroom, [HandIndex(index), Ledger(ledger)])
+    pots = open_view(PotsView, env)
+    follower = Follower(room.cardroom, [HandIndex(index), Ledger(ledger), Pots(pots)])
     tables = play(room, 4, 60)
     follower.catch_up()  # built while the bots play: the rest comes later
     more = play(room, 4, 100, seed=8)
@@ -67,8 +69,8 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
     assert all(player in {s.player for s in h.seats} for h in indexed_hands(index, player=player))
     assert all(json.dumps(h.stakes) for h in first)
 
-    live = [rows(index), rows(ledger)]
-    for view in (index, ledger):
+    live = [rows(index), rows(ledger), rows(pots)]
+    for view in (index, ledger, pots):
         view.drop()
-    Follower(room.cardroom, [HandIndex(index), Ledger(ledger)]).catch_up()
-    assert [rows(index), rows(ledger)] == live
+    Follower(room.cardroom, [HandIndex(index), Ledger(ledger), Pots(pots)]).catch_up()
+    assert [rows(index), rows(ledger), rows(pots)] == live

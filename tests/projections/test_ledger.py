@@ -1,6 +1,7 @@
 """The ledger after bots play every game with rake, time charges, jackpots
 carried pots and a table closed mid-hand: every book holds what the
-cardroom's streams say it does, and every hand's pot comes back to zero."""
+cardroom's streams say it does, every hand's pot comes back to zero, and
+the pots view holds the hands being played only, with the ledger's chips."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from feltline.projections.ledger import (
     seat_book,
     unbalanced,
 )
+from feltline.projections.pots import Pots, PotsView, table_pots
 from feltline.projections.view import open_view
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
@@ -31,8 +33,9 @@ def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) ->
     while room.table(tables[0]).table.dealt is None:
         closing.step()
     room.close_table(tables[0], "closing", at=10**6)
-    view = open_view(LedgerView, StoreConfig.from_env(store.env).env)
-    follower = Follower(room.cardroom, [Ledger(view)])
+    env = StoreConfig.from_env(store.env).env
+    view, pots = open_view(LedgerView, env), open_view(PotsView, env)
+    follower = Follower(room.cardroom, [Ledger(view), Pots(pots)])
     follower.catch_up()
     balances = books(view)
     minted = check(room.cardroom)
@@ -46,7 +49,9 @@ def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) ->
         table = room.table(table_id).table
         t = str(table_id)
         assert balances.get(f"house:{t}", 0) == table.house
+        live = table_pots(pots, t)
         if table.dealt is None:
+            assert live is None
             assert balances.get(f"pot:{t}", 0) == 0
             for seat in table.seats:
                 assert balances.get(seat_book(t, seat.number), 0) == seat.stack
@@ -56,6 +61,8 @@ def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) ->
             in_play = sum(balances.get(seat_book(t, s.number), 0) for s in dealt)
             in_play += balances.get(f"pot:{t}", 0) + balances.get(f"carried:{t}", 0)
             assert in_play == sum(s.stack for s in dealt) + table.pot.total
+            assert live is not None
+            assert (live.hand, live.total) == (table.hands, balances.get(f"pot:{t}", 0))
     open_hands = {(str(t), room.table(t).table.hands) for t in tables if room.table(t).table.dealt}
     assert {(str(t), int(h)) for t, h, _ in unbalanced(view, "table_id, hand")} <= open_hands
     kinds = {k for (k,) in view.rows("SELECT DISTINCT kind FROM ledger_entries")}
