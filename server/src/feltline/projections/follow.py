@@ -21,10 +21,10 @@ from typing import Any
 
 import structlog
 from eventsourcing.application import Application
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import OperationalError, Tracking
 from eventsourcing.projection import Projection
 
-from feltline.projections.view import View
+from feltline.projections.view import Moved, View
 
 PAGE = 500
 log = structlog.get_logger("feltline.projections")
@@ -54,6 +54,7 @@ class Follower:
         self._positions: dict[str, int] = {}
         self._seen: list[tuple[int, float]] = []  # (head, first seen) not yet applied by all
         self._head = 0
+        self._lock = threading.Lock()
         self.poke = threading.Event()
         self.stopping = threading.Event()
 
@@ -74,14 +75,19 @@ class Follower:
             if not page:
                 continue
             try:
-                with view.batch():
+                with view.batch((self.app.name, start - 1)):
                     for notification in page:
                         event = self.app.mapper.to_domain_event(notification)
                         projection.process_event(event, Tracking(self.app.name, notification.id))
-            except BaseException:
+            except Moved as e:
+                log.warning("projection_moved", projection=view.name, why=str(e))
                 self._positions.pop(view.name, None)  # read it again from the store
+                continue
+            except BaseException:
+                self._positions.pop(view.name, None)
                 raise
-            self._positions[view.name] = page[-1].id
+            with self._lock:
+                self._positions[view.name] = page[-1].id
             most = max(most, len(page))
         return most
 
@@ -95,6 +101,10 @@ class Follower:
         while not self.stopping.is_set():
             try:
                 busy = self.step()
+            except OperationalError as e:  # the store busy or away: try again soon
+                log.warning("projection_retry", why=str(e))
+                busy = 0
+                self.stopping.wait(0.2)
             except Exception:
                 log.exception("projection_failed")
                 busy = 0
@@ -104,19 +114,24 @@ class Follower:
                 self.poke.clear()
 
     def lags(self) -> list[Lag]:
-        """Each projection's lag behind the head of the log."""
+        """Each projection's lag behind the head of the log, at the
+        position its view has stored (another process may keep it)."""
         self._look()
         now = time.monotonic()
         lags = []
         for projection in self.projections:
             view = self.view(projection)
-            position = self._position(view)
+            position = view.position(self.app.name)
             first = next((at for head, at in self._seen if head > position), now)
             lags.append(Lag(view.name, position, self._head, now - first))
         return lags
 
     def _look(self) -> None:
         head = int(self.app.recorder.max_notification_id() or 0)
+        with self._lock:
+            self._saw(head)
+
+    def _saw(self, head: int) -> None:
         now = time.monotonic()
         if head > self._head:
             self._head = head

@@ -32,6 +32,10 @@ class Cursor(Protocol):
     def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
 
 
+class Moved(Exception):
+    """Another process applied notifications to the view, or dropped it."""
+
+
 class View(TrackingRecorder):
     """A projection's tables; the store-specific subclasses below hold the
     connection. ``tables`` maps each table's name to its column list."""
@@ -44,10 +48,20 @@ class View(TrackingRecorder):
         self._local = threading.local()
 
     @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, after: tuple[str, int] | None = None) -> Iterator[None]:
         """One transaction for the events processed inside; the last
-        tracking position seen is recorded in it, at the end."""
+        tracking position seen is recorded in it, at the end. ``after``
+        (application, position) is where the caller believes the view is:
+        if another process moved or dropped it meanwhile, :class:`Moved`."""
         with self._transaction() as cursor:
+            if after is not None:
+                (found,) = cursor.rows(
+                    f"SELECT MAX(notification_id) FROM {self._tracking_table} "
+                    "WHERE application_name = ?",
+                    (after[0],),
+                )[0]
+                if int(found or 0) != after[1]:
+                    raise Moved(f"view {self.name} is at {found or 0}, not {after[1]}")
             self._local.cursor, self._local.tracking = cursor, None
             try:
                 yield
@@ -81,7 +95,10 @@ class View(TrackingRecorder):
         with self._transaction() as cursor:
             for table in self.tables:
                 cursor.run(f"DELETE FROM {table}")
-            cursor.run(f"DELETE FROM {self._tracking_table}")
+            cursor.run(  # the library's own row, which marks the table's layout, stays
+                f"DELETE FROM {self._tracking_table} WHERE application_name <> ?",
+                ("__migration__",),
+            )
 
     def _ddl(self) -> list[str]:
         made = [f"CREATE TABLE IF NOT EXISTS {t} ({cols})" for t, cols in self.tables.items()]
@@ -145,6 +162,13 @@ class SQLiteView(View, SQLiteTrackingRecorder):
     @contextmanager
     def _transaction(self) -> Iterator[_Cursor]:
         with self.datastore.transaction(commit=True) as c:
+            # Write first, so the transaction takes SQLite's write lock (waiting
+            # its busy timeout) before it reads: one that read first cannot
+            # upgrade while the server writes, and fails as "locked" at once.
+            c.execute(
+                f"UPDATE {self._tracking_table} SET notification_id = notification_id "
+                "WHERE application_name = '__migration__'"
+            )
             yield _Cursor(c, "?")
 
     def _track(self, raw: Any, tracking: Tracking) -> None:
