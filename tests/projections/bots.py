@@ -13,10 +13,11 @@ from feltline.store.room import Room
 from tests.store.players import Players, open_tables
 
 
-def play(room: Room, tables: int, steps: int, seed: int = 7) -> list[UUID]:
-    """``steps`` requests at each of ``tables`` tables, taking turns."""
+def play(room: Room, tables: int, steps: int, seed: int = 7, first: int = 0) -> list[UUID]:
+    """``steps`` requests at each of ``tables`` tables (from the ``first``-th
+    of the store's players' tables on), taking turns."""
     rng = random.Random(seed)
-    opened = open_tables(room, tables)
+    opened = open_tables(room, first + tables)[first:]
     players = [Players(room, t, rng) for t in opened]
     for _ in range(steps):
         for p in players:
