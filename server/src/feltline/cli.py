@@ -21,6 +21,8 @@ from feltline.api.app import Feltline
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.floor import cage, home_game, tables
+from feltline.projections.follow import Log
+from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.signing import KeyChanged, open_room
@@ -62,6 +64,23 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="require client certificates signed by these certificate authorities (PEM)",
     )
+    serve.add_argument(
+        "--no-projector",
+        action="store_true",
+        help="keep no views in this process (run 'feltline project' beside it instead)",
+    )
+    project = commands.add_parser(
+        "project",
+        help="keep the ledger, hand index and pots views from the store's log, in a process "
+        "of its own (store as for serve)",
+    )
+    project.add_argument("--store", default=None, help="as for serve")
+    project.add_argument(
+        "--rebuild",
+        metavar="NAME",
+        choices=sorted(PROJECTIONS),
+        help="drop this view, build it again from the start of the log, and exit",
+    )
     token = commands.add_parser(
         "token",
         help="print a bearer token signed with the server's key "
@@ -101,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
             key=args.tls_key,
             client_ca=args.tls_client_ca,
             new_key=args.new_key,
+            projector=not args.no_projector,
         )
+    if args.command == "project":
+        return _project(args.store, args.rebuild)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -134,14 +156,9 @@ def _serve(
     key: Path | None = None,
     client_ca: Path | None = None,
     new_key: bool = False,
+    projector: bool = True,
 ) -> int:
-    env = dict(os.environ)
-    if store == "postgres":
-        env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
-    elif store:
-        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-        env["SQLITE_DBNAME"] = store
-    config = StoreConfig.from_env(env)
+    config = _store(store)
     logs.configure()
     tls = None
     if cert is not None and key is not None:
@@ -165,7 +182,8 @@ def _serve(
         return _refuse(f"cannot open the store: {e}")
     signer = room.cardroom.signer
     try:
-        server = Feltline(room, signer.public_key, address, tls=tls).start()
+        views = Projector(room.cardroom, config.env) if projector else None
+        server = Feltline(room, signer.public_key, address, tls=tls, projector=views).start()
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
         return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")
@@ -189,6 +207,44 @@ def _serve(
         stop.wait()
     server.stop(grace=5)
     room.close()
+    return 0
+
+
+def _store(store: str | None) -> StoreConfig:
+    """The store settings, ``--store`` over the environment's."""
+    env = dict(os.environ)
+    if store == "postgres":
+        env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
+    elif store:
+        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env["SQLITE_DBNAME"] = store
+    return StoreConfig.from_env(env)
+
+
+def _project(store: str | None, rebuild: str | None) -> int:
+    """Follow the store's log into the views until SIGTERM or ^C, or
+    rebuild one view and exit. Reads the store only: it needs no key."""
+    config = _store(store)
+    logs.configure()
+    try:
+        preflight.check(config)
+        log = Log(env=config.env)
+    except (preflight.StoreError, sqlite3.DatabaseError, PersistenceError) as e:
+        print(f"feltline project: {e}", file=sys.stderr)
+        return 1
+    projector = Projector(log, config.env)
+    if rebuild is not None:
+        position = projector.rebuild(rebuild)
+        print(f"rebuilt {rebuild} up to notification {position}")
+        log.close()
+        return 0
+    print(f"feltline projecting {', '.join(projector.views)} from the store's log")
+    sys.stdout.flush()
+    signal.signal(signal.SIGTERM, lambda *_: projector.stop())
+    with contextlib.suppress(KeyboardInterrupt):
+        projector.run()
+    projector.stop()
+    log.close()
     return 0
 
 

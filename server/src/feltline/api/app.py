@@ -1,5 +1,6 @@
 """A whole Feltline server: the four services over one Room, health and
-reflection, the dealer and the action clock. ``feltline serve`` and
+reflection, the dealer and the action clock, and the projector's views
+when it is given one. ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
+from feltline.projections.projector import Projector
 from feltline.store.room import Room
 from feltline_protos.v1 import (
     accounts_pb2,
@@ -66,8 +68,10 @@ class Feltline:
         tick: float = 0.5,
         max_workers: int = 64,
         tls: Tls | None = None,
+        projector: Projector | None = None,
     ) -> None:
         self.room = room
+        self.projector = projector
         self.tls = tls
         self.hub = Hub(room, clock=clock)
         # The stored tables, found before the port opens: a store that
@@ -94,12 +98,17 @@ class Feltline:
     def start(self) -> Feltline:
         self.server.start()
         self.clock.start()
+        if self.projector is not None:
+            self.room.listen(self.projector.poke)
+            self.projector.start()
         return self
 
     def stop(self, grace: float | None = 1.0) -> None:
         self.clock.stop()
         self.hub.stop()
         self.server.stop(grace)
+        if self.projector is not None:
+            self.projector.stop()
 
     def __enter__(self) -> Feltline:
         return self.start()

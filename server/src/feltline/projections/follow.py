@@ -1,0 +1,154 @@
+"""Following the notification log: each projection from its own tracked
+position, a page of notifications per transaction.
+
+The library's ``ProjectionRunner`` subscribes through the recorder, and
+the SQLite recorder has no subscription, so this polls
+``select_notifications`` instead, on both stores; a server in the same
+process pokes it after each commit, so it waits for nothing. On PostgreSQL
+polling skips no late commit: the library's application recorder takes an
+EXCLUSIVE lock on the events table for every insert, so notification ids
+become visible in the order they were issued, and a gap in them is a
+rolled-back transaction that never fills (see ``docs/projections.md``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from eventsourcing.application import Application
+from eventsourcing.persistence import OperationalError, Tracking
+from eventsourcing.projection import Projection
+
+from feltline.projections.view import Moved, View
+
+PAGE = 500
+log = structlog.get_logger("feltline.projections")
+
+
+@dataclass(frozen=True)
+class Lag:
+    """How far a projection is behind the log: notifications not yet
+    applied, and seconds since the oldest of them was first seen."""
+
+    name: str
+    position: int
+    head: int
+    seconds: float
+
+    @property
+    def events(self) -> int:
+        return max(0, self.head - self.position)
+
+
+class Follower:
+    """Applies the log of ``app`` to ``projections``; :meth:`step` once,
+    :meth:`run` until stopped."""
+
+    def __init__(self, app: Application[Any], projections: Sequence[Projection[Any]]) -> None:
+        self.app, self.projections = app, tuple(projections)
+        self._positions: dict[str, int] = {}
+        self._seen: list[tuple[int, float]] = []  # (head, first seen) not yet applied by all
+        self._head = 0
+        self._lock = threading.Lock()
+        self.poke = threading.Event()
+        self.stopping = threading.Event()
+
+    def view(self, projection: Projection[Any]) -> View:
+        view = projection.view
+        assert isinstance(view, View)
+        return view
+
+    def step(self, limit: int = PAGE) -> int:
+        """Apply up to ``limit`` notifications to each projection; the
+        number applied by the one furthest behind."""
+        self._look()
+        most = 0
+        for projection in self.projections:
+            view = self.view(projection)
+            start = self._position(view) + 1
+            page = self.app.recorder.select_notifications(start, limit)
+            if not page:
+                continue
+            try:
+                with view.batch((self.app.name, start - 1)):
+                    for notification in page:
+                        event = self.app.mapper.to_domain_event(notification)
+                        projection.process_event(event, Tracking(self.app.name, notification.id))
+            except Moved as e:
+                log.warning("projection_moved", projection=view.name, why=str(e))
+                self._positions.pop(view.name, None)  # read it again from the store
+                continue
+            except BaseException:
+                self._positions.pop(view.name, None)
+                raise
+            with self._lock:
+                self._positions[view.name] = page[-1].id
+            most = max(most, len(page))
+        return most
+
+    def catch_up(self) -> None:
+        """Apply everything stored so far."""
+        while self.step():
+            pass
+
+    def run(self, interval: float = 0.05) -> None:
+        """Follow until :attr:`stopping` is set, waking on :attr:`poke`."""
+        while not self.stopping.is_set():
+            try:
+                busy = self.step()
+            except OperationalError as e:  # the store busy or away: try again soon
+                log.warning("projection_retry", why=str(e))
+                busy = 0
+                self.stopping.wait(0.2)
+            except Exception:
+                log.exception("projection_failed")
+                busy = 0
+                self.stopping.wait(1.0)
+            if not busy:
+                self.poke.wait(interval)
+                self.poke.clear()
+
+    def lags(self) -> list[Lag]:
+        """Each projection's lag behind the head of the log, at the
+        position its view has stored (another process may keep it)."""
+        self._look()
+        now = time.monotonic()
+        lags = []
+        for projection in self.projections:
+            view = self.view(projection)
+            position = view.position(self.app.name)
+            first = next((at for head, at in self._seen if head > position), now)
+            lags.append(Lag(view.name, position, self._head, now - first))
+        return lags
+
+    def _look(self) -> None:
+        head = int(self.app.recorder.max_notification_id() or 0)
+        with self._lock:
+            self._saw(head)
+
+    def _saw(self, head: int) -> None:
+        now = time.monotonic()
+        if head > self._head:
+            self._head = head
+            self._seen.append((head, now))
+        applied = min(
+            (self._positions.get(self.view(p).name, 0) for p in self.projections), default=0
+        )
+        self._seen = [(h, at) for h, at in self._seen if h > applied]
+
+    def _position(self, view: View) -> int:
+        if view.name not in self._positions:
+            self._positions[view.name] = view.position(self.app.name)
+        return self._positions[view.name]
+
+
+class Log(Application[Any]):
+    """The cardroom's log, opened only to be read: its name picks the
+    cardroom's events table, and reading needs no signing key."""
+
+    name = "Cardroom"

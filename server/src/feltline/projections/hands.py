@@ -1,0 +1,141 @@
+"""The hand index: every hand by table, player and time, with its game,
+stakes, button, players, starting and final stacks, pot, rake and winners;
+and the time charges taken at each deal, for the house's report.
+
+Only what every player at the table saw goes in: stacks, pots and who won
+them; no card is stored here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from eventsourcing.dispatch import singledispatchmethod
+from eventsourcing.persistence import Tracking
+from eventsourcing.projection import Projection
+
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.domain.hand import Recorded
+from feltline.domain.ids import hand_id
+from feltline.domain.table import TableRecord
+from feltline.engine import events as hand_events
+from feltline.engine import table as table_events
+from feltline.projections.view import View
+
+
+class HandIndexView(View):
+    name = "hand_index"
+    tables: ClassVar = {
+        "hand_tables": "table_id TEXT PRIMARY KEY, name TEXT, game TEXT, stakes TEXT",
+        "hand_seats": "table_id TEXT, seat INTEGER, player TEXT, PRIMARY KEY (table_id, seat)",
+        "hand_index": "hand_id TEXT PRIMARY KEY, table_id TEXT, hand INTEGER, at BIGINT, "
+        "game TEXT, stakes TEXT, button INTEGER, players INTEGER, pot BIGINT, rake BIGINT, "
+        "ended INTEGER, cancelled INTEGER, passed_out INTEGER, winners TEXT",
+        "hand_players": "hand_id TEXT, table_id TEXT, hand INTEGER, at BIGINT, seat INTEGER, "
+        "player TEXT, start BIGINT, final BIGINT, won BIGINT, PRIMARY KEY (hand_id, seat)",
+        "hand_charges": "table_id TEXT, hand INTEGER, seat INTEGER, player TEXT, "
+        "amount BIGINT, at BIGINT, notification_id BIGINT PRIMARY KEY",
+    }
+    indexes: ClassVar = (
+        "hand_index_table ON hand_index (table_id, hand)",
+        "hand_index_at ON hand_index (at)",
+        "hand_players_player ON hand_players (player, at)",
+        "hand_charges_table ON hand_charges (table_id, hand)",
+    )
+
+
+class HandIndex(Projection[HandIndexView]):
+    """Keeps :class:`HandIndexView` from the table and hand events."""
+
+    name = "hand_index"
+
+    @singledispatchmethod
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        with self.view.applying(tracking):
+            pass  # accounts, seals and keys are not hands
+
+    @process_event.register
+    def _table(self, record: TableRecord, tracking: Tracking) -> None:
+        event = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+        table = str(record.originator_id)
+        with self.view.applying(tracking) as cursor:
+            match event:
+                case table_events.TableOpened(config=config, name=name):
+                    stakes = json.dumps(_plain(config.rules.stakes), sort_keys=True)
+                    cursor.run(
+                        "INSERT INTO hand_tables VALUES (?, ?, ?, ?)",
+                        (table, name, str(config.rules.game), stakes),
+                    )
+                case table_events.SatDown(seat=seat, player=player):
+                    cursor.run(
+                        "DELETE FROM hand_seats WHERE table_id = ? AND seat = ?", (table, seat)
+                    )
+                    cursor.run("INSERT INTO hand_seats VALUES (?, ?, ?)", (table, seat, player))
+                case table_events.TimeCharged(seat=seat, amount=amount):
+                    (player,) = cursor.rows(
+                        "SELECT player FROM hand_seats WHERE table_id = ? AND seat = ?",
+                        (table, seat),
+                    )[0]
+                    charge = (table, record.hand, seat, player, amount, tracking.notification_id)
+                    cursor.run("INSERT INTO hand_charges VALUES (?, ?, ?, ?, ?, NULL, ?)", charge)
+                case table_events.HandDealt(hand=number, at=at, button=button, seats=seats):
+                    game, stakes = cursor.rows(
+                        "SELECT game, stakes FROM hand_tables WHERE table_id = ?", (table,)
+                    )[0]
+                    key = str(hand_id(record.originator_id, number))
+                    cursor.run(
+                        "INSERT INTO hand_index VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, '')",
+                        (key, table, number, at, game, stakes, button, len(seats)),
+                    )
+                    for s in seats:
+                        cursor.run(
+                            "INSERT INTO hand_players VALUES (?, ?, ?, ?, ?, ?, ?, NULL, 0)",
+                            (key, table, number, at, s.seat, s.player, s.stack),
+                        )
+                    cursor.run(
+                        "UPDATE hand_charges SET at = ? WHERE table_id = ? AND hand = ?",
+                        (at, table, number),
+                    )
+
+    @process_event.register
+    def _hand(self, record: Recorded, tracking: Tracking) -> None:
+        key = str(record.originator_id)
+        with self.view.applying(tracking) as cursor:
+            match decode_event(record.type, record.version, record.data):
+                case hand_events.PotAwarded(amount=amount, rake=rake, shares=shares):
+                    cursor.run(
+                        "UPDATE hand_index SET pot = pot + ?, rake = rake + ? WHERE hand_id = ?",
+                        (amount, rake, key),
+                    )
+                    for share in shares:
+                        cursor.run(
+                            "UPDATE hand_players SET won = won + ? WHERE hand_id = ? AND seat = ?",
+                            (share.amount, key, share.seat),
+                        )
+                case hand_events.PassedOut():
+                    cursor.run("UPDATE hand_index SET passed_out = 1 WHERE hand_id = ?", (key,))
+                case hand_events.HandEnded(stacks=stacks, cancelled=cancelled):
+                    for seat, stack in stacks:
+                        cursor.run(
+                            "UPDATE hand_players SET final = ? WHERE hand_id = ? AND seat = ?",
+                            (stack, key, seat),
+                        )
+                    won = cursor.rows(
+                        "SELECT player FROM hand_players WHERE hand_id = ? AND won > 0 "
+                        "ORDER BY seat",
+                        (key,),
+                    )
+                    cursor.run(
+                        "UPDATE hand_index SET ended = 1, cancelled = ?, winners = ? "
+                        "WHERE hand_id = ?",
+                        (int(cancelled), json.dumps([p for (p,) in won]), key),
+                    )
+
+
+def _plain(value: object) -> object:
+    """A dataclass of numbers and enums as JSON."""
+    fields = getattr(value, "__dataclass_fields__", None)
+    if fields is None:
+        return value if isinstance(value, int | str | None) else str(value)
+    return {name: _plain(getattr(value, name)) for name in fields}
