@@ -23,13 +23,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from feltline.engine.cards import parse_cards
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
+    Acted,
     BoardDealt,
     Event,
     HandEnded,
     PassedOut,
+    PotAwarded,
     Shown,
     StubReshuffled,
 )
@@ -45,7 +48,7 @@ from feltline.engine.rules import (
     Structure,
 )
 from feltline.engine.state import Hand, Phase
-from feltline.engine.values import System
+from feltline.engine.values import System, high
 
 from .players import (
     CALM,
@@ -214,6 +217,10 @@ def test_random_hands_keep_every_promise(
     event("cancelled" if ended.cancelled else f"{len(events) // 20 * 20}+ events")
 
 
+# The least hand that opens a jackpot: a pair of jacks, the lowest kickers.
+LEAST_OPENERS = high(parse_cards("Jc Jd 4h 3s 2c"))
+
+
 @pytest.mark.parametrize("game", list(Game))
 @pytest.mark.parametrize("structure", list(Structure))
 @settings(max_examples=10 * SCALE, deadline=None)
@@ -221,10 +228,29 @@ def test_random_hands_keep_every_promise(
 def test_checking_and_calling_reaches_a_showdown(
     game: Game, structure: Structure, seed: bytes, n: int
 ) -> None:
+    """Nobody folds, so every seat shows its cards and the pot is awarded;
+    in jackpots only when somebody was dealt jacks or better to open with,
+    the deal passing out otherwise."""
     command = start(rules(game, structure), dict.fromkeys(range(n), 1000), seed)
     referee = Referee(command)
     played = play(command, passive, bound=command_bound(command), each=referee)
     referee.finish(played.events, played.hand, played.states)
+    shown = sorted(e.seat for e in played.events if isinstance(e, Shown))
+    awarded = [e for e in played.events if isinstance(e, PotAwarded)]
+    passed = [e for e in played.events if isinstance(e, PassedOut)]
+    opens = True
+    if game is Game.JACKPOTS:
+        first_bet = next(i for i, e in enumerate(played.events) if isinstance(e, Acted))
+        dealt = played.states[first_bet - 1].players
+        opens = any(high(p.cards) >= LEAST_OPENERS for p in dealt)
+    event("showdown" if opens else "passed out")
+    if opens:
+        assert shown == list(range(n)), "not every seat showed down"
+        assert awarded, "a showdown awarded nothing"
+        assert all(len(a.eligible) == n for a in awarded)
+        assert not passed
+    else:
+        assert (shown, awarded, len(passed)) == ([], [], 1)
 
 
 @st.composite
