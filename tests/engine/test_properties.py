@@ -7,7 +7,8 @@ them with random legal moves mixed with random commands of any kind. The
 referee holds the engine to its promises after every event: chips are
 conserved, every card is in one place, replay equals evolving, no face-down
 card reaches a seat that may not see it; ``decide`` accepts exactly the legal
-commands, refuses the others with a ``RuleError`` and changes nothing, and
+commands (bet sizes judged by ``judge.py``, written from RULES.md, not by
+the engine's betting code), refuses the others with a ``RuleError`` and changes nothing, and
 every hand ends within a bound. The players' randomness is Hypothesis's
 own (``st.randoms()``), so a failure shrinks to a short hand and replays.
 """
@@ -51,6 +52,7 @@ from feltline.engine.rules import (
 from feltline.engine.state import Hand, Phase
 from feltline.engine.values import System, high
 
+from .judge import Judge
 from .players import (
     CALM,
     Style,
@@ -160,6 +162,7 @@ def play_checked(
     try a random command instead. Check every event, every refusal and the
     end."""
     referee = Referee(command)
+    judge = Judge()
     bound = command_bound(command)
     hand, events, states = NEW_HAND, list[Event](), list[Hand]()
     decided = 0
@@ -169,14 +172,15 @@ def play_checked(
         try:
             got = decide(hand, attempt)
         except RuleError:
-            assert not legal(hand, attempt), f"a legal {attempt} was refused"
+            assert not legal(hand, attempt, judge), f"a legal {attempt} was refused"
             assert _frozen(hand) == snapshot, f"refusing {attempt} changed the hand"
         else:
-            assert legal(hand, attempt), f"an illegal {attempt} was accepted"
+            assert legal(hand, attempt, judge), f"an illegal {attempt} was accepted"
             decided += 1
             assert decided <= bound, f"still going after {bound} commands"
             for event in got:
-                hand = evolve(hand, event)
+                before, hand = hand, evolve(hand, event)
+                judge(before, event, hand)
                 events.append(event)
                 states.append(hand)
                 referee(hand, event)
