@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from uuid import UUID
 
 import grpc
@@ -62,7 +63,41 @@ def _seat(live: Live, table: str, players: int, rng: random.Random) -> list[Play
     return bots
 
 
-def _play(bots: list[Player], hands: int) -> None:
+class Threads:
+    """Background threads whose failures the test sees: each thread's
+    exception is kept, and :meth:`join` raises them and fails on a thread
+    still running, where a bare thread would only warn, or say nothing."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self.failures: list[BaseException] = []
+        self._lock = threading.Lock()
+
+    def start(self, name: str, target: Callable[[], object]) -> None:
+        def run() -> None:
+            try:
+                target()
+            except BaseException as e:
+                with self._lock:
+                    self.failures.append(e)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if self.failures:
+            raise ExceptionGroup("background threads failed", self.failures)
+        running = [t.name for t in self.threads if t.is_alive()]
+        assert not running, f"still running after {timeout} s: {running}"
+
+
+def _play(bots: list[Player], hands: int) -> set[int]:
+    """Let ``bots`` play until ``hands`` hands have finished; the numbers of
+    those finished. A bot's failure fails the test."""
     done: set[int] = set()
     lock = threading.Lock()
 
@@ -73,12 +108,12 @@ def _play(bots: list[Player], hands: int) -> None:
                 for bot in bots:
                     bot.stop()
 
-    threads = [threading.Thread(target=b.play, args=(finished,), daemon=True) for b in bots]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
+    threads = Threads()
+    for bot in bots:
+        threads.start(f"seat {bot.seat}", partial(bot.play, finished))
+    threads.join(timeout=90)
+    assert len(done) >= hands, f"{len(done)} hands finished, not {hands}"
+    return done
 
 
 def _events(client: Client, table: str, after: str = "") -> Iterator[watch_pb2.WatchTableResponse]:
@@ -110,10 +145,7 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
     table2 = _table(live, Game.STUD_HI_LO)
     first = next(iter(_events(spectator, table2)))
     assert first.HasField("snapshot")
-    bots = _seat(live, table2, 3, random.Random(2))
-    runner = threading.Thread(target=_play, args=(bots, 3))
-    runner.start()
-    runner.join(timeout=90)
+    _play(_seat(live, table2, 3, random.Random(2)), 3)
     seen: list[watch_pb2.WatchTableResponse] = []
     cursor = first.cursor
     version = live.room.table(UUID(table2)).version
@@ -132,6 +164,8 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
     events = [_key(i) for i in seen if i.HasField("event")]
     assert len(events) == len(set(events))
     stored = live.room.table(UUID(table2))
+    assert stored.table.hands >= 3
+    assert {n for _, n, _ in events} >= {1, 2, 3}, "the watch saw no hands played"
     table_events = sorted(s for h, n, s in events if n == 0)
     assert table_events == list(range(2, stored.version + 1))  # 1, the opening, came before
     for number in range(1, stored.table.hands + 1):
@@ -144,9 +178,7 @@ def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
     spectator = live.client(SPECTATOR)
     table = _table(live, Game.DRAW_DECLARE)
     first = next(iter(_events(spectator, table)))
-    runner = threading.Thread(target=_play, args=(_seat(live, table, 3, random.Random(4)), 2))
-    runner.start()
-    runner.join(timeout=90)
+    _play(_seat(live, table, 3, random.Random(4)), 2)
     stub = spectator.watcher
     metadata = spectator.metadata()
     version = live.room.table(UUID(table)).version
@@ -172,6 +204,7 @@ def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
         if done(batch.messages[-1]):
             break
     call.cancel()
+    assert {m.event.hand_number for m in plain} >= {1, 2}, "no hands were played"
     assert [m for batch in batches for m in batch] == plain
     assert all(batches)
     assert len(batches) < len(plain)

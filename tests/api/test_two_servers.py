@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from uuid import UUID
 
 from feltline.api import convert, tokens
@@ -24,7 +26,7 @@ from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import watch_pb2
 
 from .conftest import Live, open_room
-from .test_live import ADMIN, PLAYER, SPECTATOR, _play
+from .test_live import ADMIN, PLAYER, SPECTATOR, Threads, _play
 
 
 def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
@@ -73,10 +75,13 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
             for item in watches[name].watch(table, reconnect=False, stop=done):
                 seen[name].append(item)
 
-        followers = [threading.Thread(target=follow, args=(n,), daemon=True) for n in watches]
-        for t in followers:
-            t.start()
+        followers = Threads()
+        for name in watches:
+            followers.start(f"watch on {name}", partial(follow, name))
+        deadline = time.monotonic() + 30
         while not all(seen.values()):  # both snapshots taken before any hand is dealt
+            assert not followers.failures, followers.failures
+            assert time.monotonic() < deadline, "a watch never sent its snapshot"
             done.wait(0.05)
         _play(bots, 4)
         stored = live.room.cardroom.table(UUID(table))
@@ -87,8 +92,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
                 break
             done.wait(0.1)
         done.set()
-        for t in followers:
-            t.join(timeout=10)
+        followers.join(timeout=10)
         assert stored.table.hands >= 4
         for name, items in seen.items():
             assert items[0].HasField("snapshot")
