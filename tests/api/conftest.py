@@ -4,6 +4,7 @@ clients for every role."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -63,16 +64,25 @@ def open_room(path: Path, signer: Signer) -> Room:
     return Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
 
 
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[Live]:
+@contextmanager
+def serving(path: Path) -> Iterator[Live]:
+    """A server on a loopback port over a new SQLite store at ``path``,
+    stopped with its clients at the end."""
     signer = Signer.generate()
-    path = tmp_path / "live.db"
     clock = Seconds()
     room = open_room(path, signer)
     server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
     running = Live(path, signer, clock, room, server)
-    yield running
-    for client in running.clients:
-        client.close()
-    running.server.stop()
-    running.room.close()
+    try:
+        yield running
+    finally:
+        for client in running.clients:
+            client.close()
+        running.server.stop()
+        running.room.close()
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    with serving(tmp_path / "live.db") as running:
+        yield running
