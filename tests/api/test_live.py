@@ -24,11 +24,12 @@ from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, watch_pb2
 
-from .conftest import Live
+from .conftest import ON_BOTH_STORES, Live
 
 ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
 SPECTATOR, AUDITOR = auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR
-# A game played as it should be, restarts included, logs no error.
+# A game played as it should be, restarts included, logs no error. The tests
+# on a live server run on SQLite and on PostgreSQL.
 pytestmark = pytest.mark.usefixtures("no_error_logs")
 
 
@@ -139,6 +140,7 @@ def _key(item: watch_pb2.WatchTableResponse) -> tuple[str, int, int]:
     return (e.hand_id, e.hand_number, e.sequence)
 
 
+@ON_BOTH_STORES
 def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: Live) -> None:
     spectator = live.client(SPECTATOR)
     # Watch from the snapshot of an empty table; play; resume, cutting often.
@@ -174,6 +176,7 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
         assert got == list(range(1, hand.version))  # all but the seal
 
 
+@ON_BOTH_STORES
 def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
     spectator = live.client(SPECTATOR)
     table = _table(live, Game.DRAW_DECLARE)
@@ -210,6 +213,7 @@ def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
     assert len(batches) < len(plain)
 
 
+@ON_BOTH_STORES
 def test_every_role_sees_only_what_it_may(live: Live) -> None:
     table = _table(live, Game.HOLDEM)
     watchers = {
@@ -239,6 +243,7 @@ def test_every_role_sees_only_what_it_may(live: Live) -> None:
         assert all(e.HasField("seed") == (name == "auditor") for e in ended), name
 
 
+@ON_BOTH_STORES
 def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live) -> None:
     table = _table(live, Game.HOLDEM, clock=20)
     admin = live.client(ADMIN)
@@ -264,6 +269,7 @@ def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live
     assert check(live.room.cardroom).problems == []
 
 
+@ON_BOTH_STORES
 def test_a_retried_action_is_answered_as_the_first_time_and_a_stale_one_refused(
     live: Live,
 ) -> None:

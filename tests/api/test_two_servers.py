@@ -25,7 +25,7 @@ from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import watch_pb2
 
-from .conftest import Live, open_room
+from .conftest import ON_BOTH_STORES, Live, open_store
 from .test_live import ADMIN, PLAYER, SPECTATOR, Threads, _play
 
 
@@ -36,6 +36,10 @@ def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
     made = Client(target, token, timeout=20)
     live.clients.append(made)
     return made
+
+
+# Several processes on one store is what PostgreSQL is for: both stores.
+pytestmark = ON_BOTH_STORES
 
 
 def test_a_watch_follows_play_at_a_table_another_server_serves(live: Live) -> None:
@@ -50,7 +54,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
     """Three bots play four hands, the first ``through_this`` through the
     live server and the rest through another on the same store, watched
     from both servers."""
-    room = open_room(live.path, live.signer)
+    room = open_store(live.env, live.signer)
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, other.target, ADMIN)
