@@ -6,7 +6,8 @@
 # for why not on the sources). The baseline is, in order: $FELTLINE_PROTOS_BASE
 # if set; else where this branch left main (the merge base with origin/main or
 # main) when that is not HEAD itself; else HEAD's first parent, which on main
-# is the version landed before this one.
+# is the version landed before this one. A shallow clone holding neither
+# fetches them first; with none found, CI (CI=true) fails rather than skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,21 +24,39 @@ uv run --no-sync python protos/generate.py --image "$work/head.binpb"
 "$buf" lint "$work/head.binpb" --config protos/buf.yaml --path feltline
 echo "buf lint: clean"
 
-base=${FELTLINE_PROTOS_BASE:-}
-if [[ -z $base ]]; then
+# Where this branch left main, or HEAD's first parent (on main, the version
+# landed before this one); empty when this clone does not hold either.
+find_base() {
+  local head fork ref
   head=$(git rev-parse HEAD)
   for ref in origin/main main; do
     if fork=$(git merge-base HEAD "$ref" 2>/dev/null) && [[ $fork != "$head" ]]; then
-      base=$fork
-      break
+      echo "$fork"
+      return
     fi
   done
-  if [[ -z $base ]]; then
-    base=$(git rev-parse --verify --quiet 'HEAD^1' || true)
-  fi
+  git rev-parse --verify --quiet 'HEAD^1' || true
+}
+
+base=${FELTLINE_PROTOS_BASE:-}
+if [[ -z $base ]]; then
+  base=$(find_base)
+fi
+if [[ -z $base && $(git rev-parse --is-shallow-repository) == true ]]; then
+  # A shallow clone: fetch the last landed commit (HEAD's parent, and main).
+  echo "buf breaking: shallow clone, fetching the last landed version"
+  git fetch --quiet --deepen=1 origin 2>/dev/null || true
+  git fetch --quiet origin main:refs/remotes/origin/main 2>/dev/null || true
+  base=$(find_base)
 fi
 if [[ -z $base ]]; then
-  echo "buf breaking: skipped, HEAD has no earlier commit to compare with"
+  case ${CI:-} in
+    1 | true | TRUE | True | yes | on)
+      echo "buf breaking: FAILED, no earlier commit to compare with (set FELTLINE_PROTOS_BASE)" >&2
+      exit 1
+      ;;
+  esac
+  echo "buf breaking: skipped, HEAD has no earlier commit to compare with (outside CI)"
   exit 0
 fi
 if [[ -z $(git ls-tree -r --name-only "$base" -- protos/feltline) ]]; then

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import gc
 import logging
+import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
+
+from tests.postgres import PG, required
 
 
 class _Errors(logging.Handler):
@@ -33,3 +37,28 @@ def no_error_logs() -> Iterator[list[str]]:
     finally:
         root.removeHandler(errors)
     assert errors.lines == [], "\n".join(errors.lines)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """The PostgreSQL server. Without it its tests skip, unless
+    FELTLINE_REQUIRE_POSTGRES is true (1, true, yes, on: as in CI), where
+    its absence is a failure."""
+    try:
+        conn = psycopg.connect(**PG, connect_timeout=3, autocommit=True)
+    except psycopg.OperationalError as e:
+        reason = f"PostgreSQL is not reachable at {PG['host']}:{PG['port']}: {e}"
+        if required():
+            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES is set but {reason}")
+        pytest.skip(reason)
+    with conn:
+        yield conn
+
+
+@pytest.fixture
+def postgres_schema(postgres: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
+    """A fresh schema per test, so a test that reads the whole log sees only its own."""
+    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
+    postgres.execute(f"CREATE SCHEMA {schema}")
+    yield schema
+    postgres.execute(f"DROP SCHEMA {schema} CASCADE")

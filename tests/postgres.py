@@ -1,6 +1,7 @@
-"""The PostgreSQL server the store tests and the benchmarks use, named by
-the library's own variables (default: CI's, 127.0.0.1:5432, user postgres,
-database test), and the store settings for one schema of it."""
+"""The PostgreSQL server the store and API tests and the benchmarks use,
+named by the library's own variables (default: CI's, 127.0.0.1:5432, user
+postgres, database test), the store settings for one schema of it, and
+whether its absence fails a test or skips it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ PG = {
     "password": os.environ.get("POSTGRES_PASSWORD", ""),
     "dbname": os.environ.get("POSTGRES_DBNAME", "test"),
 }
+
+
+# The spellings of "yes" that an operator or a CI file may give a flag.
+TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def required() -> bool:
+    """Whether FELTLINE_REQUIRE_POSTGRES says that an unreachable server
+    fails its tests (as in CI) rather than skipping them."""
+    return os.environ.get("FELTLINE_REQUIRE_POSTGRES", "").strip().lower() in TRUE
 
 
 def store_env(schema: str, **more: str) -> dict[str, str]:

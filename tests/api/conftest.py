@@ -1,9 +1,11 @@
-"""A real server on a loopback port over a temporary SQLite store, and
-clients for every role."""
+"""A real server on a loopback port over a temporary SQLite store (or, for
+the end-to-end tests that ask, a fresh PostgreSQL schema too), and clients
+for every role."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +19,7 @@ from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
 from feltline_client import Client
+from tests.postgres import store_env
 
 
 @dataclass
@@ -31,12 +34,14 @@ class Seconds:
 
 @dataclass
 class Live:
-    path: Path
+    path: Path  # the SQLite file; with PostgreSQL, unused
     signer: Signer
     clock: Seconds
     room: Room
     server: Feltline
     clients: list[Client] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    """The store's settings, which a second server on the same store uses."""
 
     def client(self, role: Role, player: str = "") -> Client:
         token = tokens.mint(
@@ -54,25 +59,48 @@ class Live:
         """Stop the server and its room; start new ones on the same store."""
         self.server.stop()
         self.room.close()
-        self.room = open_room(self.path, self.signer)
+        self.room = open_store(self.env, self.signer)
         self.server = Feltline(self.room, self.signer.public_key, clock=self.clock, tick=0.1)
         self.server.start()
 
 
 def open_room(path: Path, signer: Signer) -> Room:
-    return Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
+    return open_store({"SQLITE_DBNAME": str(path)}, signer)
+
+
+def open_store(env: dict[str, str], signer: Signer) -> Room:
+    return Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
+
+
+@contextmanager
+def serving(path: Path, env: dict[str, str] | None = None) -> Iterator[Live]:
+    """A server on a loopback port over a new store: SQLite at ``path``, or
+    the store ``env`` names; stopped with its clients at the end."""
+    env = env or {"SQLITE_DBNAME": str(path)}
+    signer = Signer.generate()
+    clock = Seconds()
+    room = open_store(env, signer)
+    server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
+    running = Live(path, signer, clock, room, server, env=env)
+    try:
+        yield running
+    finally:
+        for client in running.clients:
+            client.close()
+        running.server.stop()
+        running.room.close()
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Iterator[Live]:
-    signer = Signer.generate()
-    path = tmp_path / "live.db"
-    clock = Seconds()
-    room = open_room(path, signer)
-    server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
-    running = Live(path, signer, clock, room, server)
-    yield running
-    for client in running.clients:
-        client.close()
-    running.server.stop()
-    running.room.close()
+def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
+    """SQLite unless a module parametrizes it ``indirect`` with "postgres"
+    (a fresh schema, skipped or failed as ``postgres`` in tests/conftest.py)."""
+    env = None
+    if getattr(request, "param", "sqlite") == "postgres":
+        env = store_env(request.getfixturevalue("postgres_schema"))
+    with serving(tmp_path / "live.db", env) as running:
+        yield running
+
+
+# For a module whose end-to-end tests run on both stores.
+ON_BOTH_STORES = pytest.mark.parametrize("live", ["sqlite", "postgres"], indirect=True)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from uuid import UUID
 
 import grpc
@@ -23,11 +24,12 @@ from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, watch_pb2
 
-from .conftest import Live
+from .conftest import ON_BOTH_STORES, Live
 
 ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
 SPECTATOR, AUDITOR = auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR
-# A game played as it should be, restarts included, logs no error.
+# A game played as it should be, restarts included, logs no error. The tests
+# on a live server run on SQLite and on PostgreSQL.
 pytestmark = pytest.mark.usefixtures("no_error_logs")
 
 
@@ -62,7 +64,41 @@ def _seat(live: Live, table: str, players: int, rng: random.Random) -> list[Play
     return bots
 
 
-def _play(bots: list[Player], hands: int) -> None:
+class Threads:
+    """Background threads whose failures the test sees: each thread's
+    exception is kept, and :meth:`join` raises them and fails on a thread
+    still running, where a bare thread would only warn, or say nothing."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self.failures: list[BaseException] = []
+        self._lock = threading.Lock()
+
+    def start(self, name: str, target: Callable[[], object]) -> None:
+        def run() -> None:
+            try:
+                target()
+            except BaseException as e:
+                with self._lock:
+                    self.failures.append(e)
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        if self.failures:
+            raise ExceptionGroup("background threads failed", self.failures)
+        running = [t.name for t in self.threads if t.is_alive()]
+        assert not running, f"still running after {timeout} s: {running}"
+
+
+def _play(bots: list[Player], hands: int) -> set[int]:
+    """Let ``bots`` play until ``hands`` hands have finished; the numbers of
+    those finished. A bot's failure fails the test."""
     done: set[int] = set()
     lock = threading.Lock()
 
@@ -73,12 +109,12 @@ def _play(bots: list[Player], hands: int) -> None:
                 for bot in bots:
                     bot.stop()
 
-    threads = [threading.Thread(target=b.play, args=(finished,), daemon=True) for b in bots]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
+    threads = Threads()
+    for bot in bots:
+        threads.start(f"seat {bot.seat}", partial(bot.play, finished))
+    threads.join(timeout=90)
+    assert len(done) >= hands, f"{len(done)} hands finished, not {hands}"
+    return done
 
 
 def _events(client: Client, table: str, after: str = "") -> Iterator[watch_pb2.WatchTableResponse]:
@@ -104,16 +140,14 @@ def _key(item: watch_pb2.WatchTableResponse) -> tuple[str, int, int]:
     return (e.hand_id, e.hand_number, e.sequence)
 
 
+@ON_BOTH_STORES
 def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: Live) -> None:
     spectator = live.client(SPECTATOR)
     # Watch from the snapshot of an empty table; play; resume, cutting often.
     table2 = _table(live, Game.STUD_HI_LO)
     first = next(iter(_events(spectator, table2)))
     assert first.HasField("snapshot")
-    bots = _seat(live, table2, 3, random.Random(2))
-    runner = threading.Thread(target=_play, args=(bots, 3))
-    runner.start()
-    runner.join(timeout=90)
+    _play(_seat(live, table2, 3, random.Random(2)), 3)
     seen: list[watch_pb2.WatchTableResponse] = []
     cursor = first.cursor
     version = live.room.table(UUID(table2)).version
@@ -132,6 +166,8 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
     events = [_key(i) for i in seen if i.HasField("event")]
     assert len(events) == len(set(events))
     stored = live.room.table(UUID(table2))
+    assert stored.table.hands >= 3
+    assert {n for _, n, _ in events} >= {1, 2, 3}, "the watch saw no hands played"
     table_events = sorted(s for h, n, s in events if n == 0)
     assert table_events == list(range(2, stored.version + 1))  # 1, the opening, came before
     for number in range(1, stored.table.hands + 1):
@@ -140,13 +176,12 @@ def test_a_watch_resumes_from_its_cursor_with_nothing_missed_or_repeated(live: L
         assert got == list(range(1, hand.version))  # all but the seal
 
 
+@ON_BOTH_STORES
 def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
     spectator = live.client(SPECTATOR)
     table = _table(live, Game.DRAW_DECLARE)
     first = next(iter(_events(spectator, table)))
-    runner = threading.Thread(target=_play, args=(_seat(live, table, 3, random.Random(4)), 2))
-    runner.start()
-    runner.join(timeout=90)
+    _play(_seat(live, table, 3, random.Random(4)), 2)
     stub = spectator.watcher
     metadata = spectator.metadata()
     version = live.room.table(UUID(table)).version
@@ -172,11 +207,13 @@ def test_batches_hold_the_same_messages_as_the_plain_watch(live: Live) -> None:
         if done(batch.messages[-1]):
             break
     call.cancel()
+    assert {m.event.hand_number for m in plain} >= {1, 2}, "no hands were played"
     assert [m for batch in batches for m in batch] == plain
     assert all(batches)
     assert len(batches) < len(plain)
 
 
+@ON_BOTH_STORES
 def test_every_role_sees_only_what_it_may(live: Live) -> None:
     table = _table(live, Game.HOLDEM)
     watchers = {
@@ -206,6 +243,7 @@ def test_every_role_sees_only_what_it_may(live: Live) -> None:
         assert all(e.HasField("seed") == (name == "auditor") for e in ended), name
 
 
+@ON_BOTH_STORES
 def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live) -> None:
     table = _table(live, Game.HOLDEM, clock=20)
     admin = live.client(ADMIN)
@@ -231,6 +269,7 @@ def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live
     assert check(live.room.cardroom).problems == []
 
 
+@ON_BOTH_STORES
 def test_a_retried_action_is_answered_as_the_first_time_and_a_stale_one_refused(
     live: Live,
 ) -> None:

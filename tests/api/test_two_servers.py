@@ -10,6 +10,7 @@ import random
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from uuid import UUID
 
 from feltline.api import convert, tokens
@@ -24,8 +25,8 @@ from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import common_pb2, watch_pb2
 
-from .conftest import Live, open_room
-from .test_live import ADMIN, PLAYER, SPECTATOR, _play
+from .conftest import ON_BOTH_STORES, Live, open_store
+from .test_live import ADMIN, PLAYER, SPECTATOR, Threads, _play
 
 
 def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
@@ -35,6 +36,10 @@ def _client(live: Live, target: str, role: Role, player: str = "") -> Client:
     made = Client(target, token, timeout=20)
     live.clients.append(made)
     return made
+
+
+# Several processes on one store is what PostgreSQL is for: both stores.
+pytestmark = ON_BOTH_STORES
 
 
 def test_a_watch_follows_play_at_a_table_another_server_serves(live: Live) -> None:
@@ -49,7 +54,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
     """Three bots play four hands, the first ``through_this`` through the
     live server and the rest through another on the same store, watched
     from both servers."""
-    room = open_room(live.path, live.signer)
+    room = open_store(live.env, live.signer)
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, other.target, ADMIN)
@@ -74,10 +79,13 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
             for item in watches[name].watch(table, reconnect=False, stop=done):
                 seen[name].append(item)
 
-        followers = [threading.Thread(target=follow, args=(n,), daemon=True) for n in watches]
-        for t in followers:
-            t.start()
+        followers = Threads()
+        for name in watches:
+            followers.start(f"watch on {name}", partial(follow, name))
+        deadline = time.monotonic() + 30
         while not all(seen.values()):  # both snapshots taken before any hand is dealt
+            assert not followers.failures, followers.failures
+            assert time.monotonic() < deadline, "a watch never sent its snapshot"
             done.wait(0.05)
         _play(bots, 4)
         stored = live.room.cardroom.table(UUID(table))
@@ -88,8 +96,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
                 break
             done.wait(0.1)
         done.set()
-        for t in followers:
-            t.join(timeout=10)
+        followers.join(timeout=10)
         assert stored.table.hands >= 4
         for name, items in seen.items():
             assert items[0].HasField("snapshot")

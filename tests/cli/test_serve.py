@@ -22,7 +22,7 @@ from feltline.engine.rules import Game
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
-from tests.postgres import PG
+from tests.postgres import PG, required
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 
@@ -163,8 +163,8 @@ def test_a_missing_postgres_database_is_named_at_once(tmp_path: Path) -> None:
     try:
         psycopg.connect(**PG, connect_timeout=3).close()
     except psycopg.OperationalError as e:
-        if os.environ.get("FELTLINE_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES=1 but PostgreSQL is not reachable: {e}")
+        if required():
+            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES is set but PostgreSQL is not reachable: {e}")
         pytest.skip(f"PostgreSQL is not reachable at {PG['host']}:{PG['port']}: {e}")
     env = {f"POSTGRES_{key.upper()}": value for key, value in PG.items()}
     env["POSTGRES_DBNAME"] = "feltline_no_such_database"

@@ -6,8 +6,10 @@ legal amount, any legal discards, any declaration, a time-out now and then);
 :func:`choose` plays like a cautious bot, mostly checking and calling;
 :func:`passive` checks or calls to the showdown. :func:`legal` says whether a
 command is one of the moves :func:`random_legal` could choose, so a test can
-hold ``decide`` to accept exactly those. Only the engine's public surface is
-used: :func:`feltline.engine.betting.options` and the hand's state.
+hold ``decide`` to accept exactly those; it judges bet sizes by the
+independent :class:`tests.engine.judge.Judge`, never by the engine's
+betting code. The policies choose from
+:func:`feltline.engine.betting.options` and the hand's state.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from feltline.engine.hand import play as play_command
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 from feltline.engine.values import System
+
+from .judge import Judge
 
 Policy = Callable[[Hand], Command]
 
@@ -138,9 +142,9 @@ def _amounts(hand: Hand, o: betting.Options) -> dict[Action, int]:
     return moves
 
 
-def legal(hand: Hand, command: Command) -> bool:
-    """Whether ``command`` is a legal move in ``hand`` by the rules as
-    :func:`betting.options` states them."""
+def legal(hand: Hand, command: Command, judge: Judge) -> bool:
+    """Whether ``command`` is a legal move in ``hand``, bet sizes as the
+    independent ``judge`` (which has seen every event so far) reads RULES.md."""
     if isinstance(command, StartHand):
         return hand.phase is Phase.NOT_STARTED
     if hand.phase in (Phase.NOT_STARTED, Phase.ENDED):
@@ -152,10 +156,10 @@ def legal(hand: Hand, command: Command) -> bool:
     if isinstance(command, Act):
         if hand.phase is not Phase.BETTING or command.seat != hand.to_act:
             return False
-        o = betting.options(hand)
-        if command.action is o.raise_action:
-            return o.least <= command.amount <= o.most
-        total = _amounts(hand, o).get(command.action)
+        allowed = judge.allowed(hand)
+        if command.action is allowed.raising:
+            return allowed.least <= command.amount <= allowed.most
+        total = allowed.moves.get(command.action)
         return total is not None and command.amount in (0, total)
     if isinstance(command, Draw):
         if hand.phase is not Phase.DRAWING or command.seat != hand.round.pending[0]:

@@ -2,8 +2,10 @@
 
 :class:`Referee` follows a hand as its events come and fails an assertion
 as soon as one of the engine's promises breaks: chips are conserved, no card
-is in two places, replaying gives the same state, and no seat can see a card
-dealt face down to another before it is shown.
+is in two places, replaying gives the same state, playing the hand's
+commands again from its start makes the same events, and no seat can see a
+card dealt face down to another before it is shown. Every check fails with a
+message of its own, which ``test_referee.py`` asserts exactly.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from feltline.engine.cards import Card, deck
-from feltline.engine.commands import StartHand
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     EVERYONE,
     NOBODY,
+    Acted,
+    Action,
     BoardDealt,
     CardDealt,
     DeckShuffled,
@@ -30,7 +35,8 @@ from feltline.engine.events import (
     Shown,
     StubReshuffled,
 )
-from feltline.engine.hand import replay
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.script import SCRIPTS, Kind
 from feltline.engine.state import Hand, Phase
 
@@ -77,9 +83,11 @@ class Referee:
 
     def __call__(self, hand: Hand, event: Event) -> None:
         assert hand.chips == self.total, f"after {event}: {hand.chips} chips, not {self.total}"
-        assert all(p.stack >= 0 and p.bet >= 0 for p in hand.players), event
-        assert hand.pot >= 0
-        assert (hand.live_count, hand.active_count) == (len(hand.live), len(hand.active)), event
+        negative = [p.seat for p in hand.players if p.stack < 0 or p.bet < 0]
+        assert not negative, f"after {event}: a negative stack or bet at seats {negative}"
+        assert hand.pot >= 0, f"after {event}: a pot of {hand.pot}"
+        kept, counted = (hand.live_count, hand.active_count), (len(hand.live), len(hand.active))
+        assert kept == counted, f"after {event}: live and active kept as {kept}, not {counted}"
         self.check_cards(hand, event)
 
     def check_cards(self, hand: Hand, event: Event) -> None:
@@ -89,40 +97,85 @@ class Referee:
         if isinstance(event, HandStarted):
             return
         if isinstance(event, CardDealt):
-            assert event.card == hand.stub[event.position], event
+            stub = hand.stub[event.position]
+            assert event.card == stub, f"{event} deals {event.card}, the stub has {stub} there"
         placed = [c for p in hand.players if p.live for c in p.cards]
         placed += [*hand.board, *hand.muck, *hand.set_aside]
         counts = Counter(placed)
-        assert max(counts.values(), default=1) == 1, f"after {event}: a card twice in {counts}"
+        twice = sorted(c for c, n in counts.items() if n > 1)
+        assert not twice, f"after {event}: {twice} in two places"
         if not self.fixed:
             everywhere = counts + Counter(hand.stub[hand.next :])
-            assert everywhere == self.deck, f"after {event}: cards lost or made: {everywhere}"
+            lost, made = sorted(self.deck - everywhere), sorted(everywhere - self.deck)
+            assert (lost, made) == ([], []), f"after {event}: cards lost {lost}, made {made}"
 
     def finish(self, events: Sequence[Event], final: Hand, states: Sequence[Hand]) -> None:
         """At the end: the last event ends the hand, final stacks and rake
         account for every chip, replay agrees with the incremental states,
         and nothing leaks."""
-        assert final.phase is Phase.ENDED
+        assert final.phase is Phase.ENDED, f"the hand is {final.phase}, not ended"
         ends = [i for i, e in enumerate(events) if isinstance(e, HandEnded)]
-        assert ends == [len(events) - 1], "one HandEnded, last"
+        assert ends == [len(events) - 1], f"HandEnded at {ends}, not once and last"
         ended = events[-1]
         assert isinstance(ended, HandEnded)
         stacks = dict(ended.stacks)
-        assert stacks == {p.seat: p.stack for p in final.players}
+        players = {p.seat: p.stack for p in final.players}
+        assert stacks == players, f"HandEnded has stacks {stacks}, the players {players}"
         passed = [e for e in events if isinstance(e, PassedOut)]
+        out = sum(stacks.values())
         if ended.cancelled:
-            assert sum(stacks.values()) + self.command.dead == self.total
-            assert ended.rake == 0
+            out += self.command.dead
+            assert ended.rake == 0, f"a cancelled hand raked {ended.rake}"
         elif passed:
             carried = sum(c for _, c in passed[0].carried) + passed[0].dead
-            assert sum(stacks.values()) + carried == self.total
-            assert final.pot == carried
+            out += carried
+            assert final.pot == carried, f"a pot of {final.pot} carries {carried}"
         else:
-            assert sum(stacks.values()) + ended.rake == self.total
-            assert final.pot == 0
-            assert final.rake == ended.rake
-        assert replay(events) == final
+            out += ended.rake
+            assert final.pot == 0, f"{final.pot} chips left in the pot"
+            assert final.rake == ended.rake, f"raked {final.rake}, HandEnded says {ended.rake}"
+        assert out == self.total, f"the hand ends with {out} chips, not {self.total}"
+        assert replay(events) == final, "folding evolve over the events gives another hand"
+        self.check_rerun(events)
         check_no_leaks(events, [s.seat for s in self.command.seats])
+
+    def check_rerun(self, events: Sequence[Event]) -> None:
+        """Play the hand again from the command that started it, with each
+        decision its events record: the engine must decide exactly those
+        events again. Folding ``evolve`` cannot see an event that ``decide``
+        would never have made (a doctored record, a decision that depends
+        on something outside the hand); this can."""
+        hand, again = NEW_HAND, list[Event]()
+        for command in decisions(self.command, events):
+            try:
+                made = decide(hand, command)
+            except RuleError as e:
+                raise AssertionError(f"re-running the hand, {command} is refused: {e}") from e
+            for event in made:
+                hand = evolve(hand, event)
+            again += made
+        for i, (stored, made) in enumerate(zip(events, again, strict=False)):
+            assert stored == made, f"re-run, event {i} is {made}, not {stored}"
+        assert len(again) == len(events), f"re-run, {len(again)} events, not {len(events)}"
+
+
+def decisions(start: StartHand, events: Sequence[Event]) -> list[Command]:
+    """``start`` and the commands the events record: each bet, draw and
+    declaration, a time-out where the clock acted, a cancel that ended it."""
+    made: list[Command] = [start]
+    for event in events:
+        if isinstance(event, Acted | Drew | Declared) and event.timed_out:
+            made.append(TimeOut(event.seat))
+        elif isinstance(event, Acted):
+            raising = event.action in (Action.BET, Action.RAISE, Action.COMPLETE)
+            made.append(Act(event.seat, event.action, event.total if raising else 0))
+        elif isinstance(event, Drew):
+            made.append(Draw(event.seat, event.discards or ()))
+        elif isinstance(event, Declared) and event.choice is not None:
+            made.append(Declare(event.seat, event.choice))
+        elif isinstance(event, HandEnded) and event.cancelled:
+            made.append(Cancel())
+    return made
 
 
 def viewed(event: Event, seat: int | None) -> Event:
@@ -140,23 +193,24 @@ def check_redaction(event: Event) -> None:
     if audience is EVERYONE:
         return
     hidden = event.redacted()
-    assert type(hidden) is type(event)
-    assert not list(cards_in(hidden)), hidden
+    kind = type(event).__name__
+    assert type(hidden) is type(event), f"{kind} redacted is a {type(hidden).__name__}"
+    assert not list(cards_in(hidden)), f"{kind} redacted still holds cards: {hidden}"
     if isinstance(hidden, CardDealt):
-        assert hidden.card is None
+        assert hidden.card is None, f"{kind} redacted names a card: {hidden}"
     if isinstance(hidden, Drew):
-        assert hidden.discards is None
+        assert hidden.discards is None, f"{kind} redacted names the discards: {hidden}"
     if isinstance(hidden, DeckShuffled):
-        assert hidden.seed == b""
-        assert hidden.cards == ()
+        assert hidden.seed == b"", f"{kind} redacted keeps the seed"
+        assert hidden.cards == (), f"{kind} redacted keeps the deck"
     if isinstance(hidden, Declared):
-        assert hidden.choice is None
+        assert hidden.choice is None, f"{kind} redacted keeps the choice: {hidden}"
     if isinstance(hidden, StubReshuffled):
-        assert hidden.cards is None
+        assert hidden.cards is None, f"{kind} redacted keeps the stub: {hidden}"
     if isinstance(event, DeckShuffled | StubReshuffled):
-        assert audience == NOBODY
+        assert audience == NOBODY, f"{kind} is shown to {audience}, not to nobody"
     if isinstance(event, CardDealt | Drew | Declared):
-        assert audience == frozenset({event.seat})
+        assert audience == frozenset({event.seat}), f"{kind} is shown to {audience}"
 
 
 def check_no_leaks(events: Iterable[Event], seats: Sequence[int]) -> None:

@@ -7,8 +7,10 @@ them with random legal moves mixed with random commands of any kind. The
 referee holds the engine to its promises after every event: chips are
 conserved, every card is in one place, replay equals evolving, no face-down
 card reaches a seat that may not see it; ``decide`` accepts exactly the legal
-commands, refuses the others with a ``RuleError`` and changes nothing, and
-every hand ends within a bound.
+commands (bet sizes judged by ``judge.py``, written from RULES.md, not by
+the engine's betting code), refuses the others with a ``RuleError`` and changes nothing, and
+every hand ends within a bound. The players' randomness is Hypothesis's
+own (``st.randoms()``), so a failure shrinks to a short hand and replays.
 """
 
 from __future__ import annotations
@@ -23,13 +25,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from feltline.engine.cards import parse_cards
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
+    Acted,
     BoardDealt,
     Event,
     HandEnded,
     PassedOut,
+    PotAwarded,
     Shown,
     StubReshuffled,
 )
@@ -45,8 +50,9 @@ from feltline.engine.rules import (
     Structure,
 )
 from feltline.engine.state import Hand, Phase
-from feltline.engine.values import System
+from feltline.engine.values import System, high
 
+from .judge import Judge
 from .players import (
     CALM,
     Style,
@@ -156,6 +162,7 @@ def play_checked(
     try a random command instead. Check every event, every refusal and the
     end."""
     referee = Referee(command)
+    judge = Judge()
     bound = command_bound(command)
     hand, events, states = NEW_HAND, list[Event](), list[Hand]()
     decided = 0
@@ -165,14 +172,15 @@ def play_checked(
         try:
             got = decide(hand, attempt)
         except RuleError:
-            assert not legal(hand, attempt), f"a legal {attempt} was refused"
+            assert not legal(hand, attempt, judge), f"a legal {attempt} was refused"
             assert _frozen(hand) == snapshot, f"refusing {attempt} changed the hand"
         else:
-            assert legal(hand, attempt), f"an illegal {attempt} was accepted"
+            assert legal(hand, attempt, judge), f"an illegal {attempt} was accepted"
             decided += 1
             assert decided <= bound, f"still going after {bound} commands"
             for event in got:
-                hand = evolve(hand, event)
+                before, hand = hand, evolve(hand, event)
+                judge(before, event, hand)
                 events.append(event)
                 states.append(hand)
                 referee(hand, event)
@@ -200,7 +208,7 @@ def _frozen(hand: Hand) -> bytes:
 
 @pytest.mark.parametrize("game", list(Game))
 @EXAMPLES
-@given(data=st.data(), rng=st.randoms(use_true_random=True))
+@given(data=st.data(), rng=st.randoms())
 def test_random_hands_keep_every_promise(
     game: Game, data: st.DataObject, rng: random.Random
 ) -> None:
@@ -214,6 +222,10 @@ def test_random_hands_keep_every_promise(
     event("cancelled" if ended.cancelled else f"{len(events) // 20 * 20}+ events")
 
 
+# The least hand that opens a jackpot: a pair of jacks, the lowest kickers.
+LEAST_OPENERS = high(parse_cards("Jc Jd 4h 3s 2c"))
+
+
 @pytest.mark.parametrize("game", list(Game))
 @pytest.mark.parametrize("structure", list(Structure))
 @settings(max_examples=10 * SCALE, deadline=None)
@@ -221,10 +233,29 @@ def test_random_hands_keep_every_promise(
 def test_checking_and_calling_reaches_a_showdown(
     game: Game, structure: Structure, seed: bytes, n: int
 ) -> None:
+    """Nobody folds, so every seat shows its cards and the pot is awarded;
+    in jackpots only when somebody was dealt jacks or better to open with,
+    the deal passing out otherwise."""
     command = start(rules(game, structure), dict.fromkeys(range(n), 1000), seed)
     referee = Referee(command)
     played = play(command, passive, bound=command_bound(command), each=referee)
     referee.finish(played.events, played.hand, played.states)
+    shown = sorted(e.seat for e in played.events if isinstance(e, Shown))
+    awarded = [e for e in played.events if isinstance(e, PotAwarded)]
+    passed = [e for e in played.events if isinstance(e, PassedOut)]
+    opens = True
+    if game is Game.JACKPOTS:
+        first_bet = next(i for i, e in enumerate(played.events) if isinstance(e, Acted))
+        dealt = played.states[first_bet - 1].players
+        opens = any(high(p.cards) >= LEAST_OPENERS for p in dealt)
+    event("showdown" if opens else "passed out")
+    if opens:
+        assert shown == list(range(n)), "not every seat showed down"
+        assert awarded, "a showdown awarded nothing"
+        assert all(len(a.eligible) == n for a in awarded)
+        assert not passed
+    else:
+        assert (shown, awarded, len(passed)) == ([], [], 1)
 
 
 @st.composite
@@ -283,7 +314,7 @@ def mutated_deals(draw: st.DrawFn) -> StartHand:
 
 
 @settings(max_examples=300 * SCALE, deadline=None)
-@given(command=mutated_deals(), rng=st.randoms(use_true_random=True))
+@given(command=mutated_deals(), rng=st.randoms())
 def test_any_start_is_refused_with_a_rule_error_or_plays_out(
     command: StartHand, rng: random.Random
 ) -> None:

@@ -1,12 +1,9 @@
 """Every store test runs on SQLite (a temporary file) and on PostgreSQL (a
-fresh schema per test). Without PostgreSQL its tests skip, unless
-FELTLINE_REQUIRE_POSTGRES=1 (as in CI), where its absence is a failure."""
+fresh schema per test, ``postgres_schema`` in tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,28 +44,6 @@ class Store:
 
     def sql(self, statement: str, *params: object) -> list[tuple[object, ...]]:
         return self.execute_sql(statement.format(events=self.events_table), params)
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[psycopg.Connection[tuple[object, ...]]]:
-    try:
-        conn = psycopg.connect(**PG, connect_timeout=3, autocommit=True)
-    except psycopg.OperationalError as e:
-        reason = f"PostgreSQL is not reachable at {PG['host']}:{PG['port']}: {e}"
-        if os.environ.get("FELTLINE_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"FELTLINE_REQUIRE_POSTGRES=1 but {reason}")
-        pytest.skip(reason)
-    with conn:
-        yield conn
-
-
-@pytest.fixture
-def postgres_schema(postgres: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
-    """A fresh schema per test, so a test that reads the whole log sees only its own."""
-    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
-    postgres.execute(f"CREATE SCHEMA {schema}")
-    yield schema
-    postgres.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
