@@ -127,7 +127,7 @@ def test_one_decision_raced_through_both_servers_is_applied_once_in_every_round(
     """Each round the player to act sends one decision through both servers
     at once, under two request ids, decided on the same sequence: one is
     applied and the other answered STALE_STATE, for hundreds of rounds."""
-    room = open_room(live.path, live.signer)
+    room = open_store(live.env, live.signer)
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, live.server.target, ADMIN)
