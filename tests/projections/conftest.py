@@ -1,6 +1,7 @@
-"""The store fixtures of tests/store: every projection test runs on SQLite
-and on a fresh PostgreSQL schema."""
+"""The store fixture of tests/store (the PostgreSQL ones are the root
+conftest's): every projection test runs on SQLite and on a fresh
+PostgreSQL schema."""
 
-from tests.store.conftest import Store, postgres, postgres_schema, store
+from tests.store.conftest import Store, store
 
-__all__ = ["Store", "postgres", "postgres_schema", "store"]
+__all__ = ["Store", "store"]
