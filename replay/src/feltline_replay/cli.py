@@ -159,6 +159,34 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    from feltline_replay.show import Viewer, load_hand, run  # noqa: PLC0415
+
+    with ExitStack() as stack:
+        if args.store:
+            rows = open_rows(args.store)
+            stack.callback(rows.close)
+            records = list(_hand_rows(rows, args.hand))
+        else:
+            file = stack.enter_context(open(args.log, encoding="utf-8"))
+            _, lines = log.read(file)
+            records = [r for r in lines if r.get("id") == args.hand and r.get("kind") != "table"]
+    if not records:
+        print(f"feltline-replay: no hand {args.hand} there", file=sys.stderr)
+        return 1
+    viewer = Viewer.parse(args.as_)
+    run(load_hand(records), viewer, sys.stdin, sys.stdout)
+    return 0
+
+
+def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
+    from feltline_replay.store import record  # noqa: PLC0415
+
+    stream = UUID(hand)
+    for version, topic, raw in rows.stream(stream):
+        yield record(stream, version, topic, raw)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="feltline-replay", description="Export, verify and replay Feltline hands."
@@ -182,6 +210,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="a machine-readable report")
     p.set_defaults(run=cmd_verify)
 
+    p = commands.add_parser("show", help="step through a hand as a viewer saw it")
+    p.add_argument("hand", help="the hand's id")
+    p.add_argument("log", nargs="?", help="a log file holding it")
+    p.add_argument("--store", help="a SQLite file, or 'postgres'")
+    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.set_defaults(run=cmd_show)
     return top
 
 
