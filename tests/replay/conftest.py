@@ -14,6 +14,7 @@ import pytest
 from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
+from tests.store.conftest import postgres  # noqa: F401 (the session's PostgreSQL fixture)
 from tests.store.players import Players, finished, open_tables
 
 HANDS = 320
@@ -27,10 +28,13 @@ class Played:
     signer: Signer
 
 
-def play(path: Path, hands: int, seed: int = 11, tables: int = 4) -> Signer:
-    """Random players play ``hands`` hands at ``tables`` tables of every game."""
+def play(
+    path: Path, hands: int, seed: int = 11, tables: int = 4, env: dict[str, str] | None = None
+) -> Signer:
+    """Random players play ``hands`` hands at ``tables`` tables of every game,
+    in the SQLite file ``path`` or the store ``env`` names."""
     signer = Signer.generate()
-    env = StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env
+    env = StoreConfig.from_env(env or {"SQLITE_DBNAME": str(path)}).env
     cardroom = Cardroom(signer, env=env)
     room = Room(cardroom)
     ids = open_tables(room, tables)
