@@ -247,7 +247,19 @@ def _rechained_after_edit(db: Path) -> UUID:
     return hand
 
 
+def _stub_card_swapped(db: Path) -> UUID:
+    hand, recs = find(db, lambda s: bool(of(s, "StubReshuffled")))
+    i = next(
+        i for i, (_, s) in enumerate(recs) if s.get("type") == "CardDealt" and s["data"]["stub"]
+    )
+    data = recs[i][1]["data"]
+    data["card"] = "As" if data["card"] != "As" else "Ks"
+    put(db, hand, recs)
+    return hand
+
+
 TAMPERINGS = {
+    "card from a reshuffled stub swapped": _stub_card_swapped,
     "card swapped": _card_swapped,
     "discard changed": _discard_changed,
     "amount changed": _amount_changed,
@@ -268,7 +280,7 @@ def test_the_untampered_store_verifies_clean(played: Played) -> None:
     code, report = run("--store", str(played.path), "--public-key", played.signer.public_hex)
     assert (code, report["failures"]) == (0, [])
     assert report["hands"] >= 300
-    assert report["tables"] == 4
+    assert report["tables"] == 5
 
 
 @pytest.mark.parametrize("how", TAMPERINGS)
@@ -299,6 +311,15 @@ def test_a_table_record_changed_is_caught_at_the_table(played: Played, store_cop
     code, report = run("--store", str(store_copy), "--table", table, "--public-key", key)
     assert code == 1
     assert {(f["kind"], f["id"]) for f in report["failures"]} == {("table", str(UUID(table)))}
+
+
+def test_two_workers_find_what_one_finds(played: Played, store_copy: Path) -> None:
+    hand = _amount_changed(store_copy)
+    key = played.signer.public_hex
+    one = run("--store", str(store_copy), "--public-key", key)
+    two = run("--store", str(store_copy), "--public-key", key, "--workers", "2")
+    assert one == two
+    assert {f["id"] for f in two[1]["failures"]} == {str(hand)}
 
 
 def test_another_server_s_key_fails_every_stream(played: Played) -> None:

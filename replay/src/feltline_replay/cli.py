@@ -144,7 +144,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         selection = head.get("selection")
         total = selection.get("exported_hands") if isinstance(selection, dict) else None
         progress = Progress(total if isinstance(total, int) else None)
-        report = verify(lines, key, complete=bool(head.get("complete")), progress=progress)
+        complete = bool(head.get("complete"))
+        report = verify(lines, key, complete=complete, progress=progress, workers=args.workers)
         progress.end()
     report.warnings[:0] = warnings
     if args.json:
@@ -208,6 +209,7 @@ def parser() -> argparse.ArgumentParser:
             action.required = False
     p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
     p.add_argument("--json", action="store_true", help="a machine-readable report")
+    p.add_argument("--workers", type=int, default=1, help="processes checking hands (default 1)")
     p.set_defaults(run=cmd_verify)
 
     p = commands.add_parser("show", help="step through a hand as a viewer saw it")

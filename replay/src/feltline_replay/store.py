@@ -56,7 +56,9 @@ class SqliteRows:
         if not path.is_file():
             raise StoreError(f"no store file at {path}")
         self.source = f"sqlite:{path}"
-        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # A pool of verifying processes reads the rows from its feeding
+        # thread: one thread at a time, never two.
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
     def tables(self) -> list[UUID]:
         rows = self._db.execute(

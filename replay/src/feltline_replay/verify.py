@@ -13,6 +13,7 @@ action, pot, payout and rake by playing it again through the engine
 from __future__ import annotations
 
 import json
+import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -103,11 +104,153 @@ def _show(event: Event | None, kinds: Any = None) -> str:
     return text if len(text) <= 400 else text[:400] + "..."
 
 
+class Found:
+    """What one stream's own records show, before its keys are compared with
+    the trusted one and it is tied to its table: so a hand is checked in any
+    process (:func:`check_hand`). ``failures`` are (check, position,
+    expected, found); ``signers`` the (position, key) of each signature."""
+
+    def __init__(self, kind: str, stream: str) -> None:
+        self.kind, self.id = kind, stream
+        self.failures: list[tuple[str, int | None, str, str]] = []
+        self.signers: list[tuple[int, str]] = []
+        self.events: list[Event | None] = []
+        self.started: HandStarted | None = None
+        self.ended: HandEnded | None = None
+        self.length = 0
+
+    def fail(self, check: str, position: int | None, expected: object, found: object) -> None:
+        self.failures.append((check, position, str(expected), str(found)))
+
+    def chained(self, records: list[Record]) -> None:
+        """Positions, links and signatures; the decoded events."""
+        kinds = TABLE_EVENT_TYPES if self.kind == "table" else None
+        previous = chain.GENESIS
+        for expected, record in enumerate(records, 1):
+            if record.get("position") != expected:
+                self.fail("order", expected, expected, record.get("position"))
+            try:
+                link = chain.link(
+                    previous,
+                    kind=self.kind,
+                    stream=self.id,
+                    position=expected,
+                    name=record["type"],
+                    version=record["version"],
+                    data=record["data"],
+                )
+                stored = bytes.fromhex(record["link"])
+            except (KeyError, TypeError, ValueError) as e:
+                self.fail("record", expected, "a chained record", e)
+                self.events.append(None)
+                continue
+            if link != stored:
+                self.fail("chain", expected, link.hex(), stored.hex())
+            previous = stored
+            if record.get("signature"):
+                signer = str(record.get("signed_by", ""))
+                self.signers.append((expected, signer))
+                if not keys.verify(signer, link, str(record["signature"])):
+                    self.fail("signature", expected, "a valid signature", record["signature"])
+            try:
+                args = () if kinds is None else (kinds,)
+                event = decode_event(record["type"], record["version"], record["data"], *args)
+            except (CodecError, ValueError, TypeError) as e:
+                self.fail("decode", expected, "a valid event", e)
+                event = None
+            self.events.append(event)
+        if self.kind == "table" and records and not records[-1].get("signature"):
+            self.fail("signature", len(records), "the last record signed", "unsigned")
+
+    def seal(self, seal: Record, body: list[Record]) -> None:
+        position = len(body) + 1
+        if seal.get("position") != position:
+            self.fail("order", position, position, seal.get("position"))
+        last = body[-1].get("link") if body else None
+        if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
+            self.fail("seal", position, f"{chain.CHAIN_ALGORITHM} over {last}", seal.get("link"))
+        key = str(seal.get("public_key", ""))
+        self.signers.append((position, key))
+        try:
+            digest = bytes.fromhex(str(seal.get("link")))
+        except ValueError:
+            digest = b""
+        if not keys.verify(key, digest, str(seal.get("signature", ""))):
+            self.fail("seal signature", position, "a valid signature", seal.get("signature"))
+
+    def deal(self, events: list[Event]) -> None:
+        """The seed, the deck and every card, and the rules played again."""
+        started, ended = events[0], events[-1]
+        if not isinstance(started, HandStarted) or not isinstance(ended, HandEnded):
+            first, last = type(started).__name__, type(ended).__name__
+            self.fail("rules", 1, "HandStarted ... HandEnded", f"{first} ... {last}")
+            return
+        self.started, self.ended = started, ended
+        seed = ended.seed
+        if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
+            self.fail(
+                "commitment",
+                len(events),
+                f"a {SEED_BYTES}-byte seed hashing to {started.commitment}",
+                f"{seed.hex()} hashing to {commitment(seed)}",
+            )
+        self.cards(events, started, seed)
+        moved = difference(events)
+        if moved is not None:
+            expected = _show(moved.expected) + (f" ({moved.refused})" if moved.refused else "")
+            self.fail("rules", moved.index + 1, expected, _show(moved.found))
+
+    def cards(self, events: list[Event], started: HandStarted, seed: bytes) -> None:
+        """Every card against the order the seed derives."""
+        derived = shuffle(seed, fresh_deck(started.rules))
+        stubs: list[tuple[Card, ...]] = []
+        for position, event in enumerate(events, 1):
+            match event:
+                case DeckShuffled(cards=cards):
+                    if cards != derived:
+                        self.fail("deck", position, _cards(derived), _cards(cards))
+                case StubReshuffled(cards=cards):
+                    stubs.append(cards or ())
+                case CardDealt(card=card, position=at, stub=stub):
+                    order = derived if stub == 0 else _nth(stubs, stub)
+                    want = order[at] if 0 <= at < len(order) else None
+                    if want != card:
+                        self.fail("card", position, f"{want} (card {at} of stub {stub})", card)
+                case BoardDealt(cards=cards, positions=ats, stub=stub):
+                    order = derived if stub == 0 else _nth(stubs, stub)
+                    board = tuple(order[a] if 0 <= a < len(order) else None for a in ats)
+                    if board != cards:
+                        self.fail("card", position, _cards(board), _cards(cards))
+
+
+def check_hand(records: list[Record]) -> Found:
+    """Everything a hand's own records can show: chain, signatures, seal,
+    commitment, deck, cards and rules. Pure, so it runs in any process."""
+    found = Found("hand", str(records[0].get("id")))
+    found.length = len(records)
+    sealed = records[-1].get("kind") == "seal"
+    body = records[:-1] if sealed else records
+    found.chained(body)
+    if sealed:
+        found.seal(records[-1], body)
+    else:
+        found.fail("seal", len(records), "a seal", "none")
+    if found.events and None not in found.events:
+        found.deal([e for e in found.events if e is not None])
+    found.events = []  # not sent back: the tie needs only the start and the end
+    return found
+
+
+def _cards(cards: Iterable[Card | None]) -> str:
+    return " ".join(map(str, cards))
+
+
 class Verifier:
     """Feed it a log's records in order; :meth:`finish` gives the report.
     ``trusted`` is the server's public key (hex); without one, the first
     signing key met is taken, with a warning, which proves only that the
-    records agree with one another."""
+    records agree with one another. With ``workers`` above 1, hands are
+    checked in that many processes while tables are folded here."""
 
     def __init__(
         self,
@@ -115,30 +258,38 @@ class Verifier:
         *,
         complete: bool = True,
         progress: Callable[[int], None] | None = None,
+        workers: int = 1,
     ) -> None:
         self.trusted = trusted
         self.complete = complete
         self.report = Report()
         self.deals: dict[UUID, _Deal] = {}
         self.progress = progress
+        self.workers = workers
 
     def run(self, records: Iterable[Record]) -> Report:
-        for group in _streams(records):
-            if group[0].get("kind") == "table":
-                self.table(group)
-            else:
-                self.hand(group)
+        groups = _streams(records)
+        if self.workers <= 1:
+            for group in groups:
+                self._take(_check(group))
+            return self.finish()
+        context = multiprocessing.get_context("fork")
+        with context.Pool(self.workers) as pool:
+            for found in pool.imap(_check, groups, chunksize=8):
+                self._take(found)
         return self.finish()
+
+    def _take(self, found: Found | list[Record]) -> None:
+        if isinstance(found, Found):
+            self.hand(found)
+        else:
+            self.table(found)
 
     def finish(self) -> Report:
         for key, deal in self.deals.items():
             if deal.finished is not None and not deal.seen and self.complete:
-                self._fail(
-                    "missing", "hand", str(key), None, "the hand's records", "none", deal=deal
-                )
+                self._fail("missing", "hand", str(key), None, "the hand's records", "none", deal)
         return self.report
-
-    # -- shared checks ---------------------------------------------------
 
     def _fail(  # noqa: PLR0917 (where, what was due, what was found: one call per check)
         self,
@@ -163,88 +314,38 @@ class Verifier:
             )
         )
 
-    def _trust(self, key: str, kind: str, stream: str, position: int, deal: _Deal | None) -> None:
-        if self.trusted is None:
-            self.trusted = key
-            self.report.warnings.append(
-                f"no public key given: trusting {key}, the key that signed {kind} {stream}. "
-                "This shows only that the records agree with one another and were signed by "
-                "one key, not that the key is your server's: give --public-key to know."
-            )
-        elif key != self.trusted:
-            self._fail("key", kind, stream, position, f"signed by {self.trusted}", key, deal)
-
-    def _chained(self, kind: str, records: list[Record], deal: _Deal | None) -> list[Event | None]:
-        """Check positions, links and signatures; the decoded events."""
-        stream = str(records[0].get("id"))
-        kinds = TABLE_EVENT_TYPES if kind == "table" else None
-        previous = chain.GENESIS
-        made: list[Event | None] = []
-        for expected_position, record in enumerate(records, 1):
-            position = record.get("position")
-            if position != expected_position:
+    def _keys(self, found: Found, deal: _Deal | None) -> None:
+        for position, key in found.signers:
+            if self.trusted is None:
+                self.trusted = key
+                self.report.warnings.append(
+                    f"no public key given: trusting {key}, the key that signed {found.kind} "
+                    f"{found.id}. This shows only that the records agree with one another and "
+                    "were signed by one key, not that the key is your server's: give "
+                    "--public-key to know."
+                )
+            elif key != self.trusted:
                 self._fail(
-                    "order", kind, stream, expected_position, expected_position, position, deal
+                    "key", found.kind, found.id, position, f"signed by {self.trusted}", key, deal
                 )
-            try:
-                link = chain.link(
-                    previous,
-                    kind=kind,
-                    stream=stream,
-                    position=expected_position,
-                    name=record["type"],
-                    version=record["version"],
-                    data=record["data"],
-                )
-                stored = bytes.fromhex(record["link"])
-            except (KeyError, TypeError, ValueError) as e:
-                self._fail("record", kind, stream, expected_position, "a chained record", e, deal)
-                made.append(None)
-                continue
-            if link != stored:
-                self._fail("chain", kind, stream, expected_position, link.hex(), stored.hex(), deal)
-            previous = stored
-            if record.get("signature"):
-                signer = str(record.get("signed_by", ""))
-                self._trust(signer, kind, stream, expected_position, deal)
-                if not keys.verify(signer, link, str(record["signature"])):
-                    self._fail(
-                        "signature",
-                        kind,
-                        stream,
-                        expected_position,
-                        "a valid signature",
-                        record["signature"],
-                        deal,
-                    )
-            try:
-                made.append(
-                    decode_event(
-                        record["type"],
-                        record["version"],
-                        record["data"],
-                        *(() if kinds is None else (kinds,)),
-                    )
-                )
-            except (CodecError, ValueError, TypeError) as e:
-                self._fail("decode", kind, stream, expected_position, "a valid event", e, deal)
-                made.append(None)
-        if kind == "table" and records and not records[-1].get("signature"):
-            self._fail(
-                "signature", kind, stream, len(records), "the last record signed", "unsigned", deal
-            )
-        return made
+
+    def _found(self, found: Found, deal: _Deal | None) -> None:
+        for check, position, expected, what in found.failures:
+            self._fail(check, found.kind, found.id, position, expected, what, deal)
+        self._keys(found, deal)
 
     # -- tables ----------------------------------------------------------
 
     def table(self, records: list[Record]) -> None:
+        """Chain and keys, hand numbers and each deal's starting stacks."""
         self.report.tables += 1
-        stream = str(records[0].get("id"))
-        table_id = UUID(stream)
-        events = self._chained("table", records, None)
+        found = Found("table", str(records[0].get("id")))
+        found.chained(records)
+        self._found(found, None)
+        stream, table_id = found.id, UUID(found.id)
         table = Table()
         current: _Deal | None = None
-        for position, event in enumerate(events, 1):
+        for position, event in enumerate(found.events, 1):
             if event is None:
                 continue
             if isinstance(event, HandDealt):
@@ -257,19 +358,7 @@ class Verifier:
                         f"hand {table.hands + 1}",
                         f"hand {event.hand}",
                     )
-                for seat in event.seats:
-                    held = table.seat(seat.seat)
-                    share = dict(table.pot.shares).get(seat.seat, 0)
-                    at = (held.player, held.stack, share) if held else None
-                    if at != (seat.player, seat.stack, seat.carried):
-                        self._fail(
-                            "starting stacks",
-                            "table",
-                            stream,
-                            position,
-                            f"hand {event.hand} seat {seat.seat} (player, stack, carried) {at}",
-                            (seat.player, seat.stack, seat.carried),
-                        )
+                self._stacks(stream, position, table, event)
                 current = _Deal(table_id, event.hand, event)
                 self.deals[hand_id(table_id, event.hand)] = current
             elif isinstance(event, HandFinished) and current is not None:
@@ -279,149 +368,49 @@ class Verifier:
             except Exception as e:
                 self._fail("table rules", "table", stream, position, "an event that applies", e)
 
+    def _stacks(self, stream: str, position: int, table: Table, dealt: HandDealt) -> None:
+        """Each seat starts with what the table holds for it: the last
+        hand's result, plus buy-ins, less stand-ups and time charges."""
+        for seat in dealt.seats:
+            held = table.seat(seat.seat)
+            share = dict(table.pot.shares).get(seat.seat, 0)
+            at = (held.player, held.stack, share) if held else None
+            if at != (seat.player, seat.stack, seat.carried):
+                self._fail(
+                    "starting stacks",
+                    "table",
+                    stream,
+                    position,
+                    f"hand {dealt.hand} seat {seat.seat} (player, stack, carried) {at}",
+                    (seat.player, seat.stack, seat.carried),
+                )
+
     # -- hands -----------------------------------------------------------
 
-    def hand(self, records: list[Record]) -> None:
-        stream = str(records[0].get("id"))
+    def hand(self, found: Found) -> None:
+        """A hand checked on its own, its keys, and its tie to its table."""
+        self.report.hands += 1
         try:
-            deal = self.deals.get(UUID(stream))
+            deal = self.deals.get(UUID(found.id))
         except ValueError:
             deal = None
         if deal is None:
-            self._fail("table", "hand", stream, None, "a hand its table dealt", "no such deal")
+            self._fail("table", "hand", found.id, None, "a hand its table dealt", "no such deal")
         elif deal.seen:
-            self._fail("table", "hand", stream, None, "the hand once", "again", deal)
-        if deal is not None:
-            deal.seen = True
-        self.report.hands += 1
-        sealed = records[-1].get("kind") == "seal"
-        body = records[:-1] if sealed else records
-        events = self._chained("hand", body, deal)
-        if not sealed:
-            self._fail("seal", "hand", stream, len(records), "a seal", "none", deal)
+            self._fail("table", "hand", found.id, None, "the hand once", "again", deal)
         else:
-            self._seal(stream, records[-1], body, deal)
-        if None not in events and events:
-            self._deal(stream, [e for e in events if e is not None], deal)
+            deal.seen = True
+        self._found(found, deal)
+        if deal is not None and found.started is not None and found.ended is not None:
+            self._tie(found, deal)
         if self.progress:
             self.progress(self.report.hands)
 
-    def _seal(self, stream: str, seal: Record, body: list[Record], deal: _Deal | None) -> None:
-        position = len(body) + 1
-        if seal.get("position") != position:
-            self._fail("order", "hand", stream, position, position, seal.get("position"), deal)
-        last = body[-1].get("link") if body else None
-        if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
-            self._fail(
-                "seal",
-                "hand",
-                stream,
-                position,
-                f"{chain.CHAIN_ALGORITHM} over {last}",
-                seal.get("link"),
-                deal,
-            )
-        key = str(seal.get("public_key", ""))
-        self._trust(key, "hand", stream, position, deal)
-        try:
-            digest = bytes.fromhex(str(seal.get("link")))
-        except ValueError:
-            digest = b""
-        if not keys.verify(key, digest, str(seal.get("signature", ""))):
-            self._fail(
-                "seal signature",
-                "hand",
-                stream,
-                position,
-                "a valid signature",
-                seal.get("signature"),
-                deal,
-            )
-
-    def _deal(self, stream: str, events: list[Event], deal: _Deal | None) -> None:
-        started, ended = events[0], events[-1]
-        if not isinstance(started, HandStarted) or not isinstance(ended, HandEnded):
-            self._fail(
-                "rules",
-                "hand",
-                stream,
-                1,
-                "HandStarted ... HandEnded",
-                f"{type(started).__name__} ... {type(ended).__name__}",
-                deal,
-            )
-            return
-        seed = ended.seed
-        if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
-            self._fail(
-                "commitment",
-                "hand",
-                stream,
-                len(events),
-                f"a {SEED_BYTES}-byte seed hashing to {started.commitment}",
-                f"{seed.hex()} hashing to {commitment(seed)}",
-                deal,
-            )
-        self._cards(stream, events, seed, deal)
-        moved = difference(events)
-        if moved is not None:
-            expected = _show(moved.expected) + (f" ({moved.refused})" if moved.refused else "")
-            self._fail("rules", "hand", stream, moved.index + 1, expected, _show(moved.found), deal)
-        if deal is not None:
-            self._tie(stream, started, ended, len(events), deal)
-
-    def _cards(self, stream: str, events: list[Event], seed: bytes, deal: _Deal | None) -> None:
-        """Every card against the order the seed derives."""
-        started = events[0]
-        assert isinstance(started, HandStarted)
-        derived = shuffle(seed, fresh_deck(started.rules))
-        stubs: list[tuple[Card, ...]] = []
-        for position, event in enumerate(events, 1):
-            match event:
-                case DeckShuffled(cards=cards):
-                    if cards != derived:
-                        self._fail(
-                            "deck",
-                            "hand",
-                            stream,
-                            position,
-                            " ".join(map(str, derived)),
-                            " ".join(map(str, cards)),
-                            deal,
-                        )
-                case StubReshuffled(cards=cards):
-                    stubs.append(cards or ())
-                case CardDealt(card=card, position=at, stub=stub):
-                    order = derived if stub == 0 else _nth(stubs, stub)
-                    want = order[at] if 0 <= at < len(order) else None
-                    if want != card:
-                        self._fail(
-                            "card",
-                            "hand",
-                            stream,
-                            position,
-                            f"{want} (card {at} of stub {stub})",
-                            card,
-                            deal,
-                        )
-                case BoardDealt(cards=cards, positions=ats, stub=stub):
-                    order = derived if stub == 0 else _nth(stubs, stub)
-                    want_board = tuple(order[a] if 0 <= a < len(order) else None for a in ats)
-                    if want_board != cards:
-                        self._fail(
-                            "card",
-                            "hand",
-                            stream,
-                            position,
-                            " ".join(map(str, want_board)),
-                            " ".join(map(str, cards)),
-                            deal,
-                        )
-
-    def _tie(
-        self, stream: str, started: HandStarted, ended: HandEnded, last: int, deal: _Deal
-    ) -> None:
+    def _tie(self, found: Found, deal: _Deal) -> None:
         """The hand is the one its table dealt and took the result of."""
+        started, ended, stream = found.started, found.ended, found.id
+        assert started is not None
+        assert ended is not None
         dealt = deal.dealt
         if started.commitment != dealt.commitment:
             self._fail(
@@ -437,11 +426,10 @@ class Verifier:
         at_table = (dealt.button, tuple(dealt.seats))
         if start != at_table:
             self._fail("table", "hand", stream, 1, f"the deal {at_table}", start, deal)
+        last = found.length - 1
         finished = deal.finished
         if finished is None:
-            self._fail(
-                "table", "hand", stream, last, "the table to finish the hand", "no finish", deal
-            )
+            self._fail("table", "hand", stream, last, "the table to finish it", "no finish", deal)
             return
         result = (tuple(sorted(ended.stacks)), ended.rake)
         if result != (finished.stacks, finished.rake):
@@ -454,6 +442,11 @@ class Verifier:
                 result,
                 deal,
             )
+
+
+def _check(group: list[Record]) -> Found | list[Record]:
+    """A hand's own checks; a table's records as they are, for the caller."""
+    return group if group[0].get("kind") == "table" else check_hand(group)
 
 
 def _nth(stubs: list[tuple[Card, ...]], stub: int) -> tuple[Card, ...]:
@@ -482,6 +475,8 @@ def verify(
     *,
     complete: bool = True,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> Report:
     """Check every table and hand in ``records`` (docs/replay.md)."""
-    return Verifier(trusted, complete=complete, progress=progress).run(records)
+    verifier = Verifier(trusted, complete=complete, progress=progress, workers=workers)
+    return verifier.run(records)
