@@ -320,6 +320,10 @@ def test_two_workers_find_what_one_finds(played: Played, store_copy: Path) -> No
     two = run("--store", str(store_copy), "--public-key", key, "--workers", "2")
     assert one == two
     assert {f["id"] for f in two[1]["failures"]} == {str(hand)}
+    exported = store_copy.with_suffix(".log")
+    assert main(["export", "--store", str(store_copy), "--output", str(exported)]) == 0
+    from_log = run(str(exported), "--public-key", key, "--workers", "2")
+    assert from_log == one
 
 
 def test_another_server_s_key_fails_every_stream(played: Played) -> None:

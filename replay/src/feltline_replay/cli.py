@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from feltline_replay import log
 from feltline_replay.export import Selection, export, hand_id
 from feltline_replay.store import Rows, StoreError, open_rows
-from feltline_replay.verify import verify
+from feltline_replay.verify import Line, verify
 
 
 def public_key(text: str) -> str:
@@ -115,18 +115,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _source(
     args: argparse.Namespace, stack: ExitStack
-) -> tuple[dict[str, object], Iterator[log.Record], Rows | None]:
+) -> tuple[dict[str, object], Iterator[Line], Rows | None]:
     if args.store:
         rows = open_rows(args.store)
         stack.callback(rows.close)
-        lines = export(rows, _selection(args))
-        head = next(lines)
-        return head, lines, rows
+        records = export(rows, _selection(args))
+        head = next(records)
+        return head, records, rows
     if not args.log:
         raise SystemExit("feltline-replay: give a LOG file or --store")
     file = sys.stdin if args.log == "-" else stack.enter_context(open(args.log, encoding="utf-8"))  # noqa: SIM115
-    head, lines = log.read(file)
-    return head, lines, None
+    head, raw = log.read_lines(file)
+    return head, raw, None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

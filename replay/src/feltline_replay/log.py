@@ -72,6 +72,13 @@ def read(file: IO[str]) -> tuple[Record, Iterator[Record]]:
     return head, _records(file)
 
 
+def read_lines(file: IO[str]) -> tuple[Record, Iterator[str]]:
+    """The header and the record lines after it, unparsed: for a verifier
+    that parses each hand where it checks it."""
+    head, _ = read(file)
+    return head, (line for line in file if line.strip())
+
+
 def _records(file: IO[str]) -> Iterator[Record]:
     for number, text in enumerate(file, 2):
         if not text.strip():

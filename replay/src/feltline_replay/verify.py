@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -267,7 +268,7 @@ class Verifier:
         self.progress = progress
         self.workers = workers
 
-    def run(self, records: Iterable[Record]) -> Report:
+    def run(self, records: Iterable[Line]) -> Report:
         groups = _streams(records)
         if self.workers <= 1:
             for group in groups:
@@ -444,8 +445,9 @@ class Verifier:
             )
 
 
-def _check(group: list[Record]) -> Found | list[Record]:
-    """A hand's own checks; a table's records as they are, for the caller."""
+def _check(lines: list[Line]) -> Found | list[Record]:
+    """A hand's own checks; a table's records, for the caller."""
+    group = _parsed(lines)
     return group if group[0].get("kind") == "table" else check_hand(group)
 
 
@@ -453,24 +455,53 @@ def _nth(stubs: list[tuple[Card, ...]], stub: int) -> tuple[Card, ...]:
     return stubs[stub - 1] if 0 < stub <= len(stubs) else ()
 
 
-def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
+Line = Record | str
+"""A record, parsed or as its line of the log: a line is parsed where it is
+checked, so processes checking hands share the parsing too."""
+
+# The exporter writes each line's kind and id first; other lines are parsed.
+_PREFIX = re.compile(r'\{"kind":"(table|hand|seal)","id":"([^"]*)"')
+
+
+def _peek(line: Line) -> tuple[str, object]:
+    if isinstance(line, str):
+        match = _PREFIX.match(line)
+        if match:
+            return match.group(1), match.group(2)
+        line = json.loads(line)
+        assert isinstance(line, dict)
+    return str(line.get("kind")), line.get("id")
+
+
+def _streams(records: Iterable[Line]) -> Iterator[list[Line]]:
     """Consecutive records of one stream (a hand with its seal)."""
-    group: list[Record] = []
+    group: list[Line] = []
     key: tuple[str, object] | None = None
+    last = ""
     for record in records:
-        kind = "table" if record.get("kind") == "table" else "hand"
-        this = (kind, record.get("id"))
-        if group and (this != key or group[-1].get("kind") == "seal"):
+        kind, stream = _peek(record)
+        this = ("table" if kind == "table" else "hand", stream)
+        if group and (this != key or last == "seal"):
             yield group
             group = []
-        key = this
+        key, last = this, kind
         group.append(record)
     if group:
         yield group
 
 
+def _parsed(group: list[Line]) -> list[Record]:
+    out = []
+    for line in group:
+        record = json.loads(line) if isinstance(line, str) else line
+        if not isinstance(record, dict):
+            raise ValueError("a line of the log is not a JSON object")
+        out.append(record)
+    return out
+
+
 def verify(
-    records: Iterable[Record],
+    records: Iterable[Line],
     trusted: str | None,
     *,
     complete: bool = True,
