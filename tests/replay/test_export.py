@@ -132,3 +132,25 @@ def test_the_replayer_loads_none_of_the_server_s_libraries() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_shows_on_a_terminal_only() -> None:
+    from feltline_replay.cli import Progress
+
+    terminal, pipe = _Terminal(), io.StringIO()
+    for stream in (terminal, pipe):
+        bar = Progress(100, stream)
+        for done in range(1, 101):
+            bar(done)
+        bar.end()
+    assert pipe.getvalue() == ""
+    shown = terminal.getvalue()
+    assert shown.startswith("\r[")
+    assert shown.endswith("] 100/100 hands\n")
+    assert "#" * 30 in shown
+    assert "] 50/100 hands" in shown
