@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     Acted,
@@ -54,6 +54,8 @@ def commands(events: Sequence[Event]) -> list[Command]:
                 made.append(Draw(seat, discards or ()))
             case Declared(seat=seat, choice=choice) if choice is not None:
                 made.append(Declare(seat, choice))
+    if ended.cancelled:  # the table closed mid-hand, after the last decision
+        made.append(Cancel())
     return made
 
 
