@@ -94,7 +94,10 @@ class _Deal:
     number: int
     dealt: HandDealt
     finished: HandFinished | None = None
-    seen: bool = False
+
+
+_NAMED = HandDealt(0, 0, 0, (), "")
+"""What a checked hand keeps of its deal: nothing but its table and number."""
 
 
 def _show(event: Event | None, kinds: Any = None) -> str:
@@ -265,6 +268,7 @@ class Verifier:
         self.complete = complete
         self.report = Report()
         self.deals: dict[UUID, _Deal] = {}
+        self.seen: dict[UUID, _Deal] = {}
         self.progress = progress
         self.workers = workers
 
@@ -288,7 +292,7 @@ class Verifier:
 
     def finish(self) -> Report:
         for key, deal in self.deals.items():
-            if deal.finished is not None and not deal.seen and self.complete:
+            if deal.finished is not None and self.complete:
                 self._fail("missing", "hand", str(key), None, "the hand's records", "none", deal)
         return self.report
 
@@ -392,18 +396,21 @@ class Verifier:
         """A hand checked on its own, its keys, and its tie to its table."""
         self.report.hands += 1
         try:
-            deal = self.deals.get(UUID(found.id))
+            key: UUID | None = UUID(found.id)
         except ValueError:
-            deal = None
-        if deal is None:
+            key = None
+        deal = self.deals.pop(key, None) if key is not None else None
+        again = self.seen.get(key) if key is not None else None
+        if again is not None:
+            self._fail("table", "hand", found.id, None, "the hand once", "again", again)
+        elif deal is None:
             self._fail("table", "hand", found.id, None, "a hand its table dealt", "no such deal")
-        elif deal.seen:
-            self._fail("table", "hand", found.id, None, "the hand once", "again", deal)
-        else:
-            deal.seen = True
-        self._found(found, deal)
-        if deal is not None and found.started is not None and found.ended is not None:
-            self._tie(found, deal)
+        self._found(found, deal or again)
+        if deal is not None:
+            # Only its name is kept once it is checked: memory stays small.
+            self.seen[UUID(found.id)] = _Deal(deal.table, deal.number, _NAMED)
+            if found.started is not None and found.ended is not None:
+                self._tie(found, deal)
         if self.progress:
             self.progress(self.report.hands)
 
