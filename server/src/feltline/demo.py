@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID
 
-from feltline import history
 from feltline.api import convert, tokens
 from feltline.api import logging as logs
 from feltline.api.app import Feltline
@@ -35,6 +34,7 @@ from feltline.store.room import Cardroom, Room
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2
+from feltline_replay import history
 
 TABLES = {
     Game.HOLDEM: Rules(

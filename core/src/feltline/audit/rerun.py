@@ -8,8 +8,9 @@ the ones the store holds."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     Acted,
@@ -53,17 +54,50 @@ def commands(events: Sequence[Event]) -> list[Command]:
                 made.append(Draw(seat, discards or ()))
             case Declared(seat=seat, choice=choice) if choice is not None:
                 made.append(Declare(seat, choice))
+    if ended.cancelled:  # the table closed mid-hand, after the last decision
+        made.append(Cancel())
     return made
 
 
 def replays(events: Sequence[Event]) -> bool:
     """Whether playing the hand's commands again makes exactly ``events``."""
+    return difference(events) is None
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where a re-run parts from the stored hand: the index of the first
+    event that differs, what the engine made there (None where it made
+    nothing more, or refused the command, ``refused`` saying why) and what
+    was stored (None past the stored end)."""
+
+    index: int
+    expected: Event | None
+    found: Event | None
+    refused: str = ""
+
+
+def difference(events: Sequence[Event]) -> Difference | None:
+    """The first place where playing the hand's commands again does not make
+    ``events``, or None if it makes exactly them: the deal from the revealed
+    seed, every decision's legality and every pot, payout and rake."""
     hand = NEW_HAND
     again: list[Event] = []
     try:
-        for command in commands(events):
+        made_commands = commands(events)
+    except ValueError as e:
+        return Difference(0, None, events[0] if events else None, str(e))
+    for command in made_commands:
+        try:
             made, hand = play(hand, command)
-            again += made
-    except (RuleError, ValueError):
-        return False
-    return again == list(events)
+        except (RuleError, ValueError) as e:
+            at = len(again)
+            return Difference(at, None, events[at] if at < len(events) else None, str(e))
+        for event in made:
+            at = len(again)
+            if at >= len(events) or events[at] != event:
+                return Difference(at, event, events[at] if at < len(events) else None)
+            again.append(event)
+    if len(again) != len(events):
+        return Difference(len(again), None, events[len(again)])
+    return None

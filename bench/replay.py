@@ -1,0 +1,329 @@
+"""Benchmark feltline-replay: hands verified per second, beside PokerKit
+replaying PHH exports of the same hands, and the time and memory to export
+and verify a large store.
+
+    uv run python bench/replay.py                  # about 2 minutes with --big 20000
+    uv run python bench/replay.py --big 100000     # the README's size
+
+Random players play ``--hands`` real hands of every game through a Room
+(tests/replay/conftest.py). Verification is ``feltline_replay.verify``:
+chain, every signature, seal, commitment, deck and every card, and the
+engine re-running each hand; from the exported log (parsed too) and from
+the store (read too), with one process and with two. PokerKit replays the
+same run's seven-card stud high-low hands from their PHH export
+(bench/phh.py; PHH has no writer here for the other games), beside
+Feltline verifying exactly those hands. The large store clones the played
+tables under new ids (every link recomputed and every signed record signed
+again with the store's key), so it holds ``--big`` hands that verify;
+``feltline-replay export`` and ``verify`` then run on it as commands, each
+timed and its peak memory read from the kernel (``ru_maxrss``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from uuid import UUID, uuid5
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the tests' players
+sys.path.insert(0, str(ROOT / "bench"))
+
+from feltline.audit import chain, keys  # noqa: E402
+from feltline.audit.codec import decode_event  # noqa: E402
+from feltline.audit.keys import Signer  # noqa: E402
+from feltline.audit.rerun import difference  # noqa: E402
+from feltline.engine.dealing import fresh_deck  # noqa: E402
+from feltline.engine.deck import shuffle  # noqa: E402
+from feltline.engine.events import Event, HandStarted  # noqa: E402
+from feltline.engine.rules import Game  # noqa: E402
+from feltline_replay import log  # noqa: E402
+from feltline_replay.export import Selection, export, hand_id  # noqa: E402
+from feltline_replay.store import open_rows  # noqa: E402
+from feltline_replay.verify import verify  # noqa: E402
+
+TABLE_TOPIC = "feltline.domain.table:TableRecord"
+
+
+def timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def hands_of(path: Path) -> dict[str, list[log.Record]]:
+    with path.open() as file:
+        _, lines = log.read(file)
+        hands: dict[str, list[log.Record]] = {}
+        for record in lines:
+            if record["kind"] != "table":
+                hands.setdefault(record["id"], []).append(record)
+    return hands
+
+
+def events_of(records: list[log.Record]) -> list[Event]:
+    return [
+        decode_event(r["type"], r["version"], r["data"]) for r in records if r["kind"] == "hand"
+    ]
+
+
+def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
+    """Seconds per hand for each check alone, over already parsed records."""
+    records = list(hands.values())
+    decoded = [events_of(r) for r in records]
+
+    def links() -> None:
+        for recs in records:
+            previous = chain.GENESIS
+            for r in recs:
+                if r["kind"] == "hand":
+                    previous = chain.link(
+                        previous,
+                        kind="hand",
+                        stream=r["id"],
+                        position=r["position"],
+                        name=r["type"],
+                        version=r["version"],
+                        data=r["data"],
+                    )
+
+    def signatures() -> None:
+        for recs in records:
+            for r in recs:
+                if r.get("signature"):
+                    key = r.get("signed_by") or r.get("public_key")
+                    keys.verify(key, bytes.fromhex(r["link"]), r["signature"])
+
+    def decks() -> None:
+        for events in decoded:
+            started, ended = events[0], events[-1]
+            assert isinstance(started, HandStarted)
+            shuffle(ended.seed, fresh_deck(started.rules))  # type: ignore[attr-defined]
+
+    def decoding() -> None:
+        for recs in records:
+            events_of(recs)
+
+    def reruns() -> None:
+        for events in decoded:
+            assert difference(events) is None
+
+    n = len(records)
+    return {
+        name: timed(work) / n
+        for name, work in (
+            ("chain", links),
+            ("signatures", signatures),
+            ("decode", decoding),
+            ("deck", decks),
+            ("re-run", reruns),
+        )
+    }
+
+
+def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, float, float]:
+    """PokerKit replaying the stud hands' PHH, and Feltline verifying them."""
+    from phh import stud_hi_lo
+    from pokerkit import HandHistory
+
+    stud = {
+        k: recs
+        for k, recs in hands.items()
+        if recs[0]["data"]["rules"]["game"] == Game.STUD_HI_LO.value
+    }
+    texts = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, recs in stud.items():
+            text = stud_hi_lo(events_of(recs))
+            try:  # PokerKit cannot replay some (a player standing up mid-hand)
+                list(HandHistory.loads(text))
+            except ValueError:
+                continue
+            texts[k] = text
+    stud = {k: stud[k] for k in texts}
+
+    def pokerkit() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for text in texts.values():
+                for _ in HandHistory.loads(text):
+                    pass
+
+    def feltline() -> None:
+        verify((r for recs in stud.values() for r in recs), key, complete=False)
+
+    n = len(texts)
+    pokerkit_seconds = min(timed(pokerkit) for _ in range(2))
+    return n, n / pokerkit_seconds, n / min(timed(feltline) for _ in range(2))
+
+
+def clone(source: Path, target: Path, signer: Signer, hands: int) -> int:
+    """A store of at least ``hands`` hands: the source's tables again and
+    again under new ids, every link recomputed and every signature made
+    again with the same key, so it verifies like the source."""
+    src = sqlite3.connect(source)
+    tables = [
+        UUID(t)
+        for (t,) in src.execute(
+            "SELECT originator_id FROM stored_events WHERE topic = ? AND originator_version = 1",
+            (TABLE_TOPIC,),
+        )
+    ]
+    streams: list[tuple[UUID, int, list[tuple[int, str, bytes]]]] = []
+    per_copy = 0
+    for table in tables:
+        rows = src.execute(
+            "SELECT originator_version, topic, state FROM stored_events WHERE originator_id = ?"
+            " ORDER BY originator_version",
+            (table.hex,),
+        ).fetchall()
+        streams.append((table, 0, rows))
+        number = 1
+        while True:
+            hand_rows = src.execute(
+                "SELECT originator_version, topic, state FROM stored_events"
+                " WHERE originator_id = ? ORDER BY originator_version",
+                (hand_id(table, number).hex,),
+            ).fetchall()
+            if not hand_rows:
+                break
+            streams.append((table, number, hand_rows))
+            per_copy += hand_rows[-1][1].endswith(":Sealed")
+            number += 1
+    src.close()
+    dst = sqlite3.connect(target)
+    dst.execute(
+        "CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, "
+        "topic TEXT, state BLOB, PRIMARY KEY (originator_id, originator_version))"
+    )
+    copies = -(-hands // per_copy)
+    for copy in range(copies):
+        batch = []
+        for table, number, rows in streams:
+            new_table = uuid5(table, f"copy/{copy}")
+            stream = new_table if number == 0 else hand_id(new_table, number)
+            kind = "table" if number == 0 else "hand"
+            previous = chain.GENESIS
+            for version, topic, raw in rows:
+                state = json.loads(raw)
+                if "type" in state:
+                    previous = chain.link(
+                        previous,
+                        kind=kind,
+                        stream=str(stream),
+                        position=version,
+                        name=state["type"],
+                        version=state["version"],
+                        data=state["data"],
+                    )
+                state["link"] = previous.hex()
+                if state.get("signature"):
+                    state["signature"] = signer.sign(previous).hex()
+                batch.append((stream.hex, version, topic, json.dumps(state).encode()))
+        dst.executemany("INSERT INTO stored_events VALUES (?, ?, ?, ?)", batch)
+        dst.commit()
+    dst.close()
+    return copies * per_copy
+
+
+def command(*args: str) -> tuple[float, int]:
+    """Seconds and peak memory (MB, GNU time's maximum resident set) of one
+    feltline-replay run in a process of its own."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "feltline_replay", *args],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    return seconds, int(done.stderr.strip().splitlines()[-1]) // 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=600, help="real hands to play (600)")
+    parser.add_argument("--big", type=int, default=20000, help="hands in the large store")
+    args = parser.parse_args()
+    from tests.replay.conftest import play
+
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = Path(scratch)
+        store = tmp / "feltline.db"
+        began = time.perf_counter()
+        signer = play(store, args.hands, seed=3)
+        key = signer.public_hex
+        print(f"played {args.hands}+ hands in {time.perf_counter() - began:.0f} s")
+        path = tmp / "hands.log"
+        rows = open_rows(str(store))
+        with path.open("w") as file:
+            count = log.write(file, export(rows, Selection(), public_key=key))
+        rows.close()
+        hands = hands_of(path)
+        print(f"\n{count} hands, {path.stat().st_size / count / 1000:.1f} kB of log each")
+
+        def from_log(workers: int) -> Callable[[], object]:
+            def run() -> None:
+                with path.open() as file:
+                    _, lines = log.read(file)
+                    assert verify(lines, key, workers=workers).ok
+
+            return run
+
+        def from_store(workers: int) -> Callable[[], object]:
+            def run() -> None:
+                rows = open_rows(str(store))
+                lines = export(rows, Selection())
+                next(lines)
+                assert verify(lines, key, workers=workers).ok
+                rows.close()
+
+            return run
+
+        print("\nhands verified per second (chain, signatures, seal, deck, cards, re-run)")
+        for name, make in (("from the log", from_log), ("from the store", from_store)):
+            for workers in (1, 2):
+                seconds = min(timed(make(workers)) for _ in range(2))
+                print(f"  {name}, {workers} process{'es' * (workers > 1)}: {count / seconds:,.0f}")
+        print("\neach check alone, microseconds per hand (one process)")
+        for name, seconds in parts(hands).items():
+            print(f"  {name}: {seconds * 1e6:,.0f}")
+        n, pokerkit, feltline = pokerkit_rate(hands, key)
+        print(f"\nthe {n} stud high-low hands, hands per second (one process)")
+        print(f"  PokerKit replaying their PHH: {pokerkit:,.0f}")
+        print(f"  Feltline verifying them: {feltline:,.0f} ({feltline / pokerkit:.2f}x)")
+
+        big = tmp / "big.db"
+        began = time.perf_counter()
+        made = clone(store, big, signer, args.big)
+        print(
+            f"\nlarge store: {made:,} hands, {big.stat().st_size / 1e9:.2f} GB "
+            f"(made in {time.perf_counter() - began:.0f} s)"
+        )
+        out = tmp / "big.log"
+        seconds, peak = command("export", "--store", str(big), "--output", str(out))
+        print(f"  export: {seconds:.0f} s, peak {peak} MB, log {out.stat().st_size / 1e9:.2f} GB")
+        for workers in (1, 2):
+            seconds, peak = command(
+                "verify", str(out), "--public-key", key, "--workers", str(workers)
+            )
+            print(
+                f"  verify the log, {workers} process{'es' * (workers > 1)}: {seconds:.0f} s "
+                f"({made / seconds:,.0f} hands/s), peak {peak} MB"
+            )
+        os.remove(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+'use strict';
+// A second verifier of Feltline hands, written from docs/audit.md,
+// docs/deck.md and docs/replay.md alone, with nothing but node's crypto: it
+// reads a `feltline-log` (feltline-replay export) and checks every stream's
+// hash chain and signatures, each hand's seal, its seed against its
+// commitment, its deck against the seed's derivation and every dealt card
+// against that deck or its reshuffled stub. It does not check the betting
+// rules: `feltline-replay verify` re-runs those.
+//
+//   node src/verify.js LOG [--public-key HEX] [--json]
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const readline = require('node:readline');
+
+const CHAIN = 'feltline-chain-v1';
+const DECK = 'feltline-deck-v1';
+const RANKS = '23456789TJQKA';
+const SUITS = 'cdhs';
+
+/** The canonical bytes of a JSON value (audit.md, Canonical form). */
+function canonical(value) {
+  return Buffer.from(canonicalText(value), 'ascii');
+}
+
+function canonicalText(value) {
+  if (value === null || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
+    return String(value);
+  }
+  if (typeof value === 'string') {
+    return JSON.stringify(value).replace(/[\u0080-\uffff]/g,
+      (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  }
+  if (Array.isArray(value)) return '[' + value.map(canonicalText).join(',') + ']';
+  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return '{' + keys.map((k) => canonicalText(k) + ':' + canonicalText(value[k])).join(',') + '}';
+}
+
+/** link_n = SHA-256(link_{n-1} || canonical(record_n)) (audit.md, The hash chain). */
+function link(previous, kind, stream, position, record) {
+  const chained = { data: record.data, position, type: record.type, version: record.version };
+  chained[kind] = stream;
+  return crypto.createHash('sha256').update(previous).update(canonical(chained)).digest();
+}
+
+/** Whether `signatureHex` is Ed25519 by the 32-byte key `keyHex` over `message`. */
+function verifies(keyHex, message, signatureHex) {
+  try {
+    const raw = Buffer.from(keyHex, 'hex');
+    const signature = Buffer.from(signatureHex, 'hex');
+    if (raw.length !== 32 || signature.length !== 64) return false;
+    const key = crypto.createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk',
+    });
+    return crypto.verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** The fresh deck in index order (deck.md, Cards). */
+function freshDeck(joker) {
+  const cards = [];
+  for (const r of RANKS) for (const s of SUITS) cards.push(r + s);
+  if (joker) cards.push('Jk');
+  return cards;
+}
+
+/** The seed's shuffle of `cards` for `purpose` (deck.md, The shuffle). */
+function shuffle(seed, purpose, cards) {
+  const out = cards.slice();
+  const prefix = Buffer.from(`${DECK}/${purpose}`, 'utf8');
+  let block = 0;
+  let buffer = Buffer.alloc(0);
+  let offset = 0;
+  const word = () => {
+    if (offset + 4 > buffer.length) {
+      const counter = Buffer.alloc(8);
+      counter.writeBigUInt64BE(BigInt(block++));
+      const next = crypto.createHmac('sha256', seed).update(prefix).update(counter).digest();
+      buffer = Buffer.concat([buffer.subarray(offset), next]);
+      offset = 0;
+    }
+    const w = buffer.readUInt32BE(offset);
+    offset += 4;
+    return w;
+  };
+  for (let i = out.length - 1; i >= 1; i--) {
+    const m = i + 1;
+    const limit = Math.floor(2 ** 32 / m) * m;
+    let w = word();
+    while (w >= limit) w = word();
+    const j = w % m;
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+class Verifier {
+  constructor(trusted) {
+    this.trusted = trusted || null;
+    this.failures = [];
+    this.warnings = [];
+    this.hands = 0;
+    this.tables = 0;
+  }
+
+  fail(check, kind, id, position, expected, found) {
+    this.failures.push({ check, kind, id, position, expected: String(expected), found: String(found) });
+  }
+
+  trust(key, kind, id, position) {
+    if (this.trusted === null) {
+      this.trusted = key;
+      this.warnings.push(`no public key given: trusting ${key}, which signed ${kind} ${id}`);
+    } else if (key !== this.trusted) {
+      this.fail('key', kind, id, position, `signed by ${this.trusted}`, key);
+    }
+  }
+
+  /** Positions, links and signatures of one stream's records. */
+  chain(kind, records) {
+    const id = records[0].id;
+    let previous = Buffer.alloc(32);
+    records.forEach((record, index) => {
+      const position = index + 1;
+      if (record.position !== position) this.fail('order', kind, id, position, position, record.position);
+      let computed;
+      try {
+        computed = link(previous, kind, id, position, record);
+      } catch (e) {
+        this.fail('record', kind, id, position, 'a chained record', e.message);
+        return;
+      }
+      if (computed.toString('hex') !== record.link) {
+        this.fail('chain', kind, id, position, computed.toString('hex'), record.link);
+      }
+      previous = /^[0-9a-f]{64}$/.test(record.link || '') ? Buffer.from(record.link, 'hex') : computed;
+      if (record.signature) {
+        this.trust(record.signed_by, kind, id, position);
+        if (!verifies(record.signed_by, computed, record.signature)) {
+          this.fail('signature', kind, id, position, 'a valid signature', record.signature);
+        }
+      }
+    });
+  }
+
+  table(records) {
+    this.tables += 1;
+    this.chain('table', records);
+    const last = records[records.length - 1];
+    if (!last.signature) this.fail('signature', 'table', last.id, records.length, 'the last record signed', 'unsigned');
+  }
+
+  hand(records) {
+    this.hands += 1;
+    const id = records[0].id;
+    const sealed = records[records.length - 1].kind === 'seal';
+    const body = sealed ? records.slice(0, -1) : records;
+    this.chain('hand', body);
+    if (!sealed) {
+      this.fail('seal', 'hand', id, records.length, 'a seal', 'none');
+    } else {
+      const seal = records[records.length - 1];
+      const last = body.length ? body[body.length - 1].link : null;
+      if (seal.algorithm !== CHAIN || seal.link !== last) {
+        this.fail('seal', 'hand', id, body.length + 1, `${CHAIN} over ${last}`, seal.link);
+      }
+      this.trust(seal.public_key, 'hand', id, body.length + 1);
+      if (!verifies(seal.public_key, Buffer.from(seal.link || '', 'hex'), seal.signature || '')) {
+        this.fail('seal signature', 'hand', id, body.length + 1, 'a valid signature', seal.signature);
+      }
+    }
+    this.deal(id, body);
+  }
+
+  /** The seed, the deck and every card (audit.md, The deal). */
+  deal(id, body) {
+    const started = body.find((r) => r.type === 'HandStarted');
+    const ended = body.find((r) => r.type === 'HandEnded');
+    if (!started || !ended) {
+      this.fail('deal', 'hand', id, null, 'HandStarted and HandEnded', 'not both');
+      return;
+    }
+    const seedHex = ended.data.seed || '';
+    const seed = Buffer.from(seedHex, 'hex');
+    const committed = crypto.createHash('sha256').update(seed).digest('hex');
+    if (seed.length !== 32 || committed !== started.data.commitment) {
+      this.fail('commitment', 'hand', id, ended.position, started.data.commitment, `${seedHex} hashing to ${committed}`);
+    }
+    if (started.data.algorithm !== undefined && started.data.algorithm !== DECK) {
+      this.fail('deck', 'hand', id, started.position, DECK, started.data.algorithm);
+    }
+    const deck = shuffle(seed, 'deck', freshDeck(started.data.rules.joker));
+    const stubs = [];
+    for (const record of body) {
+      const data = record.data;
+      if (record.type === 'DeckShuffled') {
+        if (data.purpose !== 'deck' || data.seed !== seedHex || data.cards.join(' ') !== deck.join(' ')) {
+          this.fail('deck', 'hand', id, record.position, deck.join(' '), (data.cards || []).join(' '));
+        }
+      } else if (record.type === 'StubReshuffled') {
+        const k = stubs.length + 1;
+        if (data.purpose !== `reshuffle/${k}`) this.fail('deck', 'hand', id, record.position, `reshuffle/${k}`, data.purpose);
+        stubs.push(data.cards || []);
+      } else if (record.type === 'CardDealt' || record.type === 'BoardDealt') {
+        const order = (data.stub || 0) === 0 ? deck : stubs[data.stub - 1] || [];
+        const wanted = record.type === 'CardDealt'
+          ? [order[data.position]]
+          : data.positions.map((p) => order[p]);
+        const found = record.type === 'CardDealt' ? [data.card] : data.cards;
+        if (wanted.join(' ') !== found.join(' ')) {
+          this.fail('card', 'hand', id, record.position, wanted.join(' '), found.join(' '));
+        }
+      }
+    }
+  }
+}
+
+/** Verify the records of a log given as an async iterable of lines. */
+async function verifyLines(lines, trusted) {
+  let header = null;
+  let group = [];
+  let verifier = null;
+  const flush = () => {
+    if (!group.length) return;
+    if (group[0].kind === 'table') verifier.table(group);
+    else verifier.hand(group);
+    group = [];
+  };
+  for await (const text of lines) {
+    if (!text.trim()) continue;
+    const record = JSON.parse(text);
+    if (header === null) {
+      if (record.format !== 'feltline-log' || record.version !== 1) throw new Error('not a feltline-log version 1');
+      header = record;
+      verifier = new Verifier(trusted || null);
+      if (!trusted && header.public_key) {
+        verifier.trusted = header.public_key;
+        verifier.warnings.push(`trusting the key the log names (${header.public_key}): give --public-key to know it is your server's`);
+      }
+      continue;
+    }
+    const kind = record.kind === 'table' ? 'table' : 'hand';
+    const head = group[0];
+    if (head && ((head.kind === 'table' ? 'table' : 'hand') !== kind || head.id !== record.id
+        || group[group.length - 1].kind === 'seal')) flush();
+    group.push(record);
+  }
+  if (verifier === null) throw new Error('an empty log');
+  flush();
+  return {
+    ok: verifier.failures.length === 0,
+    tables: verifier.tables,
+    hands: verifier.hands,
+    failures: verifier.failures,
+    warnings: verifier.warnings,
+  };
+}
+
+async function verifyFile(path, trusted) {
+  const lines = readline.createInterface({ input: fs.createReadStream(path), crlfDelay: Infinity });
+  return verifyLines(lines, trusted);
+}
+
+async function main(argv) {
+  const args = argv.slice();
+  const json = args.includes('--json');
+  const at = args.indexOf('--public-key');
+  const trusted = at >= 0 ? args[at + 1] : null;
+  const path = args.find((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
+  if (!path) {
+    process.stderr.write('usage: node src/verify.js LOG [--public-key HEX] [--json]\n');
+    return 2;
+  }
+  const report = await verifyFile(path, trusted);
+  if (json) {
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else {
+    for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
+    for (const f of report.failures) {
+      process.stdout.write(`FAIL ${f.kind} ${f.id} at position ${f.position}: ${f.check}: expected ${f.expected}, found ${f.found}\n`);
+    }
+    process.stdout.write(`${report.tables} tables, ${report.hands} hands: ${report.ok ? 'ok' : `${report.failures.length} failures`}\n`);
+  }
+  return report.ok ? 0 : 1;
+}
+
+module.exports = { canonical, link, verifies, freshDeck, shuffle, verifyLines, verifyFile };
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => {
+    process.stderr.write(`verify: ${e.message}\n`);
+    process.exitCode = 2;
+  });
+}

@@ -1,0 +1,92 @@
+'use strict';
+// The Node verifier against docs/deck.md's test vectors and a real exported
+// log (test/fixtures/hands.log, written by tests/replay/make_fixture.py),
+// untouched and tampered with.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { canonical, freshDeck, shuffle, verifyLines } = require('../src/verify.js');
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'hands.log');
+const LINES = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter((l) => l.trim());
+const KEY = JSON.parse(LINES[0]).public_key;
+
+const seed = (hex) => Buffer.from(hex, 'hex');
+const COUNTING = seed('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
+
+test('the shuffle gives deck.md\'s test vectors', () => {
+  assert.equal(shuffle(Buffer.alloc(32), 'deck', freshDeck(false)).join(' '),
+    '6c 7c Qd 8c 7s 5c 9s 3s Ts Kh 3c 9c 4h 4d 8h 5h 2s 3d Kd As 2c 3h Qc Ah 9h 2d Jh 8d Qh Jd 6d Jc 6h 7d 4s 7h 6s 2h 5d 9d 5s Tc Js Ks Ad 4c Th 8s Td Qs Kc Ac');
+  assert.equal(shuffle(COUNTING, 'deck', freshDeck(false)).join(' '),
+    '3h 8d 7s 5s 4d 8s 2c Kh 2d Td 9s Ac 7h Jc 3c Js 9d Ah 5c Kd 3s 8c Jd Ts Qh 2s 7c 5h 7d Tc 2h 9c Qd 9h 6d Kc Qs Ks Ad As Qc Th 4s Jh 6s 4h 3d 4c 6h 5d 6c 8h');
+  assert.equal(shuffle(seed('a5'.repeat(32)), 'deck', freshDeck(true)).join(' '),
+    '4h Td 5c 3d Kd 6c Jd Kc 9h Qh Jh Qd 5d As Ac 9s 2s 7h 6d 3c Ah 9c Jk 8c 7c 8h 8d Ts 5s 7s 6s Kh 5h Jc 8s 4s Tc 4d 4c 2c 9d 3h Th 6h 2d 2h Qc Ad Ks Qs 7d 3s Js');
+  const stub = '8c 2d 7h Ks 3c 9d Jh'.split(' ');
+  assert.equal(shuffle(COUNTING, 'reshuffle/1', stub).join(' '), '2d 9d 3c 7h 8c Ks Jh');
+  assert.equal(shuffle(COUNTING, 'reshuffle/2', stub).join(' '), '9d Jh 7h Ks 2d 3c 8c');
+  assert.equal(crypto.createHash('sha256').update(Buffer.alloc(32)).digest('hex'),
+    '66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925');
+});
+
+test('canonical JSON sorts keys, drops spaces and escapes non-ASCII', () => {
+  assert.equal(canonical({ b: [1, true, null], a: 'é"' }).toString(), '{"a":"\\u00e9\\"","b":[1,true,null]}');
+});
+
+async function verify(lines, key = KEY) {
+  return verifyLines(lines, key);
+}
+
+/** The fixture with one record changed by `change` (which returns true
+ * once it has changed the record it wants); the hand or table changed. */
+function tampered(change) {
+  const out = LINES.slice();
+  for (let i = 1; i < out.length; i++) {
+    const record = JSON.parse(out[i]);
+    if (change(record, out, i)) {
+      out[i] = JSON.stringify(record);
+      return { lines: out, id: record.id };
+    }
+  }
+  throw new Error('nothing to tamper with');
+}
+
+test('the exported log verifies clean, with reshuffled stubs in it', async () => {
+  const report = await verify(LINES);
+  assert.deepEqual(report.failures, []);
+  assert.equal(report.hands, 14);
+  assert.ok(LINES.some((l) => l.includes('"StubReshuffled"')));
+});
+
+const TAMPERINGS = {
+  'a card swapped': (r) => r.type === 'CardDealt' && ((r.data.card = r.data.card === 'As' ? 'Ks' : 'As'), true),
+  'a card from a reshuffled stub swapped': (r) => r.type === 'CardDealt' && r.data.stub > 0
+    && ((r.data.card = r.data.card === 'As' ? 'Ks' : 'As'), true),
+  'a seal signature replaced': (r) => r.kind === 'seal' && ((r.signature = 'ab'.repeat(64)), true),
+  'a seal re-signed with another key': (r) => {
+    if (r.kind !== 'seal') return false;
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+    r.signature = crypto.sign(null, Buffer.from(r.link, 'hex'), privateKey).toString('hex');
+    r.public_key = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url').toString('hex');
+    return true;
+  },
+  'the seed replaced': (r) => r.type === 'HandEnded' && ((r.data.seed = 'cd'.repeat(32)), true),
+  'a table record changed': (r) => r.type === 'SatDown' && ((r.data.buy_in += 1), true),
+  'a link changed': (r) => r.kind === 'hand' && r.position === 3 && ((r.link = 'ee'.repeat(32)), true),
+};
+
+for (const [how, change] of Object.entries(TAMPERINGS)) {
+  test(`${how} is caught and the stream named`, async () => {
+    const { lines, id } = tampered(change);
+    const report = await verify(lines);
+    assert.ok(!report.ok, how);
+    assert.deepEqual([...new Set(report.failures.map((f) => f.id))], [id]);
+  });
+}
+
+test('a log signed by another key than the one given fails', async () => {
+  const report = await verify(LINES, '00'.repeat(32));
+  assert.ok(report.failures.length > 0);
+  assert.ok(report.failures.every((f) => f.check === 'key'));
+});

@@ -1,0 +1,234 @@
+"""The ``feltline-replay`` command: export, verify and show (docs/replay.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+from uuid import UUID
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from feltline_replay import log
+from feltline_replay.export import Selection, export, hand_id
+from feltline_replay.store import Rows, StoreError, open_rows
+from feltline_replay.verify import Line, verify
+
+
+def public_key(text: str) -> str:
+    """A public key given as 64 hex digits, as PEM, or as a file holding either."""
+    path = Path(text)
+    if len(text) < 256 and path.is_file():
+        text = path.read_text()
+    text = text.strip()
+    if text.startswith("-----BEGIN"):
+        key = serialization.load_pem_public_key(text.encode())
+        if not isinstance(key, Ed25519PublicKey):
+            raise argparse.ArgumentTypeError("not an Ed25519 public key")
+        return key.public_bytes_raw().hex()
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raw = b""
+    if len(raw) != 32:
+        raise argparse.ArgumentTypeError("a public key is PEM or 64 hex digits")
+    return raw.hex()
+
+
+def moment(text: str) -> int:
+    """A time as UNIX seconds or an ISO 8601 date and time (UTC unless it says)."""
+    if text.isdigit():
+        return int(text)
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp())
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    return Selection(
+        tables=tuple(args.table or ()),
+        hands=tuple(args.hand or ()),
+        players=tuple(args.player or ()),
+        since=args.since,
+        until=args.until,
+        last=args.last,
+    )
+
+
+def _select_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", required=True, help="a SQLite file, or 'postgres' (POSTGRES_*)")
+    parser.add_argument("--table", type=UUID, action="append", help="only this table (repeat)")
+    parser.add_argument("--hand", type=UUID, action="append", help="only this hand id (repeat)")
+    parser.add_argument("--player", action="append", help="only hands this player sat in")
+    parser.add_argument("--since", type=moment, help="hands dealt at or after (UNIX s or ISO)")
+    parser.add_argument("--until", type=moment, help="hands dealt at or before")
+    parser.add_argument("--last", type=int, help="only the last N hands dealt")
+
+
+class Progress:
+    """A bar on standard error when it is a terminal, nothing otherwise."""
+
+    def __init__(self, total: int | None, stream: IO[str] = sys.stderr) -> None:
+        self.total, self.stream = total, stream
+        self.on = stream.isatty()
+
+    def __call__(self, done: int) -> None:
+        if not self.on or (done % 50 and done != self.total):
+            return
+        if self.total:
+            filled = 30 * done // max(self.total, 1)
+            bar = "#" * filled + "." * (30 - filled)
+            self.stream.write(f"\r[{bar}] {done}/{self.total} hands")
+        else:
+            self.stream.write(f"\r{done} hands")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.on:
+            self.stream.write("\n")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    rows = open_rows(args.store)
+    try:
+        lines = export(rows, _selection(args), public_key=args.public_key)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as file:
+                hands = log.write(file, lines)
+        else:
+            hands = log.write(sys.stdout, lines)
+    finally:
+        rows.close()
+    print(f"exported {hands} hands", file=sys.stderr)
+    return 0
+
+
+def _source(
+    args: argparse.Namespace, stack: ExitStack
+) -> tuple[dict[str, object], Iterator[Line], Rows | None]:
+    if args.store:
+        rows = open_rows(args.store)
+        stack.callback(rows.close)
+        records = export(rows, _selection(args))
+        head = next(records)
+        return head, records, rows
+    if not args.log:
+        raise SystemExit("feltline-replay: give a LOG file or --store")
+    file = sys.stdin if args.log == "-" else stack.enter_context(open(args.log, encoding="utf-8"))  # noqa: SIM115
+    head, raw = log.read_lines(file)
+    return head, raw, None
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with ExitStack() as stack:
+        head, lines, _ = _source(args, stack)
+        key = args.public_key
+        warnings = []
+        if key is None and head.get("public_key"):
+            key = str(head["public_key"])
+            warnings.append(
+                f"trusting the public key the log names ({key}): anyone who could change the "
+                "log could have changed it too; give --public-key, from the operator, to know "
+                "the hands were signed by your server"
+            )
+        selection = head.get("selection")
+        total = selection.get("exported_hands") if isinstance(selection, dict) else None
+        progress = Progress(total if isinstance(total, int) else None)
+        complete = bool(head.get("complete"))
+        report = verify(lines, key, complete=complete, progress=progress, workers=args.workers)
+        progress.end()
+    report.warnings[:0] = warnings
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        for warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        for failure in report.failures:
+            print(f"FAIL {failure}")
+        verdict = "ok" if report.ok else f"{len(report.failures)} failures"
+        print(f"{report.tables} tables, {report.hands} hands: {verdict}")
+    return 0 if report.ok else 1
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from feltline_replay.show import Viewer, load_hand, run  # noqa: PLC0415
+
+    with ExitStack() as stack:
+        if args.store:
+            rows = open_rows(args.store)
+            stack.callback(rows.close)
+            records = list(_hand_rows(rows, args.hand))
+        else:
+            file = stack.enter_context(open(args.log, encoding="utf-8"))
+            _, lines = log.read(file)
+            records = [r for r in lines if r.get("id") == args.hand and r.get("kind") != "table"]
+    if not records:
+        print(f"feltline-replay: no hand {args.hand} there", file=sys.stderr)
+        return 1
+    viewer = Viewer.parse(args.as_)
+    run(load_hand(records), viewer, sys.stdin, sys.stdout)
+    return 0
+
+
+def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
+    from feltline_replay.store import record  # noqa: PLC0415
+
+    stream = UUID(hand)
+    for version, topic, raw in rows.stream(stream):
+        yield record(stream, version, topic, raw)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="feltline-replay", description="Export, verify and replay Feltline hands."
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+
+    p = commands.add_parser("export", help="write a portable log of hands (JSON lines)")
+    _select_options(p)
+    p.add_argument("--output", help="the log file (standard output by default)")
+    p.add_argument("--public-key", type=public_key, help="the server's key, for the header")
+    p.set_defaults(run=cmd_export)
+
+    p = commands.add_parser("verify", help="re-check every hand of a log or a store")
+    p.add_argument("log", nargs="?", help="a log file ('-' for standard input)")
+    _select_options(p)
+    p.set_defaults(store=None)
+    for action in p._actions:
+        if action.dest == "store":
+            action.required = False
+    p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
+    p.add_argument("--json", action="store_true", help="a machine-readable report")
+    p.add_argument("--workers", type=int, default=1, help="processes checking hands (default 1)")
+    p.set_defaults(run=cmd_verify)
+
+    p = commands.add_parser("show", help="step through a hand as a viewer saw it")
+    p.add_argument("hand", help="the hand's id")
+    p.add_argument("log", nargs="?", help="a log file holding it")
+    p.add_argument("--store", help="a SQLite file, or 'postgres'")
+    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.set_defaults(run=cmd_show)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except (StoreError, log.LogError, OSError) as e:
+        print(f"feltline-replay: {e}", file=sys.stderr)
+        return 2
+    return code
+
+
+__all__ = ["hand_id", "main"]

@@ -1,0 +1,164 @@
+"""Exporting a set of hands from a store as a portable log.
+
+A table's own stream says which hands it dealt (``HandDealt``: number, time,
+players) and finished (``HandFinished``), and a hand's stream id is derived
+from its table's id and number (``docs/replay.md``), so hands are chosen
+from the table streams alone and then read one stream at a time.
+Only finished hands are exported: a hand in progress has not revealed its
+seed. Every exported table's whole stream comes with its hands, as its
+chain starts at its first record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from uuid import UUID, uuid5
+
+from feltline_replay.log import Record, header
+from feltline_replay.store import Rows, record
+
+
+def hand_id(table: UUID, number: int) -> UUID:
+    """The stream id of hand ``number`` (from 1) of ``table``."""
+    return uuid5(table, f"hand/{number}")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which hands to export; empty fields select everything. Times are the
+    server's clock in whole seconds (UNIX time), compared with the deal's."""
+
+    tables: tuple[UUID, ...] = ()
+    hands: tuple[UUID, ...] = ()
+    players: tuple[str, ...] = ()
+    since: int | None = None
+    until: int | None = None
+    last: int | None = None
+
+    @property
+    def everything(self) -> bool:
+        """Whether every finished hand of every chosen table is selected."""
+        return (
+            not (self.hands or self.players)
+            and self.since is None
+            and self.until is None
+            and (self.last is None)
+        )
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "tables": [str(t) for t in self.tables],
+            "hands": [str(h) for h in self.hands],
+            "players": list(self.players),
+            "since": self.since,
+            "until": self.until,
+            "last": self.last,
+        }
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """What a table's stream says of one of its hands."""
+
+    table: UUID
+    number: int
+    at: int
+    players: frozenset[str]
+
+    @property
+    def id(self) -> UUID:
+        return hand_id(self.table, self.number)
+
+
+@dataclass
+class Plan:
+    """The tables to export and, for each, the numbers of its chosen hands."""
+
+    tables: list[UUID] = field(default_factory=list)
+    hands: dict[UUID, list[int]] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return sum(len(h) for h in self.hands.values())
+
+
+def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
+    """The hands ``table`` dealt and finished, in order, from its stream."""
+    dealt: Dealt | None = None
+    for version, topic, raw in rows.stream(table):
+        line = record(table, version, topic, raw)
+        if line["type"] == "HandDealt":
+            data = line["data"]
+            players = frozenset(s["player"] for s in data["seats"])
+            dealt = Dealt(table, data["hand"], data["at"], players)
+        elif line["type"] == "HandFinished" and dealt is not None:
+            yield dealt
+            dealt = None
+
+
+def plan(rows: Rows, selection: Selection) -> Plan:
+    """Which hands the selection picks, read from the tables' streams."""
+    chosen = Plan()
+    wanted = set(selection.hands)
+    recent: list[Dealt] = []
+    for table in rows.tables():
+        if selection.tables and table not in selection.tables:
+            continue
+        picked = []
+        for dealt in finished_hands(rows, table):
+            if wanted and dealt.id not in wanted:
+                continue
+            if selection.players and not dealt.players & set(selection.players):
+                continue
+            if selection.since is not None and dealt.at < selection.since:
+                continue
+            if selection.until is not None and dealt.at > selection.until:
+                continue
+            picked.append(dealt)
+        if selection.last is not None:
+            recent = sorted([*recent, *picked], key=lambda d: d.at)[-selection.last :]
+        elif picked or not selection.hands:
+            chosen.tables.append(table)
+            chosen.hands[table] = [d.number for d in picked]
+    if selection.last is not None:
+        for dealt in sorted(recent, key=lambda d: (d.table.int, d.number)):
+            if dealt.table not in chosen.hands:
+                chosen.tables.append(dealt.table)
+                chosen.hands[dealt.table] = []
+            chosen.hands[dealt.table].append(dealt.number)
+        for numbers in chosen.hands.values():
+            numbers.sort()
+    return chosen
+
+
+def export(
+    rows: Rows,
+    selection: Selection,
+    *,
+    public_key: str | None = None,
+    now: datetime | None = None,
+) -> Iterator[Record]:
+    """The log's lines: the header, then each chosen table's records and its
+    chosen hands' records, as stored."""
+    chosen = plan(rows, selection)
+    yield header(
+        public_key=public_key,
+        exported_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        source=rows.source,
+        selection={**selection.describe(), "exported_hands": chosen.count},
+        complete=selection.everything,
+    )
+    yield from records(rows, chosen.tables, chosen.hands)
+
+
+def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) -> Iterator[Record]:
+    """Each table's stored records, then its hands' in order."""
+    for table in tables:
+        for version, topic, raw in rows.stream(table):
+            yield record(table, version, topic, raw)
+        for number in hands[table]:
+            stream = hand_id(table, number)
+            for version, topic, raw in rows.stream(stream):
+                yield record(stream, version, topic, raw)

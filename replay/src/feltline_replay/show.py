@@ -1,0 +1,162 @@
+"""Stepping through a stored hand in the terminal, as one viewer saw it.
+
+Each frame is the hand after one more event, folded by the engine; what
+the viewer may see of it follows the events' own audiences (the rule the
+server redacts by): an auditor sees every card and the seed, a seat its
+own face-down cards, everyone the face-up cards and those shown at the
+showdown. Keys: ``n``, space or right arrow forward; ``p``, ``b`` or left
+arrow back; ``g`` to the start, ``G`` to the end; ``q`` quits. Without a
+terminal the keys are read from standard input as typed (``nnpq``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import IO
+
+from feltline.audit.codec import decode_event
+from feltline.engine.cards import Card
+from feltline.engine.events import Event, HandStarted, Shown
+from feltline.engine.evolve import evolve
+from feltline.engine.hand import NEW_HAND
+from feltline.engine.state import Hand, Phase
+from feltline_replay import history
+from feltline_replay.log import Record
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """``seat`` is None for an auditor or a spectator."""
+
+    role: str
+    seat: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Viewer:
+        words = text.replace("=", " ").split()
+        if words in (["auditor"], ["spectator"]):
+            return cls(words[0])
+        if len(words) == 2 and words[0] == "seat" and words[1].isdigit():
+            return cls("seat", int(words[1]))
+        raise ValueError(f"--as is auditor, spectator or 'seat N', not {text!r}")
+
+    def sees(self, event: Event) -> Event:
+        """The event as this viewer may see it."""
+        if self.role == "auditor":
+            return event
+        audience = event.audience()
+        if audience is None or (self.seat is not None and self.seat in audience):
+            return event
+        return event.redacted()
+
+    def may_see(self, seat: int) -> bool:
+        return self.role == "auditor" or seat == self.seat
+
+
+def load_hand(records: Sequence[Record]) -> list[Event]:
+    """The engine events of a hand's records (its seal left out)."""
+    return [
+        decode_event(r["type"], r["version"], r["data"]) for r in records if r.get("kind") == "hand"
+    ]
+
+
+def frame(events: Sequence[Event], step: int, viewer: Viewer) -> str:
+    """The screen after ``events[:step + 1]``."""
+    hand: Hand = NEW_HAND
+    shown: dict[int, tuple[Card, ...]] = {}
+    for event in events[: step + 1]:
+        hand = evolve(hand, event)
+        if isinstance(event, Shown):
+            shown[event.seat] = event.cards
+    event = events[step]
+    said = history.line(viewer.sees(event)) or type(event).__name__
+    started = events[0]
+    title = ""
+    if isinstance(started, HandStarted):
+        title = f"{started.rules.game} {started.rules.stakes.structure}, "
+    lines = [
+        f"{title}step {step + 1} of {len(events)}, as {viewer.role}"
+        + (f" {viewer.seat}" if viewer.seat is not None else ""),
+        f"> {said}",
+        "board: " + (" ".join(map(str, hand.board)) or "-"),
+    ]
+    waiting = _waiting(hand)
+    for p in hand.players:
+        cards = " ".join(
+            str(c) if viewer.may_see(p.seat) or c in p.up or c in shown.get(p.seat, ()) else "??"
+            for c in p.cards
+        )
+        state = " folded" if p.folded else ""
+        turn = "  <- to act" if p.seat in waiting else ""
+        lines.append(
+            f"seat {p.seat} {p.player:<12} stack {p.stack:>6} bet {p.bet:>5}"
+            f"  [{cards}]{state}{turn}"
+        )
+    lines.append(f"pot: {hand.pot + sum(p.bet for p in hand.players)}")
+    return "\n".join(lines)
+
+
+def _waiting(hand: Hand) -> tuple[int, ...]:
+    if hand.phase in (Phase.BETTING, Phase.DRAWING):
+        return hand.round.pending[:1]
+    if hand.phase is Phase.DECLARING:
+        return hand.round.pending
+    return ()
+
+
+def keys(stream: IO[str]) -> Iterator[str]:
+    """Key presses: letters, and the arrows as ``left`` and ``right``."""
+    while ch := stream.read(1):
+        if ch == "\x1b":
+            if stream.read(1) == "[":
+                arrow = stream.read(1)
+                yield {"C": "right", "D": "left"}.get(arrow, "")
+            continue
+        yield ch
+
+
+@contextmanager
+def _cbreak(stream: IO[str]) -> Iterator[None]:
+    """Keys one at a time on a terminal; nothing changes otherwise."""
+    if not stream.isatty():
+        yield
+        return
+    import termios  # noqa: PLC0415 (POSIX terminals only)
+    import tty  # noqa: PLC0415
+
+    saved = termios.tcgetattr(stream)
+    try:
+        tty.setcbreak(stream)
+        yield
+    finally:
+        termios.tcsetattr(stream, termios.TCSADRAIN, saved)
+
+
+def run(events: Sequence[Event], viewer: Viewer, keyboard: IO[str], out: IO[str]) -> int:
+    """Show the hand from its first event and follow the keys; the step
+    shown last."""
+    step = 0
+    clear = "\x1b[H\x1b[2J" if out.isatty() else "-" * 40 + "\n"
+    moves = {"n": 1, " ": 1, "right": 1, "p": -1, "b": -1, "left": -1}
+    with _cbreak(keyboard):
+        out.write(clear + frame(events, step, viewer) + "\n")
+        for key in keys(keyboard):
+            if key == "q":
+                break
+            if key in moves:
+                step = min(max(step + moves[key], 0), len(events) - 1)
+            elif key == "g":
+                step = 0
+            elif key == "G":
+                step = len(events) - 1
+            else:
+                continue
+            out.write(clear + frame(events, step, viewer) + "\n")
+            with suppress(AttributeError):
+                out.flush()
+    return step
+
+
+__all__ = ["Viewer", "frame", "keys", "load_hand", "run"]

@@ -1,1 +1,0 @@
-"""Feltline: an event-sourced poker table server."""
