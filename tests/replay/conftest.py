@@ -20,7 +20,6 @@ from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room, waiting_on
-from tests.store.conftest import postgres  # noqa: F401 (the session's PostgreSQL fixture)
 from tests.store.players import Players, cid, finished, open_tables
 
 HANDS = 320
