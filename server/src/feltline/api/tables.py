@@ -148,17 +148,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
             self.room.look()
-            stream = self.room.table(key)
-            done = stream.commands.get(request.request_id)
-            seat = (
-                next(
-                    (e.seat for e in done.events if isinstance(e, StoodUp | LeavingAfterHand)), None
-                )
-                if done is not None
-                else None
-            )
-            if seat is None:  # a new request, not a retry of one already done
-                seat = views.player_seat(stream.table, caller, key)
+            seat = self._own_seat(key, caller, request.request_id, (StoodUp, LeavingAfterHand))
             outcome = self.room.stand_up(key, request.request_id, seat, at=self.hub.clock())
             leaving = any(isinstance(e, LeavingAfterHand) for e in outcome.table)
             log_action(
@@ -180,7 +170,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
             self.room.look()
-            seat = self._own_seat(key, caller, request.request_id, SatOut)
+            seat = self._own_seat(key, caller, request.request_id, (SatOut,))
             self.room.sit_out(key, request.request_id, seat)
             log_action("sit_out", table_id=str(key), seat=seat, request_id=request.request_id)
             self.hub.changed(key, deal=False)
@@ -193,14 +183,18 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
             self.room.look()
-            seat = self._own_seat(key, caller, request.request_id, SatIn)
+            seat = self._own_seat(key, caller, request.request_id, (SatIn,))
             self.room.sit_in(key, request.request_id, seat, post_now=request.post_now)
             log_action("sit_in", table_id=str(key), seat=seat, request_id=request.request_id)
             self.hub.changed(key, deal=False)  # an idle table deals once it is still
             return tables_pb2.SitInResponse(table=self.table(request.table_id, caller))
 
     def _own_seat(
-        self, key: UUID, caller: Caller, request_id: str, made: type[SatOut | SatIn]
+        self,
+        key: UUID,
+        caller: Caller,
+        request_id: str,
+        made: tuple[type[SatOut | SatIn | StoodUp | LeavingAfterHand], ...],
     ) -> int:
         """The caller's seat; for a retried request, the seat it was made for,
         so that it is answered as the first time even after standing up."""
