@@ -30,7 +30,7 @@ from feltline_protos.v1 import tables_pb2 as feltline_dot_v1_dot_tables__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/replay.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\nHandResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x04\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x05 \x01(\x04\x12\x0b\n\x03won\x18\x06 \x01(\x04\"\x9d\x02\n\x0bHandSummary\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x13\n\x0bhand_number\x18\x03 \x01(\x04\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.Game\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x07 \x01(\r\x12&\n\x05seats\x18\x08 \x03(\x0b\x32\x17.feltline.v1.HandResult\x12\x0c\n\x04rake\x18\t \x01(\x04\x12\x11\n\tcancelled\x18\n \x01(\x08\"\x87\x02\n\x10ListHandsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x1d\n\x08table_id\x18\x03 \x01(\tB\x0b\xbaH\x08r\x03\xb0\x01\x01\xd8\x01\x01\x12;\n\tplayer_id\x18\x04 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"U\n\x11ListHandsResponse\x12\'\n\x05hands\x18\x01 \x03(\x0b\x32\x18.feltline.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x0eGetHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"]\n\x0fGetHandResponse\x12&\n\x04hand\x18\x01 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event\"3\n\x16StreamHandStepsRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"b\n\x17StreamHandStepsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.feltline.v1.HandView\".\n\x11VerifyHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"r\n\rVerifyFailure\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\tstream_id\x18\x03 \x01(\t\x12\x10\n\x08position\x18\x04 \x01(\x04\x12\x10\n\x08\x65xpected\x18\x05 \x01(\t\x12\r\n\x05\x66ound\x18\x06 \x01(\t\"\x8a\x01\n\x12VerifyHandResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12&\n\x04hand\x18\x02 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12,\n\x08\x66\x61ilures\x18\x03 \x03(\x0b\x32\x1a.feltline.v1.VerifyFailure\x12\x12\n\npublic_key\x18\x04 \x01(\t\"\xc5\x02\n\x12\x45xportHandsRequest\x12\x35\n\x06\x66ormat\x18\x01 \x01(\x0e\x32\x19.feltline.v1.ExportFormatB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\x12#\n\ttable_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\xe8\x07\"\x05r\x03\xb0\x01\x01\x12\"\n\x08hand_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\x90N\"\x05r\x03\xb0\x01\x01\x12\x43\n\nplayer_ids\x18\x04 \x03(\tB/\xbaH,\x92\x01)\x10\xe8\x07\"$r\"\x10\x01\x18@2\x1c^[A-Za-z0-9][A-Za-z0-9_.-]*$\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04last\x18\x07 \x01(\r\"$\n\x13\x45xportHandsResponse\x12\r\n\x05lines\x18\x01 \x03(\t\"Q\n\x12RecallHandsRequest\x12;\n\tplayer_id\x18\x01 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\"\xd5\x01\n\x0cRecalledHand\x12\x0e\n\x06replay\x18\x01 \x01(\x08\x12\r\n\x05title\x18\x02 \x01(\t\x12&\n\x04hand\x18\x03 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.feltline.v1.HandResult\x12#\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x12.feltline.v1.Event\x12\"\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x12.feltline.v1.Event\"?\n\x13RecallHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.feltline.v1.RecalledHand*M\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45XPORT_FORMAT_FELTLINE_LOG\x10\x01\x32\xf6\x03\n\rReplayService\x12J\n\tListHands\x12\x1d.feltline.v1.ListHandsRequest\x1a\x1e.feltline.v1.ListHandsResponse\x12\x44\n\x07GetHand\x12\x1b.feltline.v1.GetHandRequest\x1a\x1c.feltline.v1.GetHandResponse\x12^\n\x0fStreamHandSteps\x12#.feltline.v1.StreamHandStepsRequest\x1a$.feltline.v1.StreamHandStepsResponse0\x01\x12M\n\nVerifyHand\x12\x1e.feltline.v1.VerifyHandRequest\x1a\x1f.feltline.v1.VerifyHandResponse\x12R\n\x0b\x45xportHands\x12\x1f.feltline.v1.ExportHandsRequest\x1a .feltline.v1.ExportHandsResponse0\x01\x12P\n\x0bRecallHands\x12\x1f.feltline.v1.RecallHandsRequest\x1a .feltline.v1.RecallHandsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/replay.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\nHandResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x04\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x05 \x01(\x04\x12\x0b\n\x03won\x18\x06 \x01(\x04\"\x9d\x02\n\x0bHandSummary\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x13\n\x0bhand_number\x18\x03 \x01(\x04\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.Game\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x07 \x01(\r\x12&\n\x05seats\x18\x08 \x03(\x0b\x32\x17.feltline.v1.HandResult\x12\x0c\n\x04rake\x18\t \x01(\x04\x12\x11\n\tcancelled\x18\n \x01(\x08\"\x9b\x02\n\x10ListHandsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x1d\n\x08table_id\x18\x03 \x01(\tB\x0b\xbaH\x08r\x03\xb0\x01\x01\xd8\x01\x01\x12;\n\tplayer_id\x18\x04 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\"U\n\x11ListHandsResponse\x12\'\n\x05hands\x18\x01 \x03(\x0b\x32\x18.feltline.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x0eGetHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"]\n\x0fGetHandResponse\x12&\n\x04hand\x18\x01 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event\"3\n\x16StreamHandStepsRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"b\n\x17StreamHandStepsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.feltline.v1.HandView\".\n\x11VerifyHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"r\n\rVerifyFailure\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\tstream_id\x18\x03 \x01(\t\x12\x10\n\x08position\x18\x04 \x01(\x04\x12\x10\n\x08\x65xpected\x18\x05 \x01(\t\x12\r\n\x05\x66ound\x18\x06 \x01(\t\"\x8a\x01\n\x12VerifyHandResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12&\n\x04hand\x18\x02 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12,\n\x08\x66\x61ilures\x18\x03 \x03(\x0b\x32\x1a.feltline.v1.VerifyFailure\x12\x12\n\npublic_key\x18\x04 \x01(\t\"\xe4\x02\n\x12\x45xportHandsRequest\x12\x35\n\x06\x66ormat\x18\x01 \x01(\x0e\x32\x19.feltline.v1.ExportFormatB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\x12#\n\ttable_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\xe8\x07\"\x05r\x03\xb0\x01\x01\x12\"\n\x08hand_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\x90N\"\x05r\x03\xb0\x01\x01\x12\x43\n\nplayer_ids\x18\x04 \x03(\tB/\xbaH,\x92\x01)\x10\xe8\x07\"$r\"\x10\x01\x18@2\x1c^[A-Za-z0-9][A-Za-z0-9_.-]*$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x17\n\x04last\x18\x07 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\"$\n\x13\x45xportHandsResponse\x12\r\n\x05lines\x18\x01 \x03(\t\"Q\n\x12RecallHandsRequest\x12;\n\tplayer_id\x18\x01 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\"\xd5\x01\n\x0cRecalledHand\x12\x0e\n\x06replay\x18\x01 \x01(\x08\x12\r\n\x05title\x18\x02 \x01(\t\x12&\n\x04hand\x18\x03 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.feltline.v1.HandResult\x12#\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x12.feltline.v1.Event\x12\"\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x12.feltline.v1.Event\"?\n\x13RecallHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.feltline.v1.RecalledHand*M\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45XPORT_FORMAT_FELTLINE_LOG\x10\x01\x32\xf6\x03\n\rReplayService\x12J\n\tListHands\x12\x1d.feltline.v1.ListHandsRequest\x1a\x1e.feltline.v1.ListHandsResponse\x12\x44\n\x07GetHand\x12\x1b.feltline.v1.GetHandRequest\x1a\x1c.feltline.v1.GetHandResponse\x12^\n\x0fStreamHandSteps\x12#.feltline.v1.StreamHandStepsRequest\x1a$.feltline.v1.StreamHandStepsResponse0\x01\x12M\n\nVerifyHand\x12\x1e.feltline.v1.VerifyHandRequest\x1a\x1f.feltline.v1.VerifyHandResponse\x12R\n\x0b\x45xportHands\x12\x1f.feltline.v1.ExportHandsRequest\x1a .feltline.v1.ExportHandsResponse0\x01\x12P\n\x0bRecallHands\x12\x1f.feltline.v1.RecallHandsRequest\x1a .feltline.v1.RecallHandsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,6 +45,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTHANDSREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\010r\003\260\001\001\330\001\001'
   _globals['_LISTHANDSREQUEST'].fields_by_name['player_id']._loaded_options = None
   _globals['_LISTHANDSREQUEST'].fields_by_name['player_id']._serialized_options = b'\272H%r#\030@2\037^([A-Za-z0-9][A-Za-z0-9_.-]*)?$'
+  _globals['_LISTHANDSREQUEST'].fields_by_name['start_time']._loaded_options = None
+  _globals['_LISTHANDSREQUEST'].fields_by_name['start_time']._serialized_options = b'\272H\005\262\001\0022\000'
+  _globals['_LISTHANDSREQUEST'].fields_by_name['end_time']._loaded_options = None
+  _globals['_LISTHANDSREQUEST'].fields_by_name['end_time']._serialized_options = b'\272H\005\262\001\0022\000'
   _globals['_GETHANDREQUEST'].fields_by_name['hand_id']._loaded_options = None
   _globals['_GETHANDREQUEST'].fields_by_name['hand_id']._serialized_options = b'\272H\005r\003\260\001\001'
   _globals['_STREAMHANDSTEPSREQUEST'].fields_by_name['hand_id']._loaded_options = None
@@ -59,42 +63,48 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXPORTHANDSREQUEST'].fields_by_name['hand_ids']._serialized_options = b'\272H\r\222\001\n\020\220N\"\005r\003\260\001\001'
   _globals['_EXPORTHANDSREQUEST'].fields_by_name['player_ids']._loaded_options = None
   _globals['_EXPORTHANDSREQUEST'].fields_by_name['player_ids']._serialized_options = b'\272H,\222\001)\020\350\007\"$r\"\020\001\030@2\034^[A-Za-z0-9][A-Za-z0-9_.-]*$'
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['start_time']._loaded_options = None
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['start_time']._serialized_options = b'\272H\005\262\001\0022\000'
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['end_time']._loaded_options = None
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['end_time']._serialized_options = b'\272H\005\262\001\0022\000'
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['last']._loaded_options = None
+  _globals['_EXPORTHANDSREQUEST'].fields_by_name['last']._serialized_options = b'\272H\006*\004\030\300\204='
   _globals['_RECALLHANDSREQUEST'].fields_by_name['player_id']._loaded_options = None
   _globals['_RECALLHANDSREQUEST'].fields_by_name['player_id']._serialized_options = b'\272H%r#\030@2\037^([A-Za-z0-9][A-Za-z0-9_.-]*)?$'
-  _globals['_EXPORTFORMAT']._serialized_start=2268
-  _globals['_EXPORTFORMAT']._serialized_end=2345
+  _globals['_EXPORTFORMAT']._serialized_start=2319
+  _globals['_EXPORTFORMAT']._serialized_end=2396
   _globals['_HANDRESULT']._serialized_start=181
   _globals['_HANDRESULT']._serialized_end=297
   _globals['_HANDSUMMARY']._serialized_start=300
   _globals['_HANDSUMMARY']._serialized_end=585
   _globals['_LISTHANDSREQUEST']._serialized_start=588
-  _globals['_LISTHANDSREQUEST']._serialized_end=851
-  _globals['_LISTHANDSRESPONSE']._serialized_start=853
-  _globals['_LISTHANDSRESPONSE']._serialized_end=938
-  _globals['_GETHANDREQUEST']._serialized_start=940
-  _globals['_GETHANDREQUEST']._serialized_end=983
-  _globals['_GETHANDRESPONSE']._serialized_start=985
-  _globals['_GETHANDRESPONSE']._serialized_end=1078
-  _globals['_STREAMHANDSTEPSREQUEST']._serialized_start=1080
-  _globals['_STREAMHANDSTEPSREQUEST']._serialized_end=1131
-  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_start=1133
-  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_end=1231
-  _globals['_VERIFYHANDREQUEST']._serialized_start=1233
-  _globals['_VERIFYHANDREQUEST']._serialized_end=1279
-  _globals['_VERIFYFAILURE']._serialized_start=1281
-  _globals['_VERIFYFAILURE']._serialized_end=1395
-  _globals['_VERIFYHANDRESPONSE']._serialized_start=1398
-  _globals['_VERIFYHANDRESPONSE']._serialized_end=1536
-  _globals['_EXPORTHANDSREQUEST']._serialized_start=1539
-  _globals['_EXPORTHANDSREQUEST']._serialized_end=1864
-  _globals['_EXPORTHANDSRESPONSE']._serialized_start=1866
-  _globals['_EXPORTHANDSRESPONSE']._serialized_end=1902
-  _globals['_RECALLHANDSREQUEST']._serialized_start=1904
-  _globals['_RECALLHANDSREQUEST']._serialized_end=1985
-  _globals['_RECALLEDHAND']._serialized_start=1988
-  _globals['_RECALLEDHAND']._serialized_end=2201
-  _globals['_RECALLHANDSRESPONSE']._serialized_start=2203
-  _globals['_RECALLHANDSRESPONSE']._serialized_end=2266
-  _globals['_REPLAYSERVICE']._serialized_start=2348
-  _globals['_REPLAYSERVICE']._serialized_end=2850
+  _globals['_LISTHANDSREQUEST']._serialized_end=871
+  _globals['_LISTHANDSRESPONSE']._serialized_start=873
+  _globals['_LISTHANDSRESPONSE']._serialized_end=958
+  _globals['_GETHANDREQUEST']._serialized_start=960
+  _globals['_GETHANDREQUEST']._serialized_end=1003
+  _globals['_GETHANDRESPONSE']._serialized_start=1005
+  _globals['_GETHANDRESPONSE']._serialized_end=1098
+  _globals['_STREAMHANDSTEPSREQUEST']._serialized_start=1100
+  _globals['_STREAMHANDSTEPSREQUEST']._serialized_end=1151
+  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_start=1153
+  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_end=1251
+  _globals['_VERIFYHANDREQUEST']._serialized_start=1253
+  _globals['_VERIFYHANDREQUEST']._serialized_end=1299
+  _globals['_VERIFYFAILURE']._serialized_start=1301
+  _globals['_VERIFYFAILURE']._serialized_end=1415
+  _globals['_VERIFYHANDRESPONSE']._serialized_start=1418
+  _globals['_VERIFYHANDRESPONSE']._serialized_end=1556
+  _globals['_EXPORTHANDSREQUEST']._serialized_start=1559
+  _globals['_EXPORTHANDSREQUEST']._serialized_end=1915
+  _globals['_EXPORTHANDSRESPONSE']._serialized_start=1917
+  _globals['_EXPORTHANDSRESPONSE']._serialized_end=1953
+  _globals['_RECALLHANDSREQUEST']._serialized_start=1955
+  _globals['_RECALLHANDSREQUEST']._serialized_end=2036
+  _globals['_RECALLEDHAND']._serialized_start=2039
+  _globals['_RECALLEDHAND']._serialized_end=2252
+  _globals['_RECALLHANDSRESPONSE']._serialized_start=2254
+  _globals['_RECALLHANDSRESPONSE']._serialized_end=2317
+  _globals['_REPLAYSERVICE']._serialized_start=2399
+  _globals['_REPLAYSERVICE']._serialized_end=2901
 # @@protoc_insertion_point(module_scope)
