@@ -388,9 +388,10 @@ def small(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
     _stop(live)
 
 
-def _tamper(live: Live, stream: uuid.UUID, position: int) -> None:
-    """Add a chip to what the record at ``position`` of ``stream`` put in,
-    as someone with write access to the database could."""
+def _tamper(live: Live, stream: uuid.UUID, position: int, *, garble: bool = False) -> None:
+    """Add a chip to what the record at ``position`` of ``stream`` put in
+    (or, with ``garble``, make its data undecodable), as someone with write
+    access to the database could."""
     sql = "SELECT state FROM {} WHERE originator_id = {} AND originator_version = {}"
     update = "UPDATE {} SET state = {} WHERE originator_id = {} AND originator_version = {}"
     if "SQLITE_DBNAME" in live.env:
@@ -399,7 +400,11 @@ def _tamper(live: Live, stream: uuid.UUID, position: int) -> None:
                 sql.format("stored_events", "?", "?"), (stream.hex, position)
             ).fetchone()
             state = json.loads(raw)
-            state["data"]["amount"] += 1
+            state["data"] = (
+                {"garbled": True}
+                if garble
+                else {**state["data"], "amount": state["data"]["amount"] + 1}
+            )
             db.execute(
                 update.format("stored_events", "?", "?", "?"),
                 (json.dumps(state).encode(), stream.hex, position),
@@ -416,7 +421,11 @@ def _tamper(live: Live, stream: uuid.UUID, position: int) -> None:
         row = db.execute(sql.format(table, "%s", "%s"), (stream, position)).fetchone()
         assert row is not None
         state = json.loads(bytes(row[0]))
-        state["data"]["amount"] += 1
+        state["data"] = (
+            {"garbled": True}
+            if garble
+            else {**state["data"], "amount": state["data"]["amount"] + 1}
+        )
         db.execute(
             update.format(table, "%s", "%s", "%s"), (json.dumps(state).encode(), stream, position)
         )
@@ -441,3 +450,16 @@ def test_a_tampered_hand_fails_verification_and_is_named(small: Live) -> None:
     assert chain
     assert chain[0].position == acted.sequence
     assert auditor.verify_hand(other.hand_id).ok
+
+
+def test_a_hand_that_no_longer_decodes_still_gets_its_report(small: Live) -> None:
+    auditor = small.client(AUDITOR)
+    target = next(iter(auditor.list_hands()))
+    events = list(auditor.get_hand(target.hand_id).events)
+    acted = next(e for e in events if e.WhichOneof("kind") == "acted")
+    _tamper(small, uuid.UUID(target.hand_id), acted.sequence, garble=True)
+    report = auditor.verify_hand(target.hand_id)
+    assert not report.ok
+    checks = {(f.check, f.position) for f in report.failures if f.stream_id == target.hand_id}
+    assert ("chain", acted.sequence) in checks
+    assert ("decode", acted.sequence) in checks

@@ -141,6 +141,10 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         self.hub = hub
         self.room = hub.room
         self.rows = StoredRows(hub.room.cardroom, hub.tables, SOURCE)
+        # Hand ids by the table and number they name, as far as each table
+        # has been looked through: a hand id cannot be turned back into them.
+        self._named: dict[UUID, tuple[UUID, int]] = {}
+        self._through: dict[UUID, int] = {}
 
     # ---- finding hands
 
@@ -173,15 +177,26 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 continue
         return sorted(found, key=Finished.key)
 
+    def named(self, wanted: UUID) -> tuple[UUID, int] | None:
+        """The table and number of the hand with stream id ``wanted``, if
+        any table dealt it."""
+        if wanted not in self._named:
+            for key in self.hub.tables():
+                try:
+                    dealt = self.room.table(key).table.hands
+                except Unreadable:  # its hands are not served; the others' are
+                    continue
+                for number in range(self._through.get(key, 0) + 1, dealt + 1):
+                    self._named[hand_id(key, number)] = key, number
+                self._through[key] = max(dealt, self._through.get(key, 0))
+        return self._named.get(wanted)
+
     def hand(self, text: str) -> Finished:
         """The finished hand with stream id ``text``."""
-        wanted = UUID(text)
-        for order, key in enumerate(self.hub.tables()):
-            dealt = self.room.table(key).table.hands
-            number = next((n for n in range(1, dealt + 1) if hand_id(key, n) == wanted), None)
-            if number is None:
-                continue
-            done, live = self.finished(key, order)
+        found = self.named(UUID(text))
+        if found is not None:
+            key, number = found
+            done, live = self.finished(key, self.hub.tables().index(key))
             for f in done:
                 if f.number == number:
                     return f
@@ -402,9 +417,13 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         key = self.room.cardroom.signer.public_hex
         lines = records(self.rows, [f.table], {f.table: [f.number]})
         report = verify(lines, key, complete=False)
+        try:  # a hand whose records do not decode still gets its report
+            summary = self.summary(f, self.records(f))
+        except Unreadable:
+            summary = None
         return replay_pb2.VerifyHandResponse(
             ok=report.ok,
-            hand=self.summary(f, self.records(f)),
+            hand=summary,
             failures=[
                 replay_pb2.VerifyFailure(
                     check=failure.check,
