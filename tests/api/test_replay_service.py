@@ -463,3 +463,12 @@ def test_a_hand_that_no_longer_decodes_still_gets_its_report(small: Live) -> Non
     checks = {(f.check, f.position) for f in report.failures if f.stream_id == target.hand_id}
     assert ("chain", acted.sequence) in checks
     assert ("decode", acted.sequence) in checks
+
+
+def test_the_server_reports_the_replay_service_healthy(played: Live) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(played.server.target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        reply = stub.Check(health_pb2.HealthCheckRequest(service="feltline.v1.ReplayService"))
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
