@@ -99,10 +99,6 @@ class Finished:
         return {s.player for s in self.dealt.seats}
 
 
-def _seconds(stamp: Timestamp) -> int:
-    return stamp.seconds
-
-
 def _timestamp(seconds: int | None) -> Timestamp:
     return Timestamp(seconds=seconds or 0)
 
@@ -115,10 +111,13 @@ def _bad_token() -> ApiError:
     )
 
 
-def _times(start: Timestamp | None, end: Timestamp | None) -> tuple[int | None, int | None]:
-    """The request's time range as seconds; refused if it is empty."""
-    since = None if start is None else _seconds(start)
-    until = None if end is None else _seconds(end)
+def _times(
+    request: replay_pb2.ListHandsRequest | replay_pb2.ExportHandsRequest,
+) -> tuple[int | None, int | None]:
+    """The request's time range as seconds, each end None if not given;
+    refused if the end comes before the start."""
+    since = request.start_time.seconds if request.HasField("start_time") else None
+    until = request.end_time.seconds if request.HasField("end_time") else None
     if since is not None and until is not None and until < since:
         raise ApiError(
             R.ERROR_REASON_INVALID_REQUEST,
@@ -301,10 +300,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             raise _bad_token() from None
         if start < 0:
             raise _bad_token()
-        since, until = _times(
-            request.start_time if request.HasField("start_time") else None,
-            request.end_time if request.HasField("end_time") else None,
-        )
+        since, until = _times(request)
         table = UUID(request.table_id) if request.table_id else None
         if table is not None and table not in self.hub.tables():
             raise ApiError(
@@ -442,10 +438,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         self, request: replay_pb2.ExportHandsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.ExportHandsResponse]:
         require_role(AUDITOR, ADMIN)
-        since, until = _times(
-            request.start_time if request.HasField("start_time") else None,
-            request.end_time if request.HasField("end_time") else None,
-        )
+        since, until = _times(request)
         selection = Selection(
             tables=tuple(UUID(t) for t in request.table_ids),
             hands=tuple(UUID(h) for h in request.hand_ids),
