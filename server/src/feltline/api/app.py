@@ -1,4 +1,4 @@
-"""A whole Feltline server: the four services over one Room, health and
+"""A whole Feltline server: the five services over one Room, health and
 reflection, the dealer and the action clock, and the projector's views
 when it is given one. ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
@@ -11,6 +11,7 @@ from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
 from feltline.api.play import PlayServicer
+from feltline.api.replay import ReplayServicer
 from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
@@ -22,6 +23,8 @@ from feltline_protos.v1 import (
     accounts_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
     tables_pb2,
     tables_pb2_grpc,
     watch_pb2,
@@ -49,6 +52,11 @@ def services(hub: Hub) -> list[Service]:
             accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
             AccountServicer(hub),
+        ),
+        service(
+            replay_pb2.DESCRIPTOR.services_by_name["ReplayService"],
+            replay_pb2_grpc.add_ReplayServiceServicer_to_server,
+            ReplayServicer(hub),
         ),
     ]
 
