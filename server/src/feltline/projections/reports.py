@@ -109,6 +109,7 @@ def indexed_hands(
     *,
     table_id: str = "",
     player: str = "",
+    game: str = "",
     since: int | None = None,
     until: int | None = None,
     after: tuple[int, str] | None = None,
@@ -124,6 +125,9 @@ def indexed_hands(
     if player:
         clauses.append("h.hand_id IN (SELECT hand_id FROM hand_players WHERE player = ?)")
         params.append(player)
+    if game:
+        clauses.append("h.game = ?")
+        params.append(game)
     if since is not None:
         clauses.append("h.at >= ?")
         params.append(since)

@@ -774,7 +774,7 @@ class IndexedHand(_message.Message):
     button: _builtins.int
     """The button's seat."""
     pot: _builtins.int
-    """Chips awarded from the pots, rake not included."""
+    """Chips in the pots at the award, rake included."""
     rake: _builtins.int
     """Rake taken."""
     ended: _builtins.bool
@@ -1043,6 +1043,7 @@ class GetLedgerSummaryResponse(_message.Message):
     RAKED_FIELD_NUMBER: _builtins.int
     TIME_CHARGES_FIELD_NUMBER: _builtins.int
     CASHED_OUT_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
     BALANCED_FIELD_NUMBER: _builtins.int
     PROBLEMS_FIELD_NUMBER: _builtins.int
     position: _builtins.int
@@ -1063,6 +1064,10 @@ class GetLedgerSummaryResponse(_message.Message):
     """Time charges taken by the house."""
     cashed_out: _builtins.int
     """Chips cashed out of the cardroom."""
+    forfeited: _builtins.int
+    """Chips of jackpots pots still carried when their table closed, which
+    went to the house.
+    """
     balanced: _builtins.bool
     """Whether every chip is accounted for: the books above add up to the chips
     minted, no book is below zero, and every ended hand's pot came back to
@@ -1084,12 +1089,13 @@ class GetLedgerSummaryResponse(_message.Message):
         raked: _builtins.int = ...,
         time_charges: _builtins.int = ...,
         cashed_out: _builtins.int = ...,
+        forfeited: _builtins.int = ...,
         balanced: _builtins.bool = ...,
         problems: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["balanced", b"balanced", "carried", b"carried", "cashed_out", b"cashed_out", "in_accounts", b"in_accounts", "in_pots", b"in_pots", "minted", b"minted", "on_tables", b"on_tables", "position", b"position", "problems", b"problems", "raked", b"raked", "time_charges", b"time_charges"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["balanced", b"balanced", "carried", b"carried", "cashed_out", b"cashed_out", "forfeited", b"forfeited", "in_accounts", b"in_accounts", "in_pots", b"in_pots", "minted", b"minted", "on_tables", b"on_tables", "position", b"position", "problems", b"problems", "raked", b"raked", "time_charges", b"time_charges"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
