@@ -481,7 +481,7 @@ class ListAccountEntriesRequest(_message.Message):
     player_id: _builtins.str
     """The player; empty for the caller's own account."""
     page_size: _builtins.int
-    """The most entries to return; 0 for the default, 50. At most 500."""
+    """The most entries to return; 0 for the default, 50. At most 200."""
     page_token: _builtins.str
     """The next_page_token of the previous page; empty for the first."""
     def __init__(
@@ -542,7 +542,7 @@ class ListHandEntriesRequest(_message.Message):
     hand_number: _builtins.int
     """The hand."""
     page_size: _builtins.int
-    """The most entries to return; 0 for the default, 50. At most 500."""
+    """The most entries to return; 0 for the default, 50. At most 200."""
     page_token: _builtins.str
     """The next_page_token of the previous page; empty for the first."""
     def __init__(
@@ -962,7 +962,7 @@ class ListPlayerResultsRequest(_message.Message):
     table_id: _builtins.str
     """Only results at this table; empty for every table."""
     page_size: _builtins.int
-    """The most results to return; 0 for the default, 50. At most 500."""
+    """The most results to return; 0 for the default, 50. At most 200."""
     page_token: _builtins.str
     """The next_page_token of the previous page, with the same filters; empty
     for the first.
