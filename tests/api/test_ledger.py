@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from uuid import UUID, uuid4
 
 import grpc
@@ -371,6 +372,98 @@ def test_the_docs_example_runs_as_written(played: Played) -> None:
     holdem = [h for h in auditor.ledger.search_hands() if h.game == common_pb2.GAME_HOLDEM]
     assert set(entries) == {h.hand_id for h in holdem}
     assert all(entries.values())
+
+
+@dataclass
+class Fresh:
+    """A server with its projector over a store of its own, for tests that
+    change what the views hold."""
+
+    played: Played
+    projector: Projector
+    table: UUID
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Fresh]:
+    if request.param == "postgres":
+        env = store_env(request.getfixturevalue("postgres_schema"))
+    else:
+        env = {"SQLITE_DBNAME": str(tmp_path / "fresh.db")}
+    signer = Signer.generate()
+    room = open_store(env, signer)
+    (table,) = play(room, 1, 60, seed=5, pool=PLAYERS)
+    projector = Projector(room.cardroom, StoreConfig.from_env(env).env)
+    server = Feltline(
+        room, signer.public_key, clock=Seconds(0), tick=3600, projector=projector
+    ).start()
+    made = Fresh(Played(room, signer, server, [table], []), projector, table)
+    made.played.client(AUDITOR).ledger.caught_up()
+    try:
+        yield made
+    finally:
+        for client in made.played.clients:
+            client.close()
+        server.stop()
+        room.close()
+
+
+def test_the_summary_names_what_does_not_balance(fresh: Fresh) -> None:
+    """Chips moved into an ended hand's pot, a book below zero, and a
+    balance that is not its entries' sum: each is told, and the summary is
+    not balanced."""
+    auditor = fresh.played.client(AUDITOR)
+    assert auditor.ledger.summary().balanced
+    view, table = fresh.projector.view("ledger"), str(fresh.table)
+    (account,) = view.rows(
+        "SELECT book FROM ledger_balances WHERE book LIKE 'account:%' ORDER BY book LIMIT 1"
+    )[0]
+    held = int(view.rows("SELECT balance FROM ledger_balances WHERE book = ?", (account,))[0][0])
+    with view._transaction() as cursor:  # what a faulty projection could have written
+        cursor.run(
+            "INSERT INTO ledger_entries VALUES (0, 1, 'bet', ?, ?, ?, ?, 1, 1, '', 'Acted')",
+            (f"pot:{table}", account, held + 7, table),
+        )
+        cursor.run(
+            "UPDATE ledger_balances SET balance = balance - ? WHERE book = ?", (held + 7, account)
+        )
+        for book, more in ((f"pot:{table}", held + 7), ("cashier", 3)):
+            cursor.run(
+                "INSERT INTO ledger_balances VALUES (?, ?) ON CONFLICT (book) DO UPDATE "
+                "SET balance = ledger_balances.balance + excluded.balance",
+                (book, more),
+            )
+    summary = auditor.ledger.summary()
+    assert not summary.balanced
+    minted = summary.minted
+    assert list(summary.problems) == [
+        f"book {account} holds -7 chips",
+        f"the books hold {minted + 3} chips but {minted} were minted",
+        f"table {table} hand 1 left {held + 7} chips in its pot",
+    ]
+
+
+def test_the_lag_counts_what_the_views_have_not_applied(fresh: Fresh) -> None:
+    admin = fresh.played.client(ADMIN)
+    fresh.projector.stop()
+    before = admin.ledger.projector_status()
+    assert all(p.events_behind == 0 for p in before.projections)
+    admin.mint_chips(PLAYERS[0], 25, "lag")
+    admin.mint_chips(PLAYERS[1], 25, "lag")
+    behind = admin.ledger.projector_status()
+    for p in behind.projections:
+        assert (p.head, p.events_behind) == (p.position + 2, 2)
+    again = admin.ledger.projector_status()
+    assert all(
+        a.time_behind.ToTimedelta() > b.time_behind.ToTimedelta()
+        for a, b in zip(again.projections, behind.projections, strict=True)
+    )
+    with pytest.raises(TimeoutError, match="still behind the log"):
+        admin.ledger.caught_up(timeout=0.2)
+    fresh.projector.follower.catch_up()
+    caught = admin.ledger.caught_up(timeout=1)
+    assert all(p.events_behind == 0 and p.position == p.head for p in caught.projections)
+    assert admin.ledger.account(PLAYERS[0]).minted >= 25
 
 
 # ---- who may read what

@@ -219,11 +219,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
 
     def _dealt_in(self, caller: Caller, key: UUID, number: int) -> None:
         index = self._view("hand_index")
-        found = index.rows(
-            "SELECT 1 FROM hand_players WHERE hand_id = ? AND player = ?",
-            (str(hand_id(key, number)), caller.player_id),
-        )
-        if not found:
+        if not reports.dealt_in(index, str(hand_id(key, number)), caller.player_id):
             raise ApiError(
                 R.ERROR_REASON_NOT_YOUR_SEAT,
                 f"{caller.player_id} was not dealt into hand {number} of table {key} (as far "

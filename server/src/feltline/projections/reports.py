@@ -173,3 +173,10 @@ def indexed_hands(
             )
         )
     return made
+
+
+def dealt_in(hands: View, hand_id: str, player: str) -> bool:
+    """Whether ``player`` was dealt into the hand (as far as the index has reached)."""
+    return bool(
+        hands.rows("SELECT 1 FROM hand_players WHERE hand_id = ? AND player = ?", (hand_id, player))
+    )
