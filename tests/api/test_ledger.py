@@ -20,6 +20,7 @@ import pytest
 from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.ledger import contributors
+from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.domain.ids import account_id
 from feltline.engine.events import PotAwarded
@@ -57,10 +58,10 @@ class Played:
     tables: list[UUID]
     clients: list[Client]
 
-    def client(self, role: int, player: str = "") -> Client:
+    def client(self, role: Role, player: str = "") -> Client:
         token = tokens.mint(
             self.signer,
-            role,  # type: ignore[arg-type]
+            role,
             now=datetime.now(UTC),
             ttl=timedelta(hours=1),
             player_id=player,

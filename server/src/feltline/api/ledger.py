@@ -448,8 +448,8 @@ def stakes(fields: dict[str, Any]) -> common_pb2.Stakes:
     )
 
 
-def _game(value: int) -> Game:
-    return Game[common_pb2.Game.Name(value).removeprefix("GAME_")]  # type: ignore[arg-type]
+def _game(value: common_pb2.Game.ValueType) -> Game:
+    return Game[common_pb2.Game.Name(value).removeprefix("GAME_")]
 
 
 def _pair(key: pages.Key | None) -> tuple[int, int] | None:
