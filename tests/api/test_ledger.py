@@ -86,6 +86,9 @@ def played(
     while room.table(tables[0]).table.dealt is None:
         closing.step()
     room.close_table(tables[0], "closing", at=10**6)
+    playing = Players(room, tables[1], random.Random(2), pool=PLAYERS)
+    while room.table(tables[1]).table.dealt is None:  # a hand in progress, for its pots
+        playing.step()
     projector = Projector(room.cardroom, StoreConfig.from_env(env).env)
     server = Feltline(
         room, signer.public_key, clock=Seconds(0), tick=3600, projector=projector
