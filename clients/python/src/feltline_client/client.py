@@ -26,6 +26,7 @@ from typing import Literal, NamedTuple, TypeVar
 import grpc
 
 from feltline_client.errors import FeltlineError, from_rpc_error
+from feltline_client.ledger import Ledger
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
@@ -184,6 +185,7 @@ class Client:
         self.watcher = watch_pb2_grpc.WatchServiceStub(self.channel)
         self.accounts = accounts_pb2_grpc.AccountServiceStub(self.channel)
         self.replay = replay_pb2_grpc.ReplayServiceStub(self.channel)
+        self.ledger = Ledger(self)
 
     def close(self) -> None:
         """Close the channel, if this client opened it."""

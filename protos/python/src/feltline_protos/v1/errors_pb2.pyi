@@ -100,6 +100,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the hand has not ended, so it cannot be replayed
     yet (its seed is revealed only at its end); ask again once it has.
     """
+    ERROR_REASON_VIEWS_UNAVAILABLE: _ErrorReason.ValueType  # 28
+    """FAILED_PRECONDITION: this server keeps no ledger, pot or hand-index
+    views (it was started with --no-projector): ask a server that runs the
+    projector.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -186,5 +191,10 @@ ERROR_REASON_HAND_NOT_FOUND: ErrorReason.ValueType  # 26
 ERROR_REASON_HAND_IN_PROGRESS: ErrorReason.ValueType  # 27
 """FAILED_PRECONDITION: the hand has not ended, so it cannot be replayed
 yet (its seed is revealed only at its end); ask again once it has.
+"""
+ERROR_REASON_VIEWS_UNAVAILABLE: ErrorReason.ValueType  # 28
+"""FAILED_PRECONDITION: this server keeps no ledger, pot or hand-index
+views (it was started with --no-projector): ask a server that runs the
+projector.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
