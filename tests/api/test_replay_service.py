@@ -25,7 +25,6 @@ from feltline.engine.deck import commitment
 from feltline_client import FeltlineError
 from feltline_protos.v1 import auth_pb2, events_pb2, replay_pb2
 from tests.postgres import store_env
-from tests.store import players
 from tests.store.players import Players, finished, open_tables
 
 from .conftest import Live, Seconds, open_store
@@ -54,15 +53,13 @@ def _played(env: dict[str, str], path: Path, hands: int, seed: int) -> Live:
     on it."""
     signer = Signer.generate()
     room = open_store(env, signer)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(players, "PLAYERS", NAMES)
-        ids = open_tables(room, 2)
-        rng = random.Random(seed)
-        seated = [Players(room, t, rng) for t in ids]
-        while finished(room, ids) < hands or any(room.table(t).table.dealt is None for t in ids):
-            for p in seated:
-                if finished(room, ids) < hands or room.table(p.id).table.dealt is None:
-                    p.step()
+    ids = open_tables(room, 2)
+    rng = random.Random(seed)
+    seated = [Players(room, t, rng, pool=NAMES) for t in ids]
+    while finished(room, ids) < hands or any(room.table(t).table.dealt is None for t in ids):
+        for p in seated:
+            if finished(room, ids) < hands or room.table(p.id).table.dealt is None:
+                p.step()
     clock = Seconds(0)
     server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
     return Live(path, signer, clock, room, server, env=env)
