@@ -35,7 +35,9 @@ class LoggedHand:
     """One hand of a log: its events as ``viewer`` may see them, and where
     and when it was played (``number`` from 1 at its table; ``at`` UNIX
     seconds). ``table`` is None when the log holds the hand without its
-    table's stream."""
+    table's stream. ``records`` are the hand's lines as logged, seal last,
+    for a format that checks them (the HTML replayer): they hold every
+    card, so nothing is written from them."""
 
     id: str
     events: tuple[Event, ...]
@@ -43,6 +45,7 @@ class LoggedHand:
     table: Seating | None = None
     number: int | None = None
     at: int | None = None
+    records: tuple[Record, ...] = ()
 
     @property
     def started(self) -> HandStarted:
@@ -69,7 +72,7 @@ def logged_hands(records: Iterable[Record], viewer: Viewer = _AUDITOR) -> Iterat
                 body = []
             body.append(record)
         elif kind == "seal" and body:
-            yield _hand(body, viewer, deals)
+            yield _hand(body, viewer, deals, record)
             body = []
     if body:
         yield _hand(body, viewer, deals)
@@ -90,9 +93,13 @@ def _table(
 
 
 def _hand(
-    body: list[Record], viewer: Viewer, deals: dict[str, tuple[Seating, int, int]]
+    body: list[Record],
+    viewer: Viewer,
+    deals: dict[str, tuple[Seating, int, int]],
+    seal: Record | None = None,
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
     events = tuple(viewer.sees(e) for e in load_hand(body))
     table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
-    return LoggedHand(stream, events, viewer, table, number, at)
+    records = (*body, seal) if seal is not None else tuple(body)
+    return LoggedHand(stream, events, viewer, table, number, at, records)
