@@ -24,8 +24,7 @@ from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline_replay import log
 from feltline_replay.cli import main
-from feltline_replay.histories import FORMATS, logged_hands
-from feltline_replay.show import Viewer, load_hand
+from feltline_replay.show import load_hand
 from tests.postgres import TRUE, required
 
 from .conftest import Played
@@ -308,15 +307,19 @@ def test_a_card_the_viewer_may_not_see_is_not_in_the_file(chosen: Chosen, tmp_pa
     assert ended.seed.hex()[:16] in (tmp_path / "auditor" / "hands.html").read_text()
 
 
-def test_one_hand_alone_is_the_same_page(chosen: Chosen, tmp_path: Path) -> None:
-    path = _convert(chosen.log, tmp_path, "spectator")
-    with chosen.log.open() as file:
-        _, records = log.read(file)
-        hands = list(logged_hands(records, Viewer("spectator")))
-    pages = [FORMATS["html"].one(h) for h in hands]
-    assert [_embedded(p) for p in pages] == [[h] for h in _embedded(path)]
-    assert "src=" not in path.read_text()
-    assert "href=" not in path.read_text()
+def test_each_hand_alone_is_the_same_page(chosen: Chosen, tmp_path: Path) -> None:
+    path = _convert(chosen.log, tmp_path / "set", "spectator")
+    each = tmp_path / "each"
+    args = ["convert", str(chosen.log), "--to", "html", "--output", str(each)]
+    assert main([*args, "--as", "spectator", "--each"]) == 0
+    hands = _embedded(path)
+    assert sorted(p.name for p in each.iterdir()) == sorted(f"{h['id']}.html" for h in hands)
+    for hand in hands:
+        assert _embedded(each / f"{hand['id']}.html") == [hand]
+    text = path.read_text()
+    assert "src=" not in text
+    assert "href=" not in text
+    assert "default-src 'none'" in text
 
 
 def test_the_screenshot_is_not_blank(browser: Browser, chosen: Chosen, tmp_path: Path) -> None:
