@@ -22,6 +22,7 @@ from feltline.engine.cards import Card
 from feltline.engine.events import Acted, BetsCollected, CardDealt, Event, HandEnded, Shown
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
+from feltline.engine.rules import Game
 from feltline.engine.state import Hand
 from feltline_replay import log
 from feltline_replay.cli import main
@@ -81,10 +82,16 @@ def _hands(path: Path) -> dict[str, list[log.Record]]:
 
 
 @pytest.fixture(scope="module")
-def chosen(played: Played, tmp_path_factory: pytest.TempPathFactory) -> Chosen:
-    folder = tmp_path_factory.mktemp("html")
-    whole = folder / "all.log"
-    assert main(["export", "--store", str(played.path), "--output", str(whole)]) == 0
+def whole(played: Played, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The played store's every hand, exported."""
+    path = tmp_path_factory.mktemp("html") / "all.log"
+    assert main(["export", "--store", str(played.path), "--output", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def chosen(played: Played, whole: Path) -> Chosen:
+    folder = whole.parent
     stud = holdem = None
     seat = shower = 0
     for key, records in _hands(whole).items():
@@ -174,7 +181,6 @@ def test_steps_show_the_engines_pot_and_the_viewers_cards(
     order = [h["id"] for h in _embedded(path)]
     page, asked = _open(browser, path)
     page.select_option("#hand", str(order.index(chosen.stud)))
-    page.focus("body")
     first_action = next(i for i, e in enumerate(events) if isinstance(e, Acted))
     collected = next(
         i for i, e in enumerate(events) if isinstance(e, BetsCollected) and i > first_action
@@ -341,3 +347,14 @@ def test_the_screenshot_is_not_blank(browser: Browser, chosen: Chosen, tmp_path:
     assert len(colours) > 500
     most = max(count for count, _ in colours)
     assert most < 0.6 * width * height
+
+
+def test_every_hand_of_every_game_is_written_and_verified(whole: Path, tmp_path: Path) -> None:
+    sealed = sum('"kind":"seal"' in line for line in whole.open())
+    for viewer in ("auditor", "seat 3"):
+        hands = _embedded(_convert(whole, tmp_path / viewer.replace(" ", ""), viewer))
+        assert len(hands) == sealed
+        assert [h["id"] for h in hands if not h["check"]["ok"]] == []
+        games = {h["title"].split()[0] for h in hands}
+        assert games == {g.value for g in Game}
+        assert all(len(h["frames"]) > 1 for h in hands)
