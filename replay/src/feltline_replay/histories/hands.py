@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
-from feltline.engine.events import Event, HandStarted
+from feltline.engine.events import Event, HandEnded, HandStarted
 from feltline.engine.table import HandDealt, TableOpened
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
@@ -35,14 +35,23 @@ class LoggedHand:
     """One hand of a log: its events as ``viewer`` may see them, and where
     and when it was played (``number`` from 1 at its table; ``at`` UNIX
     seconds). ``table`` is None when the log holds the hand without its
-    table's stream."""
+    table's stream. ``played`` are the events whole, for a writer to fold
+    through the rules (whose turn, who is all in), never to write: what is
+    written comes from ``events``."""
 
     id: str
     events: tuple[Event, ...]
+    played: tuple[Event, ...]
     viewer: Viewer
     table: Seating | None = None
     number: int | None = None
     at: int | None = None
+
+    @property
+    def ended(self) -> HandEnded:
+        last = self.events[-1]
+        assert isinstance(last, HandEnded)
+        return last
 
     @property
     def started(self) -> HandStarted:
@@ -93,6 +102,7 @@ def _hand(
     body: list[Record], viewer: Viewer, deals: dict[str, tuple[Seating, int, int]]
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
-    events = tuple(viewer.sees(e) for e in load_hand(body))
+    played = tuple(load_hand(body))
+    events = tuple(viewer.sees(e) for e in played)
     table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
-    return LoggedHand(stream, events, viewer, table, number, at)
+    return LoggedHand(stream, events, played, viewer, table, number, at)
