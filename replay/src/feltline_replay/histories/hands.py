@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
-from feltline.engine.events import Event, HandStarted
+from feltline.engine.events import Event, HandEnded, HandStarted
 from feltline.engine.table import HandDealt, TableOpened
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
@@ -35,17 +35,26 @@ class LoggedHand:
     """One hand of a log: its events as ``viewer`` may see them, and where
     and when it was played (``number`` from 1 at its table; ``at`` UNIX
     seconds). ``table`` is None when the log holds the hand without its
-    table's stream. ``records`` are the hand's lines as logged, seal last,
-    for a format that checks them (the HTML replayer): they hold every
-    card, so nothing is written from them."""
+    table's stream. ``played`` are the events whole, for a writer to fold
+    through the rules (whose turn, who is all in), never to write: what is
+    written comes from ``events``. ``records`` are the hand's lines as
+    logged, seal last, for a format that checks them (the HTML replayer);
+    they too hold every card, so nothing is written from them."""
 
     id: str
     events: tuple[Event, ...]
+    played: tuple[Event, ...]
     viewer: Viewer
     table: Seating | None = None
     number: int | None = None
     at: int | None = None
     records: tuple[Record, ...] = ()
+
+    @property
+    def ended(self) -> HandEnded:
+        last = self.events[-1]
+        assert isinstance(last, HandEnded)
+        return last
 
     @property
     def started(self) -> HandStarted:
@@ -99,7 +108,8 @@ def _hand(
     seal: Record | None = None,
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
-    events = tuple(viewer.sees(e) for e in load_hand(body))
+    played = tuple(load_hand(body))
+    events = tuple(viewer.sees(e) for e in played)
     table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
     records = (*body, seal) if seal is not None else tuple(body)
-    return LoggedHand(stream, events, viewer, table, number, at, records)
+    return LoggedHand(stream, events, played, viewer, table, number, at, records)

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
-from feltline_replay.show import Frame, Viewer, frames, load_hand
+from feltline_replay.show import Frame, Viewer, frames
 from feltline_replay.verify import check_hand
 
 _MARK = "/*HANDS*/"
@@ -47,7 +47,7 @@ def _page() -> tuple[str, str]:
 
 def refuses(hand: LoggedHand) -> str | None:
     if not hand.records:
-        return "HTML: the hand's records are needed to step through it and check it"
+        return "HTML: the hand's records are needed to check it"
     return None
 
 
@@ -100,7 +100,7 @@ def data(hand: LoggedHand) -> dict[str, Any]:
     reason = refuses(hand)
     if reason is not None:
         raise Unwritable(reason)
-    shots = [_frame(f) for f in frames(load_hand(hand.records), hand.viewer)]
+    shots = [_frame(f) for f in frames(hand.played, hand.viewer)]
     started = hand.started
     seated = max(s.seat for s in started.seats)
     return {
