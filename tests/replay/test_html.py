@@ -10,7 +10,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from feltline.engine.rules import Game
 from feltline.engine.state import Hand
 from feltline_replay import log
 from feltline_replay.cli import main
+from feltline_replay.histories import FORMATS, logged_hands
 from feltline_replay.show import load_hand
 from tests.postgres import TRUE, required
 
@@ -358,3 +359,23 @@ def test_every_hand_of_every_game_is_written_and_verified(whole: Path, tmp_path:
         games = {h["title"].split()[0] for h in hands}
         assert games == {g.value for g in Game}
         assert all(len(h["frames"]) > 1 for h in hands)
+
+
+def test_a_name_cannot_break_out_of_the_page(
+    browser: Browser, chosen: Chosen, tmp_path: Path
+) -> None:
+    """Table and player names are anyone's text: on the page they stay text."""
+    name = "</script><script>document.title='owned'</script> & <b>"
+    with chosen.log.open() as file:
+        _, records = log.read(file)
+        hand = next(logged_hands(records))
+    assert hand.table is not None
+    page_text = FORMATS["html"].one(replace(hand, table=replace(hand.table, name=name)))
+    assert name not in page_text
+    path = tmp_path / "named.html"
+    path.write_text(page_text)
+    assert _embedded(path)[0]["table"] == name
+    page, _ = _open(browser, path)
+    assert page.title() == "Feltline hands"
+    assert name in (page.text_content("#hand") or "")
+    page.close()

@@ -46,6 +46,7 @@ def _page() -> tuple[str, str]:
 
 
 def refuses(hand: LoggedHand) -> str | None:
+    """Every hand is written, given the records its verdict is checked on."""
     if not hand.records:
         return "HTML: the hand's records are needed to check it"
     return None
@@ -135,6 +136,7 @@ def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
 
 
 def one(hand: LoggedHand) -> str:
+    """A page for one hand (``convert --each``)."""
     before, after = _page()
     return before + "[" + _json(data(hand)) + "]" + after
 
