@@ -17,6 +17,10 @@ hold, it is put where that reader looks for it:
   raise in the last betting round (or the first to act in it, if nobody
   did) round the table, live players only; a live hand Feltline did not
   show is mucked (``pN sm``);
+- a live seat with chips that Feltline no longer asks, once nobody is
+  left to bet against, checks (``pN cc``, with a comment saying so) where
+  PHH still asks it: every seat that could lose more than it has bet is
+  asked when a round begins, every seat with chips after a bet or raise;
 - antes are written with ``ante_trimming_status = true``, so a stack
   shorter than its ante posts what it has.
 
@@ -171,7 +175,7 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
     dealing: dict[int, list[Card | None]] = {}
     seen: dict[int, list[Card | None]] = {seat: [] for seat in order}
     opener: int | None = None
-    acted: set[int] = set()  # who acted in this round since its last bet or raise
+    asks: set[int] = set()  # whom PHH asks to act in this round and has not yet
     last: int | None = None
     runout = False
     step = 0
@@ -193,15 +197,14 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
                 lines.append(f"{name[seat]} sm")
 
     def checks() -> None:
-        """PHH asks every live seat with chips to act in a round once the
-        last bet: a lone one Feltline no longer asks checks."""
+        """A seat PHH still asks, whom Feltline no longer does, checks."""
         if last is None or sum(not p.folded for p in state.players) < 2:
             return
         start = index[last] + 1
         for seat in order[start:] + order[:start]:
             p = state.player(seat)
-            if not p.folded and p.stack > 0 and seat not in acted:
-                lines.append(f"{name[seat]} cc")
+            if seat in asks and not p.folded and p.stack > 0:
+                lines.append(f"{name[seat]} cc # not asked by Feltline: nobody left to bet against")
 
     for event, played in zip(hand.events, hand.played, strict=True):
         if isinstance(event, BetsCollected):
@@ -219,14 +222,15 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
                 lines.append(f"d db {_cards(cards)}")
             case StreetBegan(step=step):
                 if script[step].kind is Kind.BET:
-                    opener, acted, last = first_to_act(state), set(), None
+                    opener, asks, last = first_to_act(state), _asked(state), None
                 elif script[step].kind is Kind.SHOWDOWN and not runout:
                     show_down()
             case Acted(seat=seat, action=action, total=total):
                 lines.append(f"{name[seat]} " + MOVES.get(action, f"cbr {total}"))
+                asks.discard(seat)
                 if action in (Action.BET, Action.RAISE, Action.COMPLETE):
-                    opener, acted = seat, set()
-                acted.add(seat)
+                    opener = seat
+                    asks = {p.seat for p in state.players if p.active and p.seat != seat}
                 last = seat
             case BetsCollected():
                 live = [p for p in state.players if not p.folded]
@@ -237,6 +241,22 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
     if dealing:
         deal()
     return lines
+
+
+def _asked(state: Hand) -> set[int]:
+    """Whom PHH asks to act when a betting round begins: live seats with
+    chips that could still lose more than they have bet (the second biggest
+    live total is above their bet); none when that is one seat already
+    covering the biggest bet."""
+    live = [p for p in state.players if not p.folded]
+    totals = sorted(p.bet + p.stack for p in live)
+    if len(totals) < 2:
+        return set()
+    asked = {p.seat for p in live if p.stack > 0 and totals[-2] > p.bet}
+    top = max(p.bet for p in live)
+    if len(asked) == 1 and state.player(next(iter(asked))).bet >= top:
+        return set()
+    return asked
 
 
 def _from_button(button: int, seats: Sequence[int]) -> list[int]:
