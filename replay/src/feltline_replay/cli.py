@@ -1,5 +1,5 @@
-"""The ``feltline-replay`` command: export (from a store or a server), verify and show
-(docs/replay.md)."""
+"""The ``feltline-replay`` command: export (from a store or a server), verify, show
+and convert (docs/replay.md)."""
 
 from __future__ import annotations
 
@@ -208,6 +208,29 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    from feltline_replay.convert import convert  # noqa: PLC0415
+    from feltline_replay.histories import FORMATS  # noqa: PLC0415
+    from feltline_replay.show import Viewer  # noqa: PLC0415
+
+    viewer = Viewer.parse(args.as_)
+    with ExitStack() as stack:
+        file = sys.stdin
+        if args.log != "-":
+            file = stack.enter_context(open(args.log, encoding="utf-8"))
+        _, records = log.read(file)
+        done = convert(records, FORMATS[args.to], Path(args.output), viewer=viewer, each=args.each)
+    for hand, reason in done.refused:
+        print(f"feltline-replay: hand {hand} left out: {reason}", file=sys.stderr)
+    files = "1 file" if len(done.files) == 1 else f"{len(done.files)} files"
+    print(
+        f"converted {done.hands} hands to {args.to} in {files} in {args.output}"
+        + (f"; {len(done.refused)} left out" if done.refused else ""),
+        file=sys.stderr,
+    )
+    return 1 if done.refused else 0
+
+
 def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
     from feltline_replay.store import record  # noqa: PLC0415
 
@@ -256,6 +279,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--store", help="a SQLite file, or 'postgres'")
     p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
     p.set_defaults(run=cmd_show)
+
+    from feltline_replay.histories import FORMATS  # noqa: PLC0415
+
+    p = commands.add_parser("convert", help="write a log's hands as hand histories")
+    p.add_argument("log", help="a log file ('-' for standard input)")
+    p.add_argument("--to", required=True, choices=sorted(FORMATS), help="the format")
+    p.add_argument("--output", required=True, help="the folder to write into")
+    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.add_argument("--each", action="store_true", help="one file per hand, even for a set format")
+    p.set_defaults(run=cmd_convert)
     return top
 
 
