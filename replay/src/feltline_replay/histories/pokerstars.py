@@ -142,7 +142,7 @@ def one(hand: LoggedHand) -> str:
                 lines.append(f"*** {heading} *** {old}[{' '.join(map(str, cards))}]")
                 board += cards
             case Acted(seat=seat, action=action, amount=amount, total=total, all_in=all_in):
-                lines.append(f"{name[seat]}: {_act(action, amount, total, level)}")
+                lines.append(f"{name[seat]}: {_act(action, amount, total, level, rules.game)}")
                 lines[-1] += " and is all-in" if all_in else ""
                 level = max(level, total)
                 if action is Action.FOLD:
@@ -214,7 +214,9 @@ def _live(hand: LoggedHand, began: StreetBegan) -> set[int]:
     return seats
 
 
-def _act(action: Action, amount: int, total: int, level: int) -> str:
+def _act(action: Action, amount: int, total: int, level: int, game: Game) -> str:
+    """A completion is stud's; in hold'em (completing a short all-in bet)
+    PokerStars has it as a raise."""
     match action:
         case Action.FOLD:
             return "folds"
@@ -226,7 +228,7 @@ def _act(action: Action, amount: int, total: int, level: int) -> str:
             return f"bets {amount}"
         case Action.BRING_IN:
             return f"brings in for {amount}"
-        case Action.COMPLETE:
+        case Action.COMPLETE if game is Game.STUD_HI_LO:
             return f"completes it to {total}"
     return f"raises {total - level} to {total}"
 
