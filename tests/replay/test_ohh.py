@@ -187,3 +187,15 @@ def test_the_joker_is_the_only_thing_the_reader_refuses() -> None:
         for error in refused.value.errors():
             assert error["input"] == "Jk", error
     assert jokers > 0
+
+
+def test_a_cancelled_hand_hands_back_all_that_was_put_in() -> None:
+    cancelled = 0
+    for hand in random_hands(Game.JACKPOTS, Structure.FIXED_LIMIT, 60, 9, cancels=0.05):
+        history = read(hand)
+        check_totals(hand, history)
+        if hand.ended.cancelled:
+            cancelled += 1
+            assert history["feltline_cancelled"] is True
+            assert history["pots"] == []
+    assert cancelled > 0

@@ -35,7 +35,9 @@ PUTS = [
     re.compile(rf"^{NAME}: has (?P<amount>\d+) in the pot from earlier deals"),
 ]
 RAISES_TO = re.compile(rf"^{NAME}: (?:raises \d+ to|completes it to) (?P<to>\d+)")
-RETURNED = re.compile(rf"^Uncalled bet \((?P<amount>\d+)\) returned to {NAME}$")
+RETURNED = re.compile(
+    rf"^(?:Uncalled bet \((?P<amount>\d+)\)|Hand cancelled: (?P<back>\d+)) returned to {NAME}$"
+)
 COLLECTED = re.compile(rf"^{NAME} collected (?P<amount>\d+) from (?:pot|main pot|side pot-\d+)$")
 TOTAL = re.compile(r"^Total pot (?P<total>\d+)(?P<parts>.*?) \| Rake (?P<rake>\d+)$")
 CARRIED = re.compile(r"^The pot of (?P<amount>\d+) carries to the next deal$")
@@ -72,8 +74,9 @@ def add_up(text: str) -> dict[str, int]:
             stacks[match["name"]] -= amount
             in_round[match["name"]] = int(match["to"])
         if match := RETURNED.match(line):
-            back += int(match["amount"])
-            stacks[match["name"]] += int(match["amount"])
+            amount = int(match["amount"] or match["back"])
+            back += amount
+            stacks[match["name"]] += amount
         if match := COLLECTED.match(line):
             collected += int(match["amount"])
             stacks[match["name"]] += int(match["amount"])
@@ -169,3 +172,14 @@ def test_holdem_reads_in_the_poker_packages_parser(structure: Structure, limit: 
             assert winners == {s.player for s in started.seats if s.seat in won}
         stakes = started.rules.stakes
         assert parsed.sb == Decimal(stakes.small_bet if limit == "FL" else stakes.small_blind)
+
+
+def test_a_cancelled_hand_hands_back_all_that_was_put_in() -> None:
+    cancelled = 0
+    for hand in random_hands(Game.HOLDEM, Structure.NO_LIMIT, 60, 9, cancels=0.05):
+        text = check(hand)
+        if hand.ended.cancelled:
+            cancelled += 1
+            assert "Hand cancelled: " in text
+            assert "Total pot 0 | Rake 0" in text
+    assert cancelled > 0

@@ -15,6 +15,7 @@ from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.engine.events import Event, HandEnded, HandStarted
+from feltline.engine.hand import replay
 from feltline.engine.table import HandDealt, TableOpened
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
@@ -52,6 +53,14 @@ class LoggedHand:
         last = self.events[-1]
         assert isinstance(last, HandEnded)
         return last
+
+    def refunds(self) -> dict[int, int]:
+        """What a cancelled hand hands back to each seat: all it had put
+        in, chips carried from earlier deals included (none otherwise)."""
+        if not self.ended.cancelled:
+            return {}
+        before = replay(self.played[:-1])
+        return {p.seat: p.paid for p in before.players if p.paid}
 
     @property
     def started(self) -> HandStarted:

@@ -10,8 +10,9 @@ US Eastern in the brackets as PokerStars has them. Amounts are chips.
 card, a seat its own, anyone the face-up cards. What PokerStars has no line
 for is written in its manner: chips carried into a jackpots pot from
 earlier deals (``X: has N in the pot from earlier deals``), the
-declarations (``*** DECLARATIONS ***``, ``X: declares high``) and a passed
-deal (``The pot of N carries to the next deal``).
+declarations (``*** DECLARATIONS ***``, ``X: declares high``), a passed
+deal (``The pot of N carries to the next deal``) and a cancelled hand
+handing back what was put in (``Hand cancelled: N returned to X``).
 """
 
 from __future__ import annotations
@@ -176,6 +177,8 @@ def one(hand: LoggedHand) -> str:
             case PassedOut(carried=shares, dead=dead):
                 carried = sum(c for _, c in shares) + dead
                 lines.append(f"The pot of {carried} carries to the next deal")
+    for seat, amount in hand.refunds().items():
+        lines.append(f"Hand cancelled: {amount} returned to {name[seat]}")
     lines.append("*** SUMMARY ***")
     lines.append(_total(pots, carried))
     if board:
