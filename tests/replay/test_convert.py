@@ -44,6 +44,31 @@ def convert(*args: str) -> tuple[int, str]:
     return code, err.getvalue()
 
 
+def test_hands_come_one_at_a_time_as_the_log_is_read(exported: Path) -> None:
+    """The first hand is out before the log's end is read: nothing waits
+    for the whole log, so memory does not grow with it."""
+    read = 0
+
+    def records() -> Iterator[log.Record]:
+        nonlocal read
+        with exported.open(encoding="utf-8") as file:
+            _, lines = log.read(file)
+            for record in lines:
+                read += 1
+                yield record
+
+    hands = logged_hands(records())
+    first = next(hands)
+    assert first.events[0].__class__.__name__ == "HandStarted"
+    at_first = read
+    second = next(hands)
+    assert second.id != first.id
+    with exported.open(encoding="utf-8") as file:
+        total = sum(1 for _ in log.read(file)[1])
+    assert at_first < total // 10
+    assert read > at_first
+
+
 def test_the_registry_offers_the_three_formats() -> None:
     assert {"phh", "ohh", "pokerstars"} <= set(FORMATS)
     for name, form in FORMATS.items():

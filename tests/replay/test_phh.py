@@ -31,6 +31,7 @@ from .pokerkit_rules import (
     COVERED,
     HALF_BET,
     LOW_CARD_ALL_IN,
+    NO_LIMIT_SHORT,
     SB_OPTION,
     SHORT_FORCED,
     UNCAPPED,
@@ -186,7 +187,16 @@ def test_the_differences_are_met_and_refused_where_predicted() -> None:
         for seed in (7, 8):
             for hand in random_hands(game, structure, 300, seed):
                 check(hand, counts)
-    for rule in (SB_OPTION, HALF_BET, COVERED, UNCAPPED, SHORT_FORCED, LOW_CARD_ALL_IN):
+    for rule in (
+        SB_OPTION,
+        HALF_BET,
+        COVERED,
+        UNCAPPED,
+        SHORT_FORCED,
+        LOW_CARD_ALL_IN,
+        NO_LIMIT_SHORT,
+        "odd chips",
+    ):
         assert counts[rule] > 0, (rule, counts)
 
 
