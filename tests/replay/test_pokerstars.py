@@ -10,7 +10,9 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import redirect_stdout
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -183,3 +185,20 @@ def test_a_cancelled_hand_hands_back_all_that_was_put_in() -> None:
             assert "Hand cancelled: " in text
             assert "Total pot 0 | Rake 0" in text
     assert cancelled > 0
+
+
+def test_eastern_time_follows_the_time_zone_database() -> None:
+    new_york = ZoneInfo("America/New_York")
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    for hours in range(0, 3 * 365 * 24, 7):  # every seventh hour for three years
+        moment = start + timedelta(hours=hours)
+        expected = moment.astimezone(new_york).replace(tzinfo=None)
+        assert pokerstars.eastern(moment) == expected, moment
+    for edge in (
+        "2026-03-08T06:59:59",
+        "2026-03-08T07:00:00",
+        "2026-11-01T05:59:59",
+        "2026-11-01T06:00:00",
+    ):
+        moment = datetime.fromisoformat(edge).replace(tzinfo=UTC)
+        assert pokerstars.eastern(moment) == moment.astimezone(new_york).replace(tzinfo=None)

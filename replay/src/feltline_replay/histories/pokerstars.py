@@ -18,10 +18,9 @@ handing back what was put in (``Hand cancelled: N returned to X``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import IO
 from uuid import UUID
-from zoneinfo import ZoneInfo
 
 from feltline.engine.cards import Card
 from feltline.engine.events import (
@@ -62,7 +61,6 @@ HEADINGS = {
     "showdown": "SHOW DOWN",
 }
 POSTS = {Forced.ANTE: "the ante", Forced.SMALL_BLIND: "small blind", Forced.BIG_BLIND: "big blind"}
-EASTERN = ZoneInfo("America/New_York")
 
 
 def number(hand: LoggedHand) -> int:
@@ -84,7 +82,7 @@ def one(hand: LoggedHand) -> str:
     else:
         blinds = f"{stakes.small_bet}/{stakes.big_bet}"
     moment = datetime.fromtimestamp(hand.at or 0, UTC)
-    local = moment.astimezone(EASTERN)
+    local = eastern(moment)
     lines = [
         f"PokerStars Hand #{number(hand)}: {game} {limit} ({blinds}) - "
         f"{moment:%Y/%m/%d %H:%M:%S} UTC [{local:%Y/%m/%d %H:%M:%S} ET]",
@@ -203,6 +201,20 @@ def one(hand: LoggedHand) -> str:
             how += " and lost"
         lines.append(f"Seat {s.seat}: {s.player}{marks} {how or 'mucked'}")
     return "\n".join(lines) + "\n"
+
+
+def eastern(moment: datetime) -> datetime:
+    """US Eastern time, as PokerStars stamps hands, by the rule in force
+    since 2007 (daylight time from 2:00 on March's second Sunday to 2:00 on
+    November's first): no time-zone database needed, which not every
+    auditor's machine has."""
+    year = moment.year
+    march = datetime(year, 3, 8, 7, tzinfo=UTC)  # 2:00 EST is 7:00 UTC
+    begins = march + timedelta(days=(6 - march.weekday()) % 7)
+    november = datetime(year, 11, 1, 6, tzinfo=UTC)  # 2:00 EDT is 6:00 UTC
+    ends = november + timedelta(days=(6 - november.weekday()) % 7)
+    hours = -4 if begins <= moment < ends else -5
+    return (moment + timedelta(hours=hours)).replace(tzinfo=None)
 
 
 def _live(hand: LoggedHand, began: StreetBegan) -> set[int]:
