@@ -124,8 +124,6 @@ def one(hand: LoggedHand) -> str:
                 kind, label = script[step].kind, script[step].name
                 if kind in (Kind.DEAL, Kind.DRAW, Kind.SHOWDOWN):
                     lines.append(f"*** {HEADINGS[label]} ***")
-                    if rules.game is not Game.HOLDEM and kind is Kind.DEAL:
-                        dealing.update({s: [] for s in held if s in _live(hand, event)})
             case Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
                 text = f"{name[seat]}: posts {POSTS[forced]} {amount}"
                 lines.append(text + (" and is all-in" if all_in else ""))
@@ -215,18 +213,6 @@ def eastern(moment: datetime) -> datetime:
     ends = november + timedelta(days=(6 - november.weekday()) % 7)
     hours = -4 if begins <= moment < ends else -5
     return (moment + timedelta(hours=hours)).replace(tzinfo=None)
-
-
-def _live(hand: LoggedHand, began: StreetBegan) -> set[int]:
-    """Seats dealt to on a stud street: those with a card in it."""
-    events = hand.events
-    at = events.index(began)
-    seats = set()
-    for event in events[at + 1 :]:
-        if not isinstance(event, CardDealt):
-            break
-        seats.add(event.seat)
-    return seats
 
 
 def _act(action: Action, amount: int, total: int, level: int, game: Game) -> str:
