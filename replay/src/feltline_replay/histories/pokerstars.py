@@ -11,7 +11,8 @@ card, a seat its own, anyone the face-up cards. What PokerStars has no line
 for is written in its manner: chips carried into a jackpots pot from
 earlier deals (``X: has N in the pot from earlier deals``), the
 declarations (``*** DECLARATIONS ***``, ``X: declares high``), a passed
-deal (``The pot of N carries to the next deal``) and a cancelled hand
+deal (``The pot of N carries to the next deal``), the openers' cards set
+aside at the draw (``X: shows [...] (openers: set aside [...])``) and a cancelled hand
 handing back what was put in (``Hand cancelled: N returned to X``).
 """
 
@@ -161,8 +162,9 @@ def one(hand: LoggedHand) -> str:
             case DeclarationsRevealed(choices=choices):
                 lines.append("*** DECLARATIONS ***")
                 lines += [f"{name[s]}: declares {c.value}" for s, c in choices]
-            case Shown(seat=seat, cards=cards):
-                lines.append(f"{name[seat]}: shows [{' '.join(map(str, cards))}]")
+            case Shown(seat=seat, cards=cards, set_aside=aside):
+                extra = f" (openers: set aside [{' '.join(map(str, aside))}])" if aside else ""
+                lines.append(f"{name[seat]}: shows [{' '.join(map(str, cards))}]{extra}")
                 result[seat] = f"showed [{' '.join(map(str, cards))}]"
             case PotAwarded(index=index, shares=shares):
                 pots.append(event)
