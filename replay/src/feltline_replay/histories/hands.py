@@ -2,9 +2,11 @@
 
 A log holds each table's stream before its hands (docs/replay.md), so the
 table's name, size and each hand's number and time are known when the hand
-comes; only that much is kept of a table, so memory stays flat however long
-the log. Each hand's events are decoded from its records, and shown as the
-chosen viewer may see them (:class:`feltline_replay.show.Viewer`).
+comes; only that much is kept of a table (its name and size, and a number
+and a time for each deal whose hand is still to come), so memory does not
+grow with the hands' records, however long the log. Each hand's events
+are decoded from its records, and shown as the chosen viewer may see them
+(:class:`feltline_replay.show.Viewer`).
 """
 
 from __future__ import annotations
