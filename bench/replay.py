@@ -11,7 +11,7 @@ chain, every signature, seal, commitment, deck and every card, and the
 engine re-running each hand; from the exported log (parsed too) and from
 the store (read too), with one process and with two. PokerKit replays the
 same run's seven-card stud high-low hands from their PHH export
-(bench/phh.py; PHH has no writer here for the other games), beside
+(``feltline_replay.histories.phh``, as ``feltline-replay convert``), beside
 Feltline verifying exactly those hands. The large store clones the played
 tables under new ids (every link recomputed and every signed record signed
 again with the store's key), so it holds ``--big`` hands that verify;
@@ -132,8 +132,10 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
 
 def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, float, float]:
     """PokerKit replaying the stud hands' PHH, and Feltline verifying them."""
-    from phh import stud_hi_lo
     from pokerkit import HandHistory
+
+    from feltline_replay.histories import LoggedHand, phh
+    from feltline_replay.show import Viewer
 
     stud = {
         k: recs
@@ -144,7 +146,8 @@ def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, fl
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for k, recs in stud.items():
-            text = stud_hi_lo(events_of(recs))
+            events = tuple(events_of(recs))
+            text = phh.one(LoggedHand(k, events, events, Viewer("auditor")))
             try:  # PokerKit cannot replay some (a player standing up mid-hand)
                 list(HandHistory.loads(text))
             except ValueError:

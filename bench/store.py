@@ -15,7 +15,7 @@ at POSTGRES_HOST, default 127.0.0.1:5432, user postgres, database test):
   mean of both raw runs.
 
 Then storage: six-player stud high-low hands, the bytes their streams take
-in the database beside the size of their PHH text (bench/phh.py).
+in the database beside the size of their PHH text (feltline_replay.histories.phh).
 
 A script, never a test: it prints figures and ratios and never fails.
 """
@@ -37,7 +37,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import phh
 import psycopg
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
@@ -50,6 +49,8 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
+from feltline_replay.histories import LoggedHand, phh
+from feltline_replay.show import Viewer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
 
@@ -158,8 +159,9 @@ def storage(room: Room, sizes: Callable[[], Sizes], hands: int) -> None:
     text = 0.0
     for number in range(1, hands + 1):
         stream = room.hand(players.table, number)
-        made = [e for _, events in stream.commands.values() for e in events]
-        text += len(phh.stud_hi_lo(made).encode()) / hands
+        made = tuple(e for _, events in stream.commands.values() for e in events)
+        hand = LoggedHand(str(stream.id), made, made, Viewer("auditor"))
+        text += len(phh.one(hand).encode()) / hands
     print(f"  storage, {hands} six-player stud hi-lo hands, per hand (the hand and its table):")
     print(f"    stored event data: {stored:,.0f} bytes in {rows:.0f} rows; ", end="")
     print(f"{packed:,.0f} bytes if each row were zlib-compressed (ZlibCompressor)")

@@ -25,9 +25,11 @@ def random_hands(
     *,
     rake: Rake | None = None,
     joker: bool = False,
+    cancels: float = 0.0,
 ) -> Iterator[LoggedHand]:
     """``count`` hands of two to six players on a nine-seat table; player
-    names have no spaces (``p3``), as some readers need."""
+    names have no spaces (``p3``), as some readers need. ``cancels``: the
+    chance at each turn that the table closes mid-hand."""
     rng = random.Random(seed)
     table = rules(game, structure, rake=rake, joker=joker)
     for n in range(count):
@@ -41,5 +43,7 @@ def random_hands(
             command,
             seats=tuple(SeatAtStart(s.seat, f"p{s.seat}", s.stack) for s in command.seats),
         )
-        events = tuple(play(command, RandomPlayer(rng, Style(time_outs=0.02))).events)
+        events = tuple(
+            play(command, RandomPlayer(rng, Style(time_outs=0.02, cancels=cancels))).events
+        )
         yield LoggedHand(f"{seed:08x}-0000-4000-8000-{n:012x}", events, events, AUDITOR, at=n)

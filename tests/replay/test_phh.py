@@ -13,7 +13,7 @@ import re
 import warnings
 from collections import Counter
 from contextlib import redirect_stdout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from pokerkit import HandHistory, State
@@ -24,12 +24,14 @@ from feltline.engine.rules import Game, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, Unwritable, logged_hands, phh
+from feltline_replay.show import Viewer
 
 from .conftest import Played
 from .pokerkit_rules import (
     COVERED,
     HALF_BET,
     LOW_CARD_ALL_IN,
+    NO_LIMIT_SHORT,
     SB_OPTION,
     SHORT_FORCED,
     UNCAPPED,
@@ -155,6 +157,24 @@ def test_pokerkit_replays_random_hands_to_feltlines_stacks(
     assert sum(counts.values()) == HANDS, counts
 
 
+@pytest.mark.parametrize(
+    ("game", "structure"),
+    [(Game.HOLDEM, Structure.NO_LIMIT), (Game.STUD_HI_LO, Structure.FIXED_LIMIT)],
+)
+def test_a_spectators_phh_hides_the_hole_cards_and_still_replays(
+    game: Game, structure: Structure
+) -> None:
+    counts: Counter[str] = Counter()
+    spectator = Viewer("spectator")
+    for whole in random_hands(game, structure, 100, 12):
+        hand = replace(
+            whole, events=tuple(spectator.sees(e) for e in whole.played), viewer=spectator
+        )
+        assert "????" in phh.one(hand)
+        check(hand, counts)
+    assert counts["same stacks"] >= 75, counts
+
+
 def test_the_differences_are_met_and_refused_where_predicted() -> None:
     """Each RULES.md difference the random players reach is seen at least
     once across the codes, so the predictions are exercised."""
@@ -167,7 +187,16 @@ def test_the_differences_are_met_and_refused_where_predicted() -> None:
         for seed in (7, 8):
             for hand in random_hands(game, structure, 300, seed):
                 check(hand, counts)
-    for rule in (SB_OPTION, HALF_BET, COVERED, UNCAPPED, SHORT_FORCED, LOW_CARD_ALL_IN):
+    for rule in (
+        SB_OPTION,
+        HALF_BET,
+        COVERED,
+        UNCAPPED,
+        SHORT_FORCED,
+        LOW_CARD_ALL_IN,
+        NO_LIMIT_SHORT,
+        "odd chips",
+    ):
         assert counts[rule] > 0, (rule, counts)
 
 

@@ -2,9 +2,11 @@
 
 A log holds each table's stream before its hands (docs/replay.md), so the
 table's name, size and each hand's number and time are known when the hand
-comes; only that much is kept of a table, so memory stays flat however long
-the log. Each hand's events are decoded from its records, and shown as the
-chosen viewer may see them (:class:`feltline_replay.show.Viewer`).
+comes; only that much is kept of a table (its name and size, and a number
+and a time for each deal whose hand is still to come), so memory does not
+grow with the hands' records, however long the log. Each hand's events
+are decoded from its records, and shown as the chosen viewer may see them
+(:class:`feltline_replay.show.Viewer`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.engine.events import Event, HandEnded, HandStarted
+from feltline.engine.hand import replay
 from feltline.engine.table import HandDealt, TableOpened
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
@@ -55,6 +58,14 @@ class LoggedHand:
         last = self.events[-1]
         assert isinstance(last, HandEnded)
         return last
+
+    def refunds(self) -> dict[int, int]:
+        """What a cancelled hand hands back to each seat: all it had put
+        in, chips carried from earlier deals included (none otherwise)."""
+        if not self.ended.cancelled:
+            return {}
+        before = replay(self.played[:-1])
+        return {p.seat: p.paid for p in before.players if p.paid}
 
     @property
     def started(self) -> HandStarted:

@@ -23,7 +23,8 @@ words (docs/replay.md has the table):
   ``feltline_action`` ``draw``, then ``Dealt Cards`` with the new ones.
   ``amount`` is always the chips the action puts in.
 - Fields the spec lacks start ``feltline_``: an uncalled bet handed back
-  (a round's ``feltline_returned``), the declarations of draw-declare (the
+  (a round's ``feltline_returned``; a cancelled hand, ``feltline_cancelled``,
+  hands back there all that was put in), the declarations of draw-declare (the
   showdown's ``feltline_declarations``), the openers' set-aside cards
   (``feltline_set_aside``), the pot a passed jackpots deal carries to the
   next (``feltline_carried_over``), and how many dealt cards the viewer may
@@ -175,6 +176,10 @@ def history(hand: LoggedHand) -> dict[str, Any]:
                 pots.append(_pot(event))
             case PassedOut(carried=carried, dead=dead):
                 rounds[-1].extra["feltline_carried_over"] = sum(c for _, c in carried) + dead
+    refunds = hand.refunds()
+    if refunds:
+        back = rounds[-1].extra.setdefault("feltline_returned", [])
+        back += [{"player_id": s, "amount": a} for s, a in refunds.items()]
     ohh: dict[str, Any] = {
         "spec_version": SPEC_VERSION,
         "site_name": "Feltline",
@@ -193,6 +198,8 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         "big_blind_amount": stakes.big_blind,
         "ante_amount": stakes.ante,
     }
+    if hand.ended.cancelled:
+        ohh["feltline_cancelled"] = True
     if hand.table is not None:
         ohh["table_handle"] = hand.table.id
     if hand.viewer.seat is not None:

@@ -10,17 +10,18 @@ US Eastern in the brackets as PokerStars has them. Amounts are chips.
 card, a seat its own, anyone the face-up cards. What PokerStars has no line
 for is written in its manner: chips carried into a jackpots pot from
 earlier deals (``X: has N in the pot from earlier deals``), the
-declarations (``*** DECLARATIONS ***``, ``X: declares high``) and a passed
-deal (``The pot of N carries to the next deal``).
+declarations (``*** DECLARATIONS ***``, ``X: declares high``), a passed
+deal (``The pot of N carries to the next deal``), the openers' cards set
+aside at the draw (``X: shows [...] (openers: set aside [...])``) and a cancelled hand
+handing back what was put in (``Hand cancelled: N returned to X``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import IO
 from uuid import UUID
-from zoneinfo import ZoneInfo
 
 from feltline.engine.cards import Card
 from feltline.engine.events import (
@@ -61,7 +62,6 @@ HEADINGS = {
     "showdown": "SHOW DOWN",
 }
 POSTS = {Forced.ANTE: "the ante", Forced.SMALL_BLIND: "small blind", Forced.BIG_BLIND: "big blind"}
-EASTERN = ZoneInfo("America/New_York")
 
 
 def number(hand: LoggedHand) -> int:
@@ -83,7 +83,7 @@ def one(hand: LoggedHand) -> str:
     else:
         blinds = f"{stakes.small_bet}/{stakes.big_bet}"
     moment = datetime.fromtimestamp(hand.at or 0, UTC)
-    local = moment.astimezone(EASTERN)
+    local = eastern(moment)
     lines = [
         f"PokerStars Hand #{number(hand)}: {game} {limit} ({blinds}) - "
         f"{moment:%Y/%m/%d %H:%M:%S} UTC [{local:%Y/%m/%d %H:%M:%S} ET]",
@@ -125,8 +125,6 @@ def one(hand: LoggedHand) -> str:
                 kind, label = script[step].kind, script[step].name
                 if kind in (Kind.DEAL, Kind.DRAW, Kind.SHOWDOWN):
                     lines.append(f"*** {HEADINGS[label]} ***")
-                    if rules.game is not Game.HOLDEM and kind is Kind.DEAL:
-                        dealing.update({s: [] for s in held if s in _live(hand, event)})
             case Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
                 text = f"{name[seat]}: posts {POSTS[forced]} {amount}"
                 lines.append(text + (" and is all-in" if all_in else ""))
@@ -142,7 +140,7 @@ def one(hand: LoggedHand) -> str:
                 lines.append(f"*** {heading} *** {old}[{' '.join(map(str, cards))}]")
                 board += cards
             case Acted(seat=seat, action=action, amount=amount, total=total, all_in=all_in):
-                lines.append(f"{name[seat]}: {_act(action, amount, total, level)}")
+                lines.append(f"{name[seat]}: {_act(action, amount, total, level, rules.game)}")
                 lines[-1] += " and is all-in" if all_in else ""
                 level = max(level, total)
                 if action is Action.FOLD:
@@ -164,8 +162,9 @@ def one(hand: LoggedHand) -> str:
             case DeclarationsRevealed(choices=choices):
                 lines.append("*** DECLARATIONS ***")
                 lines += [f"{name[s]}: declares {c.value}" for s, c in choices]
-            case Shown(seat=seat, cards=cards):
-                lines.append(f"{name[seat]}: shows [{' '.join(map(str, cards))}]")
+            case Shown(seat=seat, cards=cards, set_aside=aside):
+                extra = f" (openers: set aside [{' '.join(map(str, aside))}])" if aside else ""
+                lines.append(f"{name[seat]}: shows [{' '.join(map(str, cards))}]{extra}")
                 result[seat] = f"showed [{' '.join(map(str, cards))}]"
             case PotAwarded(index=index, shares=shares):
                 pots.append(event)
@@ -176,6 +175,8 @@ def one(hand: LoggedHand) -> str:
             case PassedOut(carried=shares, dead=dead):
                 carried = sum(c for _, c in shares) + dead
                 lines.append(f"The pot of {carried} carries to the next deal")
+    for seat, amount in hand.refunds().items():
+        lines.append(f"Hand cancelled: {amount} returned to {name[seat]}")
     lines.append("*** SUMMARY ***")
     lines.append(_total(pots, carried))
     if board:
@@ -202,19 +203,23 @@ def one(hand: LoggedHand) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _live(hand: LoggedHand, began: StreetBegan) -> set[int]:
-    """Seats dealt to on a stud street: those with a card in it."""
-    events = hand.events
-    at = events.index(began)
-    seats = set()
-    for event in events[at + 1 :]:
-        if not isinstance(event, CardDealt):
-            break
-        seats.add(event.seat)
-    return seats
+def eastern(moment: datetime) -> datetime:
+    """US Eastern time, as PokerStars stamps hands, by the rule in force
+    since 2007 (daylight time from 2:00 on March's second Sunday to 2:00 on
+    November's first): no time-zone database needed, which not every
+    auditor's machine has."""
+    year = moment.year
+    march = datetime(year, 3, 8, 7, tzinfo=UTC)  # 2:00 EST is 7:00 UTC
+    begins = march + timedelta(days=(6 - march.weekday()) % 7)
+    november = datetime(year, 11, 1, 6, tzinfo=UTC)  # 2:00 EDT is 6:00 UTC
+    ends = november + timedelta(days=(6 - november.weekday()) % 7)
+    hours = -4 if begins <= moment < ends else -5
+    return (moment + timedelta(hours=hours)).replace(tzinfo=None)
 
 
-def _act(action: Action, amount: int, total: int, level: int) -> str:
+def _act(action: Action, amount: int, total: int, level: int, game: Game) -> str:
+    """A completion is stud's; in hold'em (completing a short all-in bet)
+    PokerStars has it as a raise."""
     match action:
         case Action.FOLD:
             return "folds"
@@ -226,7 +231,7 @@ def _act(action: Action, amount: int, total: int, level: int) -> str:
             return f"bets {amount}"
         case Action.BRING_IN:
             return f"brings in for {amount}"
-        case Action.COMPLETE:
+        case Action.COMPLETE if game is Game.STUD_HI_LO:
             return f"completes it to {total}"
     return f"raises {total - level} to {total}"
 
