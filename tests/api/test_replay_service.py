@@ -6,6 +6,7 @@ the server's verifier finding a tampered hand."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import sqlite3
@@ -313,6 +314,67 @@ def test_recall_is_the_players_last_ten_hands_in_order_marked_as_replays(played:
     assert by_auditor == recalled
 
 
+def _ohh(text: str) -> dict[str, str]:
+    """Each hand of an OHH export (an object a line): its id and its line."""
+    hands = [line for line in text.splitlines() if line]
+    return {json.loads(line)["ohh"]["game_number"]: line for line in hands}
+
+
+def _hidden(seen: Seen, seat: int | None) -> set[str]:
+    """The face-down cards of a hand that ``seat`` (None: a spectator) may
+    never see: others' cards not shown at the showdown."""
+    shown = seen.shown()
+    return {
+        card
+        for owner, card in _face_down(seen.events)
+        if owner != seat and card not in shown.get(owner, set())
+    }
+
+
+def test_hand_histories_export_as_the_caller_may_see_them(played: Live) -> None:
+    truth = {s.summary.hand_id: s for s in _truth(played)}
+    ohh = replay_pb2.EXPORT_FORMAT_OHH
+    out = io.StringIO()
+    assert played.client(AUDITOR).export_history(ohh, out) == []
+    every = _ohh(out.getvalue())
+    assert set(every) == set(truth)
+    for hand, line in every.items():  # an auditor's history has every card
+        assert all(f'"{card}"' in line for _, card in _face_down(truth[hand].events))
+    readers = [(played.client(PLAYER, name), name) for name in NAMES[:4]]
+    readers.append((played.client(SPECTATOR), None))
+    hidden_somewhere = 0
+    for client, name in readers:
+        out = io.StringIO()
+        client.export_history(ohh, out)
+        seen = _ohh(out.getvalue())
+        mine = {h for h, s in truth.items() if name is None or name in s.seats()}
+        assert set(seen) == mine
+        for hand, line in seen.items():
+            seat = None if name is None else truth[hand].seats()[name]
+            hidden = _hidden(truth[hand], seat)
+            hidden_somewhere += len(hidden)
+            assert not [card for card in hidden if f'"{card}"' in line], (name, hand)
+    assert hidden_somewhere
+
+
+def test_every_history_format_comes_through_the_service(played: Live) -> None:
+    auditor = played.client(AUDITOR)
+    hands = len(_truth(played))
+    out = io.StringIO()
+    left_out = auditor.export_history(replay_pb2.EXPORT_FORMAT_PHH, out)
+    assert all(h.reason for h in left_out)
+    written = [line for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert len(written) == hands - len(left_out) > 0
+    out = io.StringIO()
+    assert auditor.export_history(replay_pb2.EXPORT_FORMAT_POKERSTARS, out, last=3) == []
+    assert out.getvalue().count("Hand #") == 3
+    out = io.StringIO()
+    played.client(SPECTATOR).export_history(replay_pb2.EXPORT_FORMAT_HTML, out, last=2)
+    page = out.getvalue()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert page.rstrip().endswith("</html>")
+
+
 def test_bad_requests_are_refused_precisely(played: Live) -> None:
     auditor = played.client(AUDITOR)
     spectator = played.client(SPECTATOR)
@@ -336,8 +398,15 @@ def test_bad_requests_are_refused_precisely(played: Live) -> None:
     _refused(spectator.export_hands, denied, "ROLE_FORBIDDEN")
     _refused(player.export_hands, denied, "ROLE_FORBIDDEN")
     unspecified = replay_pb2.EXPORT_FORMAT_UNSPECIFIED
-    e = _refused(lambda: auditor.export_hands(export_format=unspecified), bad, "INVALID_REQUEST")
+    e = _refused(lambda: auditor.export_history(unspecified, io.StringIO()), bad, "INVALID_REQUEST")
     assert [v.field for v in e.violations] == ["format"]
+    phh = replay_pb2.EXPORT_FORMAT_PHH
+    e = _refused(
+        lambda: player.export_history(phh, io.StringIO(), player_ids=["p1"]),
+        denied,
+        "NOT_YOUR_SEAT",
+    )
+    assert [v.field for v in e.violations] == ["player_ids"]
     _refused(lambda: auditor.export_hands(table_ids=["x"]), bad, "INVALID_REQUEST")
     _refused(spectator.recall_hands, denied, "ROLE_FORBIDDEN")
     _refused(lambda: player.recall_hands("p1"), denied, "NOT_YOUR_SEAT")

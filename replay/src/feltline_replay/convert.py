@@ -1,6 +1,6 @@
 """``feltline-replay convert``: a log's hands written as hand histories of
-one format, streaming: a file per hand, or one file for the set where the
-format has one. A hand the format cannot hold is left out and named."""
+one format, streaming: one file for the set, or a file per hand. A hand
+the format cannot hold is left out and named."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def convert(
     output.mkdir(parents=True, exist_ok=True)
     done = Converted()
     hands = _writable(logged_hands(records, viewer or Viewer("auditor")), form, done)
-    if form.many is not None and form.set_suffix is not None and not each:
+    if not each:
         path = output / f"hands{form.set_suffix}"
         with path.open("w", encoding="utf-8") as file:
-            form.many(hands, file)
+            file.writelines(form.many(hands))
         done.files.append(path)
         return done
     for hand in hands:

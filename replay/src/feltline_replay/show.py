@@ -29,10 +29,22 @@ from feltline_replay.log import Record
 
 @dataclass(frozen=True)
 class Viewer:
-    """``seat`` is None for an auditor or a spectator."""
+    """``seat`` is None for an auditor or a spectator. ``player`` names a
+    player in whichever seat it held: :meth:`seated` makes it the seat of
+    one hand, so a player's hands at many tables are each shown as it saw
+    them."""
 
     role: str
     seat: int | None = None
+    player: str | None = None
+
+    def seated(self, started: HandStarted) -> Viewer:
+        """This viewer at the hand ``started`` began: a player as its seat
+        there, or as a spectator of a hand it was not dealt into."""
+        if self.player is None:
+            return self
+        seat = next((s.seat for s in started.seats if s.player == self.player), None)
+        return Viewer("spectator") if seat is None else Viewer("seat", seat)
 
     @classmethod
     def parse(cls, text: str) -> Viewer:

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeVar
+from typing import IO, Literal, NamedTuple, TypeVar
 
 import grpc
 
@@ -626,28 +626,58 @@ class Client:
         start_time: int | None = None,
         end_time: int | None = None,
         last: int = 0,
-        export_format: replay_pb2.ExportFormat.ValueType = replay_pb2.EXPORT_FORMAT_FELTLINE_LOG,
     ) -> Iterator[str]:
         """The portable log of the chosen hands, line by line (without line
         ends), header first (auditor, admin). No deadline: a log of many
         hands takes as long as it takes."""
-        request = replay_pb2.ExportHandsRequest(
-            format=export_format,
+        request = _export_request(
+            replay_pb2.EXPORT_FORMAT_FELTLINE_LOG,
             table_ids=table_ids,
             hand_ids=hand_ids,
             player_ids=player_ids,
+            start_time=start_time,
+            end_time=end_time,
             last=last,
         )
-        if start_time is not None:
-            request.start_time.seconds = start_time
-        if end_time is not None:
-            request.end_time.seconds = end_time
-        call = self.replay.ExportHands(request, metadata=self.metadata())
         try:
-            for part in call:
+            for part in self.replay.ExportHands(request, metadata=self.metadata()):
                 yield from part.lines
         except grpc.RpcError as e:
             raise from_rpc_error(e) from None
+
+    def export_history(
+        self,
+        export_format: replay_pb2.ExportFormat.ValueType,
+        out: IO[str],
+        *,
+        table_ids: Sequence[str] = (),
+        hand_ids: Sequence[str] = (),
+        player_ids: Sequence[str] = (),
+        start_time: int | None = None,
+        end_time: int | None = None,
+        last: int = 0,
+    ) -> list[replay_pb2.LeftOutHand]:
+        """Write the chosen hands to ``out`` as one hand-history file of
+        ``export_format`` (PHH, OHH, PokerStars text or an HTML replayer
+        page), as the caller may see them: a player its own hands. Returns
+        the hands the format cannot hold, left out."""
+        request = _export_request(
+            export_format,
+            table_ids=table_ids,
+            hand_ids=hand_ids,
+            player_ids=player_ids,
+            start_time=start_time,
+            end_time=end_time,
+            last=last,
+        )
+        left_out: list[replay_pb2.LeftOutHand] = []
+        try:
+            for part in self.replay.ExportHands(request, metadata=self.metadata()):
+                out.write(part.text)
+                left_out.extend(part.left_out)
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from None
+        return left_out
 
     def recall_hands(self, player_id: str = "") -> list[replay_pb2.RecalledHand]:
         """A player's last ten finished hands, oldest first (GLI-19 game
@@ -664,3 +694,27 @@ class Client:
 
 
 __all__ = ["Client", "FeltlineError", "Seen", "token_claims"]
+
+
+def _export_request(
+    export_format: replay_pb2.ExportFormat.ValueType,
+    *,
+    table_ids: Sequence[str],
+    hand_ids: Sequence[str],
+    player_ids: Sequence[str],
+    start_time: int | None,
+    end_time: int | None,
+    last: int,
+) -> replay_pb2.ExportHandsRequest:
+    request = replay_pb2.ExportHandsRequest(
+        format=export_format,
+        table_ids=table_ids,
+        hand_ids=hand_ids,
+        player_ids=player_ids,
+        last=last,
+    )
+    if start_time is not None:
+        request.start_time.seconds = start_time
+    if end_time is not None:
+        request.end_time.seconds = end_time
+    return request

@@ -4,9 +4,8 @@ for a set. Each format is a module of this package; ``FORMATS`` names them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO
 
 from feltline_replay.histories.hands import LoggedHand
 
@@ -22,15 +21,16 @@ def _holds_every_hand(hand: LoggedHand) -> str | None:
 
 @dataclass(frozen=True)
 class Format:
-    """``one`` writes a hand's file (``<hand id><suffix>``); ``many``, when
-    the format has a file for a set, writes the hands given into one file
-    (``hands<set_suffix>``), streaming. ``refuses`` says why a hand cannot
-    be written, or None: ``convert`` asks it before either."""
+    """``one`` writes a hand's file (``<hand id><suffix>``); ``many`` writes
+    the hands given as one file (``hands<set_suffix>``), in pieces as each
+    hand is written: a file and a gRPC stream take them alike. ``refuses``
+    says why a hand cannot be written, or None: ``convert`` asks it before
+    either."""
 
     name: str
     summary: str
     suffix: str
     one: Callable[[LoggedHand], str]
-    many: Callable[[Iterable[LoggedHand], IO[str]], None] | None = None
-    set_suffix: str | None = None
+    many: Callable[[Iterable[LoggedHand]], Iterator[str]]
+    set_suffix: str
     refuses: Callable[[LoggedHand], str | None] = _holds_every_hand

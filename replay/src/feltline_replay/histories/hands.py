@@ -120,6 +120,9 @@ def _hand(
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
     played = tuple(load_hand(body))
+    started = played[0]
+    if isinstance(started, HandStarted):
+        viewer = viewer.seated(started)
     events = tuple(viewer.sees(e) for e in played)
     table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
     records = (*body, seal) if seal is not None else tuple(body)

@@ -13,11 +13,11 @@ their details could hold.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from importlib.resources import files
-from typing import IO, Any
+from typing import Any
 
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
@@ -126,13 +126,13 @@ def _json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
-    """One page for all the hands, written as each is folded."""
+def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
+    """One page for all the hands, in pieces as each is folded."""
     before, after = _page()
-    out.write(before + "[")
+    yield before + "["
     for n, hand in enumerate(hands):
-        out.write(("," if n else "") + _json(data(hand)))
-    out.write("]" + after)
+        yield ("," if n else "") + _json(data(hand))
+    yield "]" + after
 
 
 def one(hand: LoggedHand) -> str:

@@ -39,10 +39,10 @@ are its amount less its rake.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, Any
+from typing import Any
 
 from feltline.engine.cards import Card
 from feltline.engine.events import (
@@ -264,10 +264,10 @@ def one(hand: LoggedHand) -> str:
     return json.dumps(history(hand), separators=(",", ":")) + "\n"
 
 
-def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
+def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
     """The hands as one file: each object on a line, then a blank line."""
     for hand in hands:
-        out.write(one(hand) + "\n")
+        yield one(hand) + "\n"
 
 
 FORMAT = Format("ohh", "Open Hand History JSON 1.4", ".ohh", one, many, ".ohh")

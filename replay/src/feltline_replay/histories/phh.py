@@ -34,9 +34,8 @@ the hand's rake and its Feltline id. Cards the viewer may not see are
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import IO
 
 from feltline.engine.cards import Card
 from feltline.engine.events import (
@@ -97,12 +96,10 @@ def one(hand: LoggedHand) -> str:
     return "\n".join(_fields(hand)) + "\n"
 
 
-def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
+def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
     """The hands as one ``.phhs`` file: each a table numbered from 1."""
     for number, hand in enumerate(hands, 1):
-        if number > 1:
-            out.write("\n")
-        out.write(f"[{number}]\n{one(hand)}")
+        yield ("\n" if number > 1 else "") + f"[{number}]\n{one(hand)}"
 
 
 def _fields(hand: LoggedHand) -> list[str]:

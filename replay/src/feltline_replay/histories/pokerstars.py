@@ -18,9 +18,8 @@ handing back what was put in (``Hand cancelled: N returned to X``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
-from typing import IO
 from uuid import UUID
 
 from feltline.engine.cards import Card
@@ -251,10 +250,10 @@ def _total(pots: list[PotAwarded], carried: int) -> str:
     return f"Total pot {total}{parts} | Rake {rake}"
 
 
-def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
+def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
     """The hands as one file, apart by blank lines."""
     for n, hand in enumerate(hands):
-        out.write(("\n\n" if n else "") + one(hand))
+        yield ("\n\n" if n else "") + one(hand)
 
 
 FORMAT = Format("pokerstars", "PokerStars-style text", ".txt", one, many, ".txt")

@@ -60,6 +60,8 @@ from feltline_protos.v1 import (
 )
 from feltline_replay import log
 from feltline_replay.export import Selection, export, records
+from feltline_replay.histories import FORMATS, Format, LoggedHand, logged_hands
+from feltline_replay.show import Viewer as Reader
 from feltline_replay.verify import verify
 
 R = errors_pb2.ErrorReason
@@ -69,6 +71,13 @@ DEFAULT_PAGE = 50
 RECALLED = 10  # GLI-19: the last ten games
 BATCH = 256 * 1024  # characters of log lines per ExportHands message
 SOURCE = "feltline server"
+# The hand-history formats ExportHands offers beside the portable log.
+HISTORIES: dict[int, Format] = {
+    replay_pb2.EXPORT_FORMAT_PHH: FORMATS["phh"],
+    replay_pb2.EXPORT_FORMAT_OHH: FORMATS["ohh"],
+    replay_pb2.EXPORT_FORMAT_POKERSTARS: FORMATS["pokerstars"],
+    replay_pb2.EXPORT_FORMAT_HTML: FORMATS["html"],
+}
 CHOICES = (Posted, Acted, Drew, Declared)
 
 
@@ -437,19 +446,67 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
     async def ExportHands(
         self, request: replay_pb2.ExportHandsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.ExportHandsResponse]:
-        require_role(AUDITOR, ADMIN)
+        history = HISTORIES.get(request.format)
+        caller = require_role(AUDITOR, ADMIN) if history is None else require_role(*ANYONE)
+        players = tuple(request.player_ids)
+        if caller.role == PLAYER:
+            if set(players) - {caller.player_id}:
+                raise ApiError(
+                    R.ERROR_REASON_NOT_YOUR_SEAT,
+                    f"a player exports its own hands only: leave player_ids empty or send "
+                    f"{caller.player_id}",
+                    violations=[("player_ids", "must be empty or the caller's own")],
+                )
+            players = (caller.player_id,)
         since, until = _times(request)
         selection = Selection(
             tables=tuple(UUID(t) for t in request.table_ids),
             hands=tuple(UUID(h) for h in request.hand_ids),
-            players=tuple(request.player_ids),
+            players=players,
             since=since,
             until=until,
             last=request.last or None,
         )
-        batches = self.batches(selection)
-        while batch := await asyncio.to_thread(next, batches, None):
-            yield replay_pb2.ExportHandsResponse(lines=batch)
+        if history is None:
+            batches = self.batches(selection)
+            while batch := await asyncio.to_thread(next, batches, None):
+                yield replay_pb2.ExportHandsResponse(lines=batch)
+            return
+        left_out: list[replay_pb2.LeftOutHand] = []
+        pieces = self.history(selection, history, _reader(caller), left_out)
+        while piece := await asyncio.to_thread(next, pieces, None):
+            yield replay_pb2.ExportHandsResponse(text=piece)
+        yield replay_pb2.ExportHandsResponse(left_out=left_out)
+
+    def history(
+        self,
+        selection: Selection,
+        form: Format,
+        reader: Reader,
+        left_out: list[replay_pb2.LeftOutHand],
+    ) -> Iterator[str]:
+        """The hands as one file of ``form``, as ``reader`` may see them,
+        about ``BATCH`` characters at a time; each hand the format cannot
+        hold is noted in ``left_out``."""
+        key = self.room.cardroom.signer.public_hex
+
+        def held(hand: LoggedHand) -> bool:
+            reason = form.refuses(hand)
+            if reason is not None:
+                left_out.append(replay_pb2.LeftOutHand(hand_id=hand.id, reason=reason))
+            return reason is None
+
+        found = logged_hands(export(self.rows, selection, public_key=key), reader)
+        pending: list[str] = []
+        size = 0
+        for piece in form.many(filter(held, found)):
+            pending.append(piece)
+            size += len(piece)
+            if size >= BATCH:
+                yield "".join(pending)
+                pending, size = [], 0
+        if pending:
+            yield "".join(pending)
 
     def batches(self, selection: Selection) -> Iterator[list[str]]:
         """The log's lines, about ``BATCH`` characters at a time."""
@@ -504,3 +561,13 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             choices=self.events(who, f, mine),
             events=self.events(who, f, stored),
         )
+
+
+def _reader(caller: Caller) -> Reader:
+    """``caller`` as a reader of the hand histories it exports: a player
+    sees each hand from the seat it held there."""
+    if caller.role in (AUDITOR, ADMIN):
+        return Reader("auditor")
+    if caller.role == PLAYER:
+        return Reader("player", player=caller.player_id)
+    return Reader("spectator")

@@ -36,6 +36,16 @@ class _ExportFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ExportFo
     """The portable log, feltline-log version 1: JSON lines, a header and then
     every record of every exported stream as stored (docs/replay.md).
     """
+    EXPORT_FORMAT_PHH: _ExportFormat.ValueType  # 2
+    """PHH, what PokerKit reads: one `.phhs` file (no-limit and fixed-limit
+    hold'em, stud high-low without the joker; other hands are left out).
+    """
+    EXPORT_FORMAT_OHH: _ExportFormat.ValueType  # 3
+    """Open Hand History JSON (spec 1.4.6): one object a line, every game."""
+    EXPORT_FORMAT_POKERSTARS: _ExportFormat.ValueType  # 4
+    """PokerStars-style text, hands apart by a blank line."""
+    EXPORT_FORMAT_HTML: _ExportFormat.ValueType  # 5
+    """One self-contained HTML page stepping through the hands."""
 
 class ExportFormat(_ExportFormat, metaclass=_ExportFormatEnumTypeWrapper):
     """What ExportHands writes."""
@@ -46,6 +56,16 @@ EXPORT_FORMAT_FELTLINE_LOG: ExportFormat.ValueType  # 1
 """The portable log, feltline-log version 1: JSON lines, a header and then
 every record of every exported stream as stored (docs/replay.md).
 """
+EXPORT_FORMAT_PHH: ExportFormat.ValueType  # 2
+"""PHH, what PokerKit reads: one `.phhs` file (no-limit and fixed-limit
+hold'em, stud high-low without the joker; other hands are left out).
+"""
+EXPORT_FORMAT_OHH: ExportFormat.ValueType  # 3
+"""Open Hand History JSON (spec 1.4.6): one object a line, every game."""
+EXPORT_FORMAT_POKERSTARS: ExportFormat.ValueType  # 4
+"""PokerStars-style text, hands apart by a blank line."""
+EXPORT_FORMAT_HTML: ExportFormat.ValueType  # 5
+"""One self-contained HTML page stepping through the hands."""
 Global___ExportFormat: _TypeAlias = ExportFormat  # noqa: Y015
 
 @_typing.final
@@ -515,24 +535,63 @@ class ExportHandsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LINES_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    LEFT_OUT_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    """For a hand-history format: the next piece of its one file, to append
+    as it comes.
+    """
     @_builtins.property
     def lines(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Lines of the log, each one JSON object without its line end: the
-        first line of the first message is the header.
+        """The portable log's lines, each one JSON object without its line end:
+        the first line of the first message is the header. Empty for the
+        other formats.
         """
+
+    @_builtins.property
+    def left_out(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeftOutHand]:
+        """In the last message: the hands the format cannot hold, left out."""
 
     def __init__(
         self,
         *,
         lines: _abc.Iterable[_builtins.str] | None = ...,
+        text: _builtins.str = ...,
+        left_out: _abc.Iterable[Global___LeftOutHand] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["lines", b"lines"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["left_out", b"left_out", "lines", b"lines", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ExportHandsResponse: _TypeAlias = ExportHandsResponse  # noqa: Y015
+
+@_typing.final
+class LeftOutHand(_message.Message):
+    """A hand a hand-history format cannot hold."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    hand_id: _builtins.str
+    """The hand's stream id."""
+    reason: _builtins.str
+    """Why, e.g. "PHH has no variant code for fixed-limit jackpots"."""
+    def __init__(
+        self,
+        *,
+        hand_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeftOutHand: _TypeAlias = LeftOutHand  # noqa: Y015
 
 @_typing.final
 class RecallHandsRequest(_message.Message):

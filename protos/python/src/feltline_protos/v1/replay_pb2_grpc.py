@@ -120,9 +120,12 @@ class ReplayServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExportHands(self, request, context):
-        """Streams a portable log of the chosen hands, the same that
-        `feltline-replay export --store` writes. Auditor or admin: the log is
-        every record as stored, face-down cards and seeds included.
+        """Streams the chosen hands in a format: the portable log, the same that
+        `feltline-replay export --store` writes (auditor or admin: it is every
+        record as stored, face-down cards and seeds included), or hand
+        histories as `feltline-replay convert` writes them, as the caller may
+        see them: an auditor or admin every card, a player its own hands with
+        others' cards only where shown, a spectator the public part.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

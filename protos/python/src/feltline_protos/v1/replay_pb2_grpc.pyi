@@ -61,9 +61,12 @@ class ReplayServiceStub:
     tie to its table), against this server's public key. Auditor or admin.
     """
     ExportHands: _grpc.UnaryStreamMultiCallable[_replay_pb2.ExportHandsRequest, _replay_pb2.ExportHandsResponse]
-    """Streams a portable log of the chosen hands, the same that
-    `feltline-replay export --store` writes. Auditor or admin: the log is
-    every record as stored, face-down cards and seeds included.
+    """Streams the chosen hands in a format: the portable log, the same that
+    `feltline-replay export --store` writes (auditor or admin: it is every
+    record as stored, face-down cards and seeds included), or hand
+    histories as `feltline-replay convert` writes them, as the caller may
+    see them: an auditor or admin every card, a player its own hands with
+    others' cards only where shown, a spectator the public part.
     """
     RecallHands: _grpc.UnaryUnaryMultiCallable[_replay_pb2.RecallHandsRequest, _replay_pb2.RecallHandsResponse]
     """A player's game recall (GLI-19): its last ten finished hands, oldest
@@ -104,9 +107,12 @@ class ReplayServiceAsyncStub(ReplayServiceStub):
     tie to its table), against this server's public key. Auditor or admin.
     """
     ExportHands: _aio.UnaryStreamMultiCallable[_replay_pb2.ExportHandsRequest, _replay_pb2.ExportHandsResponse]  # type: ignore[assignment]
-    """Streams a portable log of the chosen hands, the same that
-    `feltline-replay export --store` writes. Auditor or admin: the log is
-    every record as stored, face-down cards and seeds included.
+    """Streams the chosen hands in a format: the portable log, the same that
+    `feltline-replay export --store` writes (auditor or admin: it is every
+    record as stored, face-down cards and seeds included), or hand
+    histories as `feltline-replay convert` writes them, as the caller may
+    see them: an auditor or admin every card, a player its own hands with
+    others' cards only where shown, a spectator the public part.
     """
     RecallHands: _aio.UnaryUnaryMultiCallable[_replay_pb2.RecallHandsRequest, _replay_pb2.RecallHandsResponse]  # type: ignore[assignment]
     """A player's game recall (GLI-19): its last ten finished hands, oldest
@@ -174,9 +180,12 @@ class ReplayServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _replay_pb2.ExportHandsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_replay_pb2.ExportHandsResponse], _abc.AsyncIterator[_replay_pb2.ExportHandsResponse]]:
-        """Streams a portable log of the chosen hands, the same that
-        `feltline-replay export --store` writes. Auditor or admin: the log is
-        every record as stored, face-down cards and seeds included.
+        """Streams the chosen hands in a format: the portable log, the same that
+        `feltline-replay export --store` writes (auditor or admin: it is every
+        record as stored, face-down cards and seeds included), or hand
+        histories as `feltline-replay convert` writes them, as the caller may
+        see them: an auditor or admin every card, a player its own hands with
+        others' cards only where shown, a spectator the public part.
         """
 
     @_abc_1.abstractmethod
