@@ -71,8 +71,8 @@ def main() -> None:
         played = time.monotonic() - began
         done.set()
         sampler.join()
-        projector.follower.catch_up()
         projector.stop()
+        projector.follower.catch_up()
         stored = int(cardroom.recorder.max_notification_id() or 0)
         began = time.monotonic()
         for name in PROJECTIONS:

@@ -43,7 +43,7 @@ class Projector:
         unknown = set(names) - set(PROJECTIONS)
         if unknown:
             raise KeyError(f"no projection named {', '.join(sorted(unknown))}")
-        self.views = {name: open_view(PROJECTIONS[name][1], env) for name in names}
+        self.views = {name: open_view(PROJECTIONS[name][1], env, app.recorder) for name in names}
         self.follower = Follower(app, [PROJECTIONS[name][0](self.views[name]) for name in names])
         self._thread: threading.Thread | None = None
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 from eventsourcing.persistence import InfrastructureFactory, Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresTrackingRecorder
-from eventsourcing.sqlite import SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteFactory, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
 from psycopg.sql import SQL
 
@@ -206,14 +206,26 @@ def _qualified(statement: str, schema: str, tables: Mapping[str, str]) -> Any:
     return SQL(statement)
 
 
-def open_view(view: type[View], env: Mapping[str, str]) -> View:
-    """``view`` on the store ``env`` names, its tables made if missing."""
+def open_view(view: type[View], env: Mapping[str, str], beside: Any = None) -> View:
+    """``view`` on the store ``env`` names, its tables made if missing.
+
+    ``beside``, the recorder of an application on the same SQLite file,
+    lends its connections: the view's writes and the application's then
+    queue for one lock in this process, each woken as the other commits,
+    instead of polling for SQLite's file lock, whose busy handler sleeps up
+    to 100 ms a try while the other keeps committing."""
     factory = InfrastructureFactory[TrackingRecorder].construct(
         env=Environment(view.name, dict(env))
     )
     on_postgres = "postgres" in str(env.get("PERSISTENCE_MODULE", ""))
     base = PostgresView if on_postgres else SQLiteView
     made = type(f"{base.__name__[:-4]}{view.__name__}", (view, base), {})
-    recorder: Any = factory.tracking_recorder(made)
+    shared = getattr(beside, "datastore", None)
+    if isinstance(shared, SQLiteDatastore) and isinstance(factory, SQLiteFactory):
+        recorder: Any = made(datastore=shared)
+        if factory.env_create_table():
+            recorder.create_table()
+    else:
+        recorder = factory.tracking_recorder(made)
     assert isinstance(recorder, View)
     return recorder
