@@ -65,31 +65,43 @@ class Follower:
 
     def step(self, limit: int = PAGE) -> int:
         """Apply up to ``limit`` notifications to each projection; the
-        number applied by the one furthest behind."""
+        number applied by the one furthest behind. Projections at the same
+        position share one read of the page and its events, so each
+        notification is fetched and mapped once however many views use it."""
         self._look()
-        most = 0
+        at: dict[int, list[Projection[Any]]] = {}
         for projection in self.projections:
-            view = self.view(projection)
-            start = self._position(view) + 1
-            page = self.app.recorder.select_notifications(start, limit)
+            at.setdefault(self._position(self.view(projection)), []).append(projection)
+        most = 0
+        for position, together in at.items():
+            page = self.app.recorder.select_notifications(position + 1, limit)
             if not page:
                 continue
-            try:
-                with view.batch((self.app.name, start - 1)):
-                    for notification in page:
-                        event = self.app.mapper.to_domain_event(notification)
-                        projection.process_event(event, Tracking(self.app.name, notification.id))
-            except Moved as e:
-                log.warning("projection_moved", projection=view.name, why=str(e))
-                self._positions.pop(view.name, None)  # read it again from the store
-                continue
-            except BaseException:
-                self._positions.pop(view.name, None)
-                raise
-            with self._lock:
-                self._positions[view.name] = page[-1].id
+            events = [
+                (self.app.mapper.to_domain_event(n), Tracking(self.app.name, n.id)) for n in page
+            ]
+            for projection in together:
+                self._apply(projection, position, events)
             most = max(most, len(page))
         return most
+
+    def _apply(
+        self, projection: Projection[Any], position: int, events: Sequence[tuple[Any, Tracking]]
+    ) -> None:
+        view = self.view(projection)
+        try:
+            with view.batch((self.app.name, position)):
+                for event, tracking in events:
+                    projection.process_event(event, tracking)
+        except Moved as e:
+            log.warning("projection_moved", projection=view.name, why=str(e))
+            self._positions.pop(view.name, None)  # read it again from the store
+            return
+        except BaseException:
+            self._positions.pop(view.name, None)
+            raise
+        with self._lock:
+            self._positions[view.name] = events[-1][1].notification_id
 
     def catch_up(self) -> None:
         """Apply everything stored so far."""

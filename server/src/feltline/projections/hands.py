@@ -15,12 +15,12 @@ from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine import events as hand_events
 from feltline.engine import table as table_events
+from feltline.projections.decoded import event_of
 from feltline.projections.view import View
 
 
@@ -57,7 +57,7 @@ class HandIndex(Projection[HandIndexView]):
 
     @process_event.register
     def _table(self, record: TableRecord, tracking: Tracking) -> None:
-        event = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+        event = event_of(record)
         table = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
             match event:
@@ -102,7 +102,7 @@ class HandIndex(Projection[HandIndexView]):
     def _hand(self, record: Recorded, tracking: Tracking) -> None:
         key = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
-            match decode_event(record.type, record.version, record.data):
+            match event_of(record):
                 case hand_events.PotAwarded(amount=amount, rake=rake, shares=shares):
                     cursor.run(
                         "UPDATE hand_index SET pot = pot + ?, rake = rake + ? WHERE hand_id = ?",
