@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,28 +81,47 @@ class Follower:
             events = [
                 (self.app.mapper.to_domain_event(n), Tracking(self.app.name, n.id)) for n in page
             ]
+            sharing: dict[int, list[Projection[Any]]] = {}
             for projection in together:
-                self._apply(projection, position, events)
+                sharing.setdefault(id(self.view(projection).connections), []).append(projection)
+            for projections in sharing.values():
+                self._apply(projections, position, events)
             most = max(most, len(page))
         return most
 
     def _apply(
-        self, projection: Projection[Any], position: int, events: Sequence[tuple[Any, Tracking]]
+        self,
+        projections: Sequence[Projection[Any]],
+        position: int,
+        events: Sequence[tuple[Any, Tracking]],
     ) -> None:
-        view = self.view(projection)
+        """``events`` into the views of ``projections``, which share their
+        connections, in one transaction."""
+        views = [self.view(p) for p in projections]
         try:
-            with view.batch((self.app.name, position)):
+            with ExitStack() as batches:
+                first, *others = views
+                batches.enter_context(first.batch((self.app.name, position)))
+                for view in others:
+                    batches.enter_context(view.batch((self.app.name, position), within=first))
                 for event, tracking in events:
-                    projection.process_event(event, tracking)
+                    for projection in projections:
+                        projection.process_event(event, tracking)
         except Moved as e:
-            log.warning("projection_moved", projection=view.name, why=str(e))
-            self._positions.pop(view.name, None)  # read it again from the store
+            log.warning("projection_moved", projections=[v.name for v in views], why=str(e))
+            self._forget(views)  # read them again from the store
             return
         except BaseException:
-            self._positions.pop(view.name, None)
+            self._forget(views)
             raise
         with self._lock:
-            self._positions[view.name] = events[-1][1].notification_id
+            for view in views:
+                self._positions[view.name] = events[-1][1].notification_id
+
+    def _forget(self, views: Sequence[View]) -> None:
+        with self._lock:
+            for view in views:
+                self._positions.pop(view.name, None)
 
     def catch_up(self) -> None:
         """Apply everything stored so far."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, ClassVar, Protocol
 
 from eventsourcing.persistence import InfrastructureFactory, Tracking, TrackingRecorder
@@ -48,12 +48,18 @@ class View(TrackingRecorder):
         self._local = threading.local()
 
     @contextmanager
-    def batch(self, after: tuple[str, int] | None = None) -> Iterator[None]:
+    def batch(
+        self, after: tuple[str, int] | None = None, within: View | None = None
+    ) -> Iterator[None]:
         """One transaction for the events processed inside; the last
         tracking position seen is recorded in it, at the end. ``after``
         (application, position) is where the caller believes the view is:
-        if another process moved or dropped it meanwhile, :class:`Moved`."""
-        with self._transaction() as cursor:
+        if another process moved or dropped it meanwhile, :class:`Moved`.
+        ``within``, a view on the same connections with its batch open,
+        lends its transaction: the views commit together, one lock taken
+        and one commit made for all of them."""
+        lent = None if within is None else getattr(within._local, "cursor", None)
+        with self._transaction() if lent is None else nullcontext(lent) as cursor:
             if after is not None:
                 (found,) = cursor.rows(
                     f"SELECT MAX(notification_id) FROM {self._tracking_table} "
@@ -103,6 +109,12 @@ class View(TrackingRecorder):
     def _ddl(self) -> list[str]:
         made = [f"CREATE TABLE IF NOT EXISTS {t} ({cols})" for t, cols in self.tables.items()]
         return made + [f"CREATE INDEX IF NOT EXISTS {i}" for i in self.indexes]
+
+    @property
+    def connections(self) -> object:
+        """What the view's transactions are taken from: views with the same
+        one can share a transaction."""
+        raise NotImplementedError
 
     @property
     def _tracking_table(self) -> str:
@@ -156,6 +168,10 @@ class SQLiteView(View, SQLiteTrackingRecorder):
         return [*made[:-1], tracking, *self._ddl()]
 
     @property
+    def connections(self) -> object:
+        return self.datastore
+
+    @property
     def _tracking_table(self) -> str:
         return f"{self.name}_tracking"
 
@@ -185,6 +201,10 @@ class PostgresView(View, PostgresTrackingRecorder):
         self.sql_create_statements.extend(
             _qualified(statement, schema, self.tables) for statement in self._ddl()
         )
+
+    @property
+    def connections(self) -> object:
+        return self.datastore
 
     @property
     def _tracking_table(self) -> str:
