@@ -88,8 +88,9 @@ class View(TrackingRecorder):
         self._local.tracking = tracking
 
     def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        """A read outside any batch."""
-        with self._transaction() as cursor:
+        """A read outside any batch, in a transaction of its own that writes
+        nothing, so it waits for no writer."""
+        with self._transaction(write=False) as cursor:
             return cursor.rows(sql, params)
 
     def position(self, application_name: str) -> int:
@@ -121,7 +122,7 @@ class View(TrackingRecorder):
         raise NotImplementedError
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
         raise NotImplementedError
         yield
 
@@ -176,7 +177,11 @@ class SQLiteView(View, SQLiteTrackingRecorder):
         return f"{self.name}_tracking"
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
+        if not write:
+            with self.datastore.transaction(commit=False) as c:
+                yield _Cursor(c, "?")
+            return
         with self.datastore.transaction(commit=True) as c:
             # Write first, so the transaction takes SQLite's write lock (waiting
             # its busy timeout) before it reads: one that read first cannot
@@ -211,8 +216,8 @@ class PostgresView(View, PostgresTrackingRecorder):
         return f"{self.datastore.schema}.{self.tracking_table_name}"
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
-        with self.datastore.transaction(commit=True) as curs:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
+        with self.datastore.transaction(commit=write) as curs:
             curs.execute(f"SET LOCAL search_path TO {self.datastore.schema}")
             yield _Cursor(curs, "%s")
 
