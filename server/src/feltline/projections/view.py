@@ -231,7 +231,7 @@ def _qualified(statement: str, schema: str, tables: Mapping[str, str]) -> Any:
     return SQL(statement)
 
 
-def open_view(view: type[View], env: Mapping[str, str], beside: Any = None) -> View:
+def open_view(view: type[View], env: Mapping[str, str], beside: object = None) -> View:
     """``view`` on the store ``env`` names, its tables made if missing.
 
     ``beside``, the recorder of an application on the same SQLite file,
