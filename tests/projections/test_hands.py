@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from feltline.engine.events import HandEnded, HandStarted
+from feltline.engine.events import HandEnded, HandStarted, Share
 from feltline.projections.follow import Follower
-from feltline.projections.hands import HandIndex, HandIndexView
+from feltline.projections.hands import HandIndex, HandIndexView, rake_paid
 from feltline.projections.ledger import Ledger, LedgerView
 from feltline.projections.pots import Pots, PotsView
 from feltline.projections.reports import house_take, indexed_hands, results
@@ -34,6 +34,7 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
 
     listed = {h.hand_id: h for h in indexed_hands(index, limit=10**6)}
     stored = 0
+    raked: dict[str, int] = {}
     for table_id in tables:
         table = room.table(table_id).table
         for number in range(1, table.hands + 1):
@@ -54,6 +55,7 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
             if isinstance(ended, HandEnded):
                 assert {s.seat: s.final for s in found.seats} == dict(ended.stacks)
                 assert found.rake == ended.rake
+                raked[str(table_id)] = raked.get(str(table_id), 0) + ended.rake
             stored += 1
     assert stored == len(listed) > 20
 
@@ -62,6 +64,22 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
         room.table(t).table.house for t in tables
     )
     assert all(r.hands > 0 for r in results(index))
+    paid: dict[str, int] = {}
+    won: dict[tuple[str, str], int] = {}
+    for hand in listed.values():
+        for seat in hand.seats:
+            key = (seat.player, hand.table_id)
+            won[key] = won.get(key, 0) + seat.won
+    for r in results(index):
+        paid[r.table_id] = paid.get(r.table_id, 0) + r.rake
+        assert r.rake >= 0
+        if won.get((r.player, r.table_id), 0) == 0:
+            assert r.rake == 0, r  # the rake falls on the pots' winners only
+        assert results(index, player=r.player) == [
+            x for x in results(index) if x.player == r.player
+        ]
+    assert {t: a for t, a in paid.items() if a} == {t: a for t, a in raked.items() if a}
+    assert sum(paid.values()) > 0
     first = indexed_hands(index, limit=5)
     page = indexed_hands(index, after=(first[-1].at, first[-1].hand_id), limit=5)
     assert [h.hand_id for h in first + page] == [h.hand_id for h in indexed_hands(index, limit=10)]
@@ -74,3 +92,13 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
         view.drop()
     Follower(room.cardroom, [HandIndex(index), Ledger(ledger), Pots(pots)]).catch_up()
     assert [rows(index), rows(ledger), rows(pots)] == live
+
+
+def test_a_pots_rake_falls_on_its_winners_in_proportion_odd_chips_to_the_larger_share() -> None:
+    assert rake_paid(5, (Share(1, 60, "", ""), Share(3, 30, "", ""))) == {1: 4, 3: 1}
+    # one seat with both halves of a split pot counts once, with both; a tie
+    # for the odd chip goes to the lower seat
+    halves = (Share(4, 40, "high", ""), Share(2, 20, "high", ""), Share(2, 20, "low", ""))
+    assert rake_paid(3, halves) == {2: 2, 4: 1}
+    assert rake_paid(1, (Share(1, 50, "", ""), Share(2, 50, "", ""))) == {1: 1}
+    assert rake_paid(0, (Share(1, 50, "", ""),)) == {}

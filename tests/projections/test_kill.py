@@ -5,11 +5,9 @@ rebuilds one view from the command line."""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,17 +15,12 @@ from pathlib import Path
 from feltline.projections.follow import Follower, Log
 from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store.config import StoreConfig
-from tests.projections.bots import play, rows
+from tests.projections.bots import play, projector_process, rows
 from tests.projections.conftest import Store
-
-PROJECT = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 
 
 def projector(store: Store, *args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, **StoreConfig.from_env(store.env).env}
-    return subprocess.Popen(
-        [*PROJECT, "project", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    return projector_process(store.env, *args)
 
 
 def test_a_projector_killed_at_random_moments_ends_equal_to_a_rebuild(store: Store) -> None:

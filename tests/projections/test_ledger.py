@@ -1,4 +1,4 @@
-"""The ledger after bots play every game with rake, time charges, jackpots
+"""The ledger after bots play hundreds of hands of every game with rake, time charges, jackpots
 carried pots and a table closed mid-hand: every book holds what the
 cardroom's streams say it does, every hand's pot comes back to zero, and
 the pots view holds the hands being played only, with the ledger's chips."""
@@ -28,7 +28,7 @@ from tests.store.players import PLAYERS, Players
 
 def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) -> None:
     room = store.room()
-    tables = play(room, 4, 300)
+    tables = play(room, 4, 700)
     closing = Players(room, tables[0], random.Random(1))
     while room.table(tables[0]).table.dealt is None:
         closing.step()
@@ -65,6 +65,11 @@ def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) ->
             assert (live.hand, live.total) == (table.hands, balances.get(f"pot:{t}", 0))
     open_hands = {(str(t), room.table(t).table.hands) for t in tables if room.table(t).table.dealt}
     assert {(str(t), int(h)) for t, h, _ in unbalanced(view, "table_id, hand")} <= open_hands
+    dealt = {str(t): room.table(t).table.hands for t in tables}
+    assert min(dealt.values()) >= 30, dealt  # every game, many hands of each
+    assert sum(dealt.values()) >= 200, dealt
+    events = {e for (e,) in view.rows("SELECT DISTINCT event FROM ledger_entries")}
+    assert {"PassedOut", "TimeCharged", "PotAwarded", "HandEnded"} <= events, events
     kinds = {k for (k,) in view.rows("SELECT DISTINCT kind FROM ledger_entries")}
     assert {"mint", "buy-in", "forced-bet", "bet", "pot-award", "rake", "time-charge"} <= kinds
     assert {"uncalled-bet", "carried-pot", "cancelled", "cash-out"} <= kinds, kinds

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,31 +66,62 @@ class Follower:
 
     def step(self, limit: int = PAGE) -> int:
         """Apply up to ``limit`` notifications to each projection; the
-        number applied by the one furthest behind."""
+        number applied by the one furthest behind. Projections at the same
+        position share one read of the page and its events, so each
+        notification is fetched and mapped once however many views use it."""
         self._look()
-        most = 0
+        at: dict[int, list[Projection[Any]]] = {}
         for projection in self.projections:
-            view = self.view(projection)
-            start = self._position(view) + 1
-            page = self.app.recorder.select_notifications(start, limit)
+            at.setdefault(self._position(self.view(projection)), []).append(projection)
+        most = 0
+        for position, together in at.items():
+            page = self.app.recorder.select_notifications(position + 1, limit)
             if not page:
                 continue
-            try:
-                with view.batch((self.app.name, start - 1)):
-                    for notification in page:
-                        event = self.app.mapper.to_domain_event(notification)
-                        projection.process_event(event, Tracking(self.app.name, notification.id))
-            except Moved as e:
-                log.warning("projection_moved", projection=view.name, why=str(e))
-                self._positions.pop(view.name, None)  # read it again from the store
-                continue
-            except BaseException:
-                self._positions.pop(view.name, None)
-                raise
-            with self._lock:
-                self._positions[view.name] = page[-1].id
+            events = [
+                (self.app.mapper.to_domain_event(n), Tracking(self.app.name, n.id)) for n in page
+            ]
+            sharing: dict[int, list[Projection[Any]]] = {}
+            for projection in together:
+                sharing.setdefault(id(self.view(projection).connections), []).append(projection)
+            for projections in sharing.values():
+                self._apply(projections, position, events)
             most = max(most, len(page))
         return most
+
+    def _apply(
+        self,
+        projections: Sequence[Projection[Any]],
+        position: int,
+        events: Sequence[tuple[Any, Tracking]],
+    ) -> None:
+        """``events`` into the views of ``projections``, which share their
+        connections, in one transaction."""
+        views = [self.view(p) for p in projections]
+        try:
+            with ExitStack() as batches:
+                first, *others = views
+                batches.enter_context(first.batch((self.app.name, position)))
+                for view in others:
+                    batches.enter_context(view.batch((self.app.name, position), within=first))
+                for event, tracking in events:
+                    for projection in projections:
+                        projection.process_event(event, tracking)
+        except Moved as e:
+            log.warning("projection_moved", projections=[v.name for v in views], why=str(e))
+            self._forget(views)  # read them again from the store
+            return
+        except BaseException:
+            self._forget(views)
+            raise
+        with self._lock:
+            for view in views:
+                self._positions[view.name] = events[-1][1].notification_id
+
+    def _forget(self, views: Sequence[View]) -> None:
+        with self._lock:
+            for view in views:
+                self._positions.pop(view.name, None)
 
     def catch_up(self) -> None:
         """Apply everything stored so far."""

@@ -1,6 +1,7 @@
 """The hand index: every hand by table, player and time, with its game,
 stakes, button, players, starting and final stacks, pot, rake and winners;
-and the time charges taken at each deal, for the house's report.
+the time charges taken at each deal, for the house's report; and the rake
+each winner paid, for players' results.
 
 Only what every player at the table saw goes in: stacks, pots and who won
 them; no card is stored here.
@@ -9,18 +10,19 @@ them; no card is stored here.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine import events as hand_events
 from feltline.engine import table as table_events
+from feltline.projections.decoded import event_of
 from feltline.projections.view import View
 
 
@@ -36,12 +38,15 @@ class HandIndexView(View):
         "player TEXT, start BIGINT, final BIGINT, won BIGINT, PRIMARY KEY (hand_id, seat)",
         "hand_charges": "table_id TEXT, hand INTEGER, seat INTEGER, player TEXT, "
         "amount BIGINT, at BIGINT, notification_id BIGINT PRIMARY KEY",
+        "hand_rake": "notification_id BIGINT, seat INTEGER, hand_id TEXT, table_id TEXT, "
+        "player TEXT, amount BIGINT, PRIMARY KEY (notification_id, seat)",
     }
     indexes: ClassVar = (
         "hand_index_table ON hand_index (table_id, hand)",
         "hand_index_at ON hand_index (at)",
         "hand_players_player ON hand_players (player, at)",
         "hand_charges_table ON hand_charges (table_id, hand)",
+        "hand_rake_player ON hand_rake (player, table_id)",
     )
 
 
@@ -57,7 +62,7 @@ class HandIndex(Projection[HandIndexView]):
 
     @process_event.register
     def _table(self, record: TableRecord, tracking: Tracking) -> None:
-        event = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+        event = event_of(record)
         table = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
             match event:
@@ -102,7 +107,7 @@ class HandIndex(Projection[HandIndexView]):
     def _hand(self, record: Recorded, tracking: Tracking) -> None:
         key = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
-            match decode_event(record.type, record.version, record.data):
+            match event_of(record):
                 case hand_events.PotAwarded(amount=amount, rake=rake, shares=shares):
                     cursor.run(
                         "UPDATE hand_index SET pot = pot + ?, rake = rake + ? WHERE hand_id = ?",
@@ -112,6 +117,12 @@ class HandIndex(Projection[HandIndexView]):
                         cursor.run(
                             "UPDATE hand_players SET won = won + ? WHERE hand_id = ? AND seat = ?",
                             (share.amount, key, share.seat),
+                        )
+                    for seat, paid in rake_paid(rake, shares).items():
+                        cursor.run(
+                            "INSERT INTO hand_rake SELECT ?, seat, hand_id, table_id, player, ? "
+                            "FROM hand_players WHERE hand_id = ? AND seat = ?",
+                            (tracking.notification_id, paid, key, seat),
                         )
                 case hand_events.PassedOut():
                     cursor.run("UPDATE hand_index SET passed_out = 1 WHERE hand_id = ?", (key,))
@@ -131,6 +142,22 @@ class HandIndex(Projection[HandIndexView]):
                         "WHERE hand_id = ?",
                         (int(cancelled), json.dumps([p for (p,) in won]), key),
                     )
+
+
+def rake_paid(rake: int, shares: Sequence[hand_events.Share]) -> dict[int, int]:
+    """A pot's rake by the seats that won it, in proportion to what each
+    took, since the chips raked would have been theirs; the odd chips to the
+    larger shares first, then the lower seat."""
+    won: dict[int, int] = {}
+    for share in shares:
+        won[share.seat] = won.get(share.seat, 0) + share.amount
+    total = sum(won.values())
+    if rake <= 0 or total <= 0:
+        return {}
+    paid = {seat: rake * amount // total for seat, amount in won.items()}
+    for seat in sorted(won, key=lambda seat: (-won[seat], seat))[: rake - sum(paid.values())]:
+        paid[seat] += 1
+    return {seat: amount for seat, amount in paid.items() if amount}
 
 
 def _plain(value: object) -> object:

@@ -23,13 +23,13 @@ from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.domain.account import AccountEvent, BoughtIn, CashedOut, Minted, Returned
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import account_id, hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine import events as hand_events
 from feltline.engine import table as table_events
+from feltline.projections.decoded import event_of
 from feltline.projections.view import Cursor, View
 
 
@@ -161,7 +161,7 @@ class Ledger(Projection[LedgerView]):
 
     @process_event.register
     def _table(self, record: TableRecord, tracking: Tracking) -> None:
-        event = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+        event = event_of(record)
         table = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
             entries = _Entries(cursor, tracking, record.type)
@@ -233,7 +233,7 @@ class Ledger(Projection[LedgerView]):
 
     @process_event.register
     def _hand(self, record: Recorded, tracking: Tracking) -> None:
-        event = decode_event(record.type, record.version, record.data)
+        event = event_of(record)
         with self.view.applying(tracking) as cursor:
             found = cursor.rows(
                 "SELECT table_id, hand FROM ledger_hands WHERE hand_id = ?",

@@ -16,13 +16,13 @@ from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine import events as hand_events
 from feltline.engine.pot import collect
 from feltline.engine.table import HandDealt
+from feltline.projections.decoded import event_of
 from feltline.projections.view import View
 
 
@@ -51,7 +51,7 @@ class Pots(Projection[PotsView]):
         with self.view.applying(tracking) as cursor:
             if record.type != "HandDealt":
                 return
-            dealt = decode_event(record.type, record.version, record.data, TABLE_EVENT_TYPES)
+            dealt = event_of(record)
             assert isinstance(dealt, HandDealt)
             key = str(hand_id(record.originator_id, dealt.hand))
             cursor.run(
@@ -69,7 +69,7 @@ class Pots(Projection[PotsView]):
         key = str(record.originator_id)
         update = "UPDATE pots_seats SET {} WHERE hand_id = ? AND seat = ?"
         with self.view.applying(tracking) as cursor:
-            match decode_event(record.type, record.version, record.data):
+            match event_of(record):
                 case hand_events.Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
                     bet = 0 if forced is hand_events.Forced.ANTE else amount  # antes go in the pot
                     cursor.run(

@@ -43,30 +43,33 @@ class Projector:
         unknown = set(names) - set(PROJECTIONS)
         if unknown:
             raise KeyError(f"no projection named {', '.join(sorted(unknown))}")
-        self.views = {name: open_view(PROJECTIONS[name][1], env) for name in names}
+        self.views = {name: open_view(PROJECTIONS[name][1], env, app.recorder) for name in names}
         self.follower = Follower(app, [PROJECTIONS[name][0](self.views[name]) for name in names])
         self._thread: threading.Thread | None = None
 
     def view(self, name: str) -> View:
         return self.views[name]
 
-    def rebuild(self, name: str) -> int:
-        """Drop one view and build it again from the start of the log; the
-        notifications applied."""
-        projection = next(p for p in self.follower.projections if p.view is self.views[name])
-        again = Follower(self.follower.app, [projection])
-        self.views[name].drop()
+    def rebuild(self, *names: str) -> int:
+        """Drop the views named (every one if none is) and build them again
+        from the start of the log, in one pass that reads and decodes each
+        notification once for all of them; the notifications applied."""
+        chosen = [self.views[name] for name in names or self.views]
+        projections = [p for p in self.follower.projections if any(p.view is v for v in chosen)]
+        again = Follower(self.follower.app, projections)
+        for view in chosen:
+            view.drop()
         began = time.monotonic()
         again.catch_up()
-        done = again.lags()[0]
+        position = min(lag.position for lag in again.lags())
         log.info(
             "projection_rebuilt",
-            projection=name,
-            position=done.position,
+            projection=",".join(v.name for v in chosen),
+            position=position,
             seconds=round(time.monotonic() - began, 3),
         )
         self.follower = Follower(self.follower.app, self.follower.projections)
-        return done.position
+        return position
 
     def lags(self) -> list[Lag]:
         return self.follower.lags()

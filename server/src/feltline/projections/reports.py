@@ -48,17 +48,20 @@ def house_take(hands: View, period: int, table_id: str = "") -> list[Take]:
 @dataclass(frozen=True, order=True)
 class Result:
     """A player's hands at one table: how many finished, chips won or lost
-    over them, and time charges paid there."""
+    over them, and the time charges and rake paid there (the rake of each
+    pot falls on its winners, in proportion to what each took)."""
 
     player: str
     table_id: str
     hands: int
     net: int
     time_charges: int
+    rake: int
 
 
 def results(hands: View, player: str = "") -> list[Result]:
-    """Each player's results by table (``player``'s only, if named)."""
+    """Each player's results by table (``player``'s only, if named); hands
+    and their net count once ended."""
     where, params = ("AND player = ?", (player,)) if player else ("", ())
     played = hands.rows(
         "SELECT player, table_id, COUNT(*), SUM(final - start) FROM hand_players "
@@ -70,11 +73,18 @@ def results(hands: View, player: str = "") -> list[Result]:
         "GROUP BY player, table_id",
         params,
     )
-    charges = {(str(p), str(t)): int(a) for p, t, a in charged}
-    return sorted(
-        Result(str(p), str(t), int(n), int(net), charges.get((str(p), str(t)), 0))
-        for p, t, n, net in played
+    raked = hands.rows(
+        f"SELECT player, table_id, SUM(amount) FROM hand_rake WHERE 1 = 1 {where} "
+        "GROUP BY player, table_id",
+        params,
     )
+    charges = {(str(p), str(t)): int(a) for p, t, a in charged}
+    rake = {(str(p), str(t)): int(a) for p, t, a in raked}
+    made = []
+    for p, t, n, net in played:
+        key = (str(p), str(t))
+        made.append(Result(*key, int(n), int(net), charges.get(key, 0), rake.get(key, 0)))
+    return sorted(made)
 
 
 @dataclass(frozen=True)

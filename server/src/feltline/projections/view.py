@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, ClassVar, Protocol
 
 from eventsourcing.persistence import InfrastructureFactory, Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresTrackingRecorder
-from eventsourcing.sqlite import SQLiteTrackingRecorder
+from eventsourcing.sqlite import SQLiteDatastore, SQLiteFactory, SQLiteTrackingRecorder
 from eventsourcing.utils import Environment
 from psycopg.sql import SQL
 
@@ -48,12 +48,18 @@ class View(TrackingRecorder):
         self._local = threading.local()
 
     @contextmanager
-    def batch(self, after: tuple[str, int] | None = None) -> Iterator[None]:
+    def batch(
+        self, after: tuple[str, int] | None = None, within: View | None = None
+    ) -> Iterator[None]:
         """One transaction for the events processed inside; the last
         tracking position seen is recorded in it, at the end. ``after``
         (application, position) is where the caller believes the view is:
-        if another process moved or dropped it meanwhile, :class:`Moved`."""
-        with self._transaction() as cursor:
+        if another process moved or dropped it meanwhile, :class:`Moved`.
+        ``within``, a view on the same connections with its batch open,
+        lends its transaction: the views commit together, one lock taken
+        and one commit made for all of them."""
+        lent = None if within is None else getattr(within._local, "cursor", None)
+        with self._transaction() if lent is None else nullcontext(lent) as cursor:
             if after is not None:
                 (found,) = cursor.rows(
                     f"SELECT MAX(notification_id) FROM {self._tracking_table} "
@@ -82,8 +88,9 @@ class View(TrackingRecorder):
         self._local.tracking = tracking
 
     def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        """A read outside any batch."""
-        with self._transaction() as cursor:
+        """A read outside any batch, in a transaction of its own that writes
+        nothing, so it waits for no writer."""
+        with self._transaction(write=False) as cursor:
             return cursor.rows(sql, params)
 
     def position(self, application_name: str) -> int:
@@ -105,11 +112,17 @@ class View(TrackingRecorder):
         return made + [f"CREATE INDEX IF NOT EXISTS {i}" for i in self.indexes]
 
     @property
+    def connections(self) -> object:
+        """What the view's transactions are taken from: views with the same
+        one can share a transaction."""
+        raise NotImplementedError
+
+    @property
     def _tracking_table(self) -> str:
         raise NotImplementedError
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
         raise NotImplementedError
         yield
 
@@ -156,11 +169,19 @@ class SQLiteView(View, SQLiteTrackingRecorder):
         return [*made[:-1], tracking, *self._ddl()]
 
     @property
+    def connections(self) -> object:
+        return self.datastore
+
+    @property
     def _tracking_table(self) -> str:
         return f"{self.name}_tracking"
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
+        if not write:
+            with self.datastore.transaction(commit=False) as c:
+                yield _Cursor(c, "?")
+            return
         with self.datastore.transaction(commit=True) as c:
             # Write first, so the transaction takes SQLite's write lock (waiting
             # its busy timeout) before it reads: one that read first cannot
@@ -187,12 +208,16 @@ class PostgresView(View, PostgresTrackingRecorder):
         )
 
     @property
+    def connections(self) -> object:
+        return self.datastore
+
+    @property
     def _tracking_table(self) -> str:
         return f"{self.datastore.schema}.{self.tracking_table_name}"
 
     @contextmanager
-    def _transaction(self) -> Iterator[_Cursor]:
-        with self.datastore.transaction(commit=True) as curs:
+    def _transaction(self, write: bool = True) -> Iterator[_Cursor]:
+        with self.datastore.transaction(commit=write) as curs:
             curs.execute(f"SET LOCAL search_path TO {self.datastore.schema}")
             yield _Cursor(curs, "%s")
 
@@ -206,14 +231,26 @@ def _qualified(statement: str, schema: str, tables: Mapping[str, str]) -> Any:
     return SQL(statement)
 
 
-def open_view(view: type[View], env: Mapping[str, str]) -> View:
-    """``view`` on the store ``env`` names, its tables made if missing."""
+def open_view(view: type[View], env: Mapping[str, str], beside: object = None) -> View:
+    """``view`` on the store ``env`` names, its tables made if missing.
+
+    ``beside``, the recorder of an application on the same SQLite file,
+    lends its connections: the view's writes and the application's then
+    queue for one lock in this process, each woken as the other commits,
+    instead of polling for SQLite's file lock, whose busy handler sleeps up
+    to 100 ms a try while the other keeps committing."""
     factory = InfrastructureFactory[TrackingRecorder].construct(
         env=Environment(view.name, dict(env))
     )
     on_postgres = "postgres" in str(env.get("PERSISTENCE_MODULE", ""))
     base = PostgresView if on_postgres else SQLiteView
     made = type(f"{base.__name__[:-4]}{view.__name__}", (view, base), {})
-    recorder: Any = factory.tracking_recorder(made)
+    shared = getattr(beside, "datastore", None)
+    if isinstance(shared, SQLiteDatastore) and isinstance(factory, SQLiteFactory):
+        recorder: Any = made(datastore=shared)
+        if factory.env_create_table():
+            recorder.create_table()
+    else:
+        recorder = factory.tracking_recorder(made)
     assert isinstance(recorder, View)
     return recorder
