@@ -304,6 +304,8 @@ def test_players_results_match_the_hands_they_finished(played: Played) -> None:
         ]
         assert r.hands == len(seats) > 0
         assert r.net == sum(s.final_stack - s.start_stack for s in seats)
+    raked = sum(h.rake for h in every if h.ended)
+    assert sum(r.rake_paid for r in results) == raked > 0  # every pot's rake on its winners
     one = list(auditor.ledger.player_results(funded[1], table_id=str(played.tables[1])))
     assert one == [
         r for r in results if (r.player_id, r.table_id) == (funded[1], str(played.tables[1]))

@@ -313,6 +313,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                     hands=r.hands,
                     net=r.net,
                     time_charges=r.time_charges,
+                    rake_paid=r.rake,
                 )
                 for r in page
             ],

@@ -918,6 +918,7 @@ class PlayerResult(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     NET_FIELD_NUMBER: _builtins.int
     TIME_CHARGES_FIELD_NUMBER: _builtins.int
+    RAKE_PAID_FIELD_NUMBER: _builtins.int
     player_id: _builtins.str
     """The player."""
     table_id: _builtins.str
@@ -928,6 +929,10 @@ class PlayerResult(_message.Message):
     """Chips won (positive) or lost (negative) over those hands."""
     time_charges: _builtins.int
     """Time charges paid there."""
+    rake_paid: _builtins.int
+    """Rake paid there: each pot's rake falls on its winners, in proportion
+    to what each took.
+    """
     def __init__(
         self,
         *,
@@ -936,10 +941,11 @@ class PlayerResult(_message.Message):
         hands: _builtins.int = ...,
         net: _builtins.int = ...,
         time_charges: _builtins.int = ...,
+        rake_paid: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "net", b"net", "player_id", b"player_id", "table_id", b"table_id", "time_charges", b"time_charges"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands", b"hands", "net", b"net", "player_id", b"player_id", "rake_paid", b"rake_paid", "table_id", b"table_id", "time_charges", b"time_charges"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
