@@ -147,7 +147,7 @@ def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, fl
             text = stud_hi_lo(events_of(recs))
             try:  # PokerKit cannot replay some (a player standing up mid-hand)
                 list(HandHistory.loads(text))
-            except ValueError:
+            except (ValueError, KeyError):
                 continue
             texts[k] = text
     stud = {k: stud[k] for k in texts}
