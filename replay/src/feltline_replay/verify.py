@@ -15,14 +15,21 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 from uuid import UUID
 
 from feltline.audit import chain, keys
-from feltline.audit.codec import TABLE_EVENT_TYPES, CodecError, decode_event, encode_event
+from feltline.audit.codec import (
+    EVENT_TYPES,
+    TABLE_EVENT_TYPES,
+    CodecError,
+    canonical,
+    decode_event,
+    encode_event,
+)
 from feltline.audit.rerun import difference
 from feltline.engine.cards import Card
 from feltline.engine.dealing import fresh_deck
@@ -37,8 +44,9 @@ from feltline.engine.events import (
     StubReshuffled,
 )
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
+from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import hand_id
-from feltline_replay.log import Record
+from feltline_replay.log import Record, parse
 
 
 @dataclass(frozen=True)
@@ -146,6 +154,8 @@ class Found:
         for expected, record in enumerate(records, 1):
             if record.get("position") != expected:
                 self.fail("order", expected, expected, record.get("position"))
+            event, problem = _decoded(record, kinds)
+            exact = event is not None and _as_written(record, kinds)
             try:
                 link = chain.link(
                     previous,
@@ -155,6 +165,7 @@ class Found:
                     name=record["type"],
                     version=record["version"],
                     data=record["data"],
+                    encode=fast_canonical if exact else canonical,
                 )
                 stored = bytes.fromhex(record["link"])
             except (KeyError, TypeError, ValueError) as e:
@@ -166,12 +177,8 @@ class Found:
             previous = stored
             if record.get("signature"):
                 self.signed(expected, record, link, verify=self.every or expected == final)
-            try:
-                args = () if kinds is None else (kinds,)
-                event = decode_event(record["type"], record["version"], record["data"], *args)
-            except (CodecError, ValueError, TypeError) as e:
-                self.fail("decode", expected, "a valid event", e)
-                event = None
+            if problem is not None:
+                self.fail("decode", expected, "a valid event", problem)
             self.events.append(event)
         if self.kind == "table" and records and not records[-1].get("signature"):
             self.fail("signature", len(records), "the last record signed", "unsigned")
@@ -246,6 +253,25 @@ class Found:
                     board = tuple(order[a] if 0 <= a < len(order) else None for a in ats)
                     if board != cards:
                         self.fail("card", position, _cards(board), _cards(cards))
+
+
+def _decoded(
+    record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None
+) -> tuple[Event | None, Exception | None]:
+    """The record's event, or why it has none (a record without its fields
+    fails as a whole, before this is reported)."""
+    try:
+        args = () if kinds is None else (kinds,)
+        return decode_event(record["type"], record["version"], record["data"], *args), None
+    except (CodecError, KeyError, ValueError, TypeError) as e:
+        return None, e
+
+
+def _as_written(record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None) -> bool:
+    """Whether a record that decoded was decoded as written, not upcast: then
+    every value in its data was checked, none is a float, and the fast
+    canonical form is exact."""
+    return bool(record["version"] == (kinds or EVENT_TYPES)[record["type"]][1])
 
 
 def check_hand(records: list[Record], *, every: bool = False) -> Found:
@@ -501,8 +527,7 @@ def _peek(line: Line) -> tuple[str, object]:
         match = _PREFIX.match(line)
         if match:
             return match.group(1), match.group(2)
-        line = json.loads(line)
-        assert isinstance(line, dict)
+        line = parse(line)
     return str(line.get("kind")), line.get("id")
 
 
@@ -524,13 +549,7 @@ def _streams(records: Iterable[Line]) -> Iterator[list[Line]]:
 
 
 def _parsed(group: list[Line]) -> list[Record]:
-    out = []
-    for line in group:
-        record = json.loads(line) if isinstance(line, str) else line
-        if not isinstance(record, dict):
-            raise ValueError("a line of the log is not a JSON object")
-        out.append(record)
-    return out
+    return [parse(line) if isinstance(line, str) else line for line in group]
 
 
 def verify(
