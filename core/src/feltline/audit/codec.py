@@ -318,12 +318,18 @@ def _exactly(kind: type) -> Decode:
 def _record(hint: type) -> Decode:
     fields = _hints(hint)
     names = frozenset(fields)
-    decoders = [(name, _decoder(h)) for name, h in fields.items()]
+    # Plain ints, strings and booleans are checked here, without a call each.
+    plain = {h: h for h in (bool, int, str)}
+    decoders = [(name, plain.get(h), _decoder(h)) for name, h in fields.items()]
 
     def record(data: JSON) -> Any:
         if not isinstance(data, dict) or data.keys() != names:
             raise CodecError(f"{hint.__name__} needs exactly the fields {sorted(fields)}")
-        return hint(**{name: decode(data[name]) for name, decode in decoders})
+        values = {}
+        for name, kind, decode in decoders:
+            value = data[name]
+            values[name] = value if type(value) is kind else decode(value)
+        return hint(**values)
 
     return record
 
