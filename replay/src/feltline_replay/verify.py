@@ -8,6 +8,7 @@ on its own: chain, signatures and seal, the seed against its commitment,
 the deck and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
 (:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
+A stream's last signature is verified and covers the rest (:class:`Found`).
 """
 
 from __future__ import annotations
