@@ -2,7 +2,11 @@ import re
 
 import pytest
 
+from feltline import demo
 from feltline.cli import main
+from feltline.engine.rules import Game
+from feltline.store.check import Ledger
+from feltline_protos.v1 import ledger_pb2
 
 
 def test_demo_plays_every_game_and_hides_hole_cards(
@@ -16,7 +20,25 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     for game in ("holdem", "stud-hi-lo", "draw-declare", "jackpots"):
         assert f"=== {game} ===" in out
         assert re.search(rf"  {game}: \d+", out)
-    assert "every chip accounted for" in out
+    books = out[out.index("The ledger, read through the Ledger service") :]
+    figures = {
+        name: int(amount)
+        for name, amount in re.findall(
+            r"  (chips minted|in accounts|on tables|in pots): (\d+)", books
+        )
+    }
+    carried = re.search(r"and (\d+) in carried jackpots pots", books)
+    house = re.search(r"raked: (\d+); time charges: (\d+)", books)
+    assert carried is not None
+    assert house is not None
+    minted = len(demo.TABLES) * demo.PLAYERS_PER_TABLE * 100 * demo.BUY_IN
+    assert figures["chips minted"] == minted
+    held = figures["in accounts"] + figures["on tables"] + figures["in pots"] + int(carried[1])
+    assert held + int(house[1]) + int(house[2]) == minted
+    assert figures["in accounts"] > 0
+    assert int(house[1]) > 0  # the hold'em and stud tables are raked
+    assert int(house[2]) > 0  # the draw tables charge for time
+    assert books.rstrip().endswith("every chip accounted for")
     played = re.search(r"replayed from the store to the same result: (\d+) of (\d+)", out)
     assert played is not None
     assert played[1] == played[2]
@@ -24,3 +46,20 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     # a spectator never sees a face-down card as it is dealt
     assert not re.search(r"gets [2-9TJQKA][cdhs] \(down\)", out)
     assert "gets ?? (down)" in out
+
+
+def test_demo_says_what_does_not_balance_rather_than_every_chip_accounted_for(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line is the ledger's verdict, not the demo's: an unbalanced
+    summary from the service is printed as such, and the demo fails."""
+    books = ledger_pb2.GetLedgerSummaryResponse(
+        position=9, minted=100, in_accounts=90, balanced=False,
+        problems=["the books hold 90 chips but 100 were minted"],
+    )  # fmt: skip
+    played = demo.Summary(hands={Game.HOLDEM: 1}, replayed=1, ledger=Ledger(), books=books)
+    monkeypatch.setattr(demo, "run", lambda hands, seed: played)
+    assert demo.main(seed=1, hands=1) == 1
+    out = capsys.readouterr().out
+    assert "every chip accounted for" not in out
+    assert "the ledger does not balance:\n  the books hold 90 chips but 100 were minted" in out

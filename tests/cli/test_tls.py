@@ -20,6 +20,7 @@ import pytest
 
 from feltline_client import Client, FeltlineError, Tls
 from feltline_protos.v1 import common_pb2
+from feltline_replay.cli import main as feltline_replay
 from tests.cli.test_serve import refused, serve
 from tests.client.real_server import make_certs, running
 
@@ -127,3 +128,17 @@ def test_tls_files_that_cannot_serve_are_refused_in_one_line(tmp_path: Path) -> 
     done = serve(tmp_path, "--tls-cert", certs["server_cert"])
     assert done.returncode == 2
     assert "--tls-cert and --tls-key go together" in done.stderr
+
+
+def test_feltline_replay_exports_over_tls_with_the_sdks_options(
+    served: dict[str, Any], tmp_path: Path
+) -> None:
+    files, out = served["tls"], tmp_path / "hands.log"
+    base = ["export", "--server", served["target"], "--token", served["admin"]]
+    base += ["--output", str(out), "--tls-ca", files["ca"]]
+    assert feltline_replay([*base, "--tls-cert", files["cert"], "--tls-key", files["key"]]) == 0
+    head = json.loads(out.read_text().splitlines()[0])
+    assert head["format"] == "feltline-log"
+    assert head["source"] == "feltline server"
+    assert len(head["public_key"]) == 64
+    assert feltline_replay(base) == 2  # no client certificate: the server lets nobody in

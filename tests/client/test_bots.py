@@ -30,7 +30,7 @@ from feltline_client.bots import (
     keepers,
     rank_five,
 )
-from feltline_client.table import Move, Spot
+from feltline_client.table import Move, Spot, Tracker
 from feltline_protos.v1 import common_pb2, events_pb2, play_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
@@ -352,6 +352,32 @@ def test_a_broke_seat_still_dealt_in_buys_in_again_once_it_is_stood_up() -> None
     player.play()
     assert client.calls == ["sit_down", "stand_up", "sit_down"]
     assert player.refused == []
+
+
+def test_a_newcomer_seated_during_a_hand_keeps_the_table_dealable() -> None:
+    """Seat 1 goes broke in a hand that seat 2 sat down during: seats 2 and
+    3 can still be dealt in, so neither of them leaves."""
+    tracker = Tracker()
+    seats = [tables_pb2.Seat(seat=1, stack=400), tables_pb2.Seat(seat=3, stack=400)]
+    snapshot = watch_pb2.TableSnapshot(table=tables_pb2.Table(viewer_seat=3, seats=seats))
+    tracker.feed(watch_pb2.WatchTableResponse(snapshot=snapshot))
+    events = [
+        events_pb2.Event(sat_down=events_pb2.SatDown(seat=2, player_id="bob", buy_in=400)),
+        events_pb2.Event(
+            hand_finished=events_pb2.HandFinished(
+                stacks=[
+                    common_pb2.SeatAmount(seat=1, amount=0),
+                    common_pb2.SeatAmount(seat=3, amount=800),
+                ]
+            )
+        ),
+    ]
+    for event in events:
+        tracker.feed(watch_pb2.WatchTableResponse(event=event))
+    assert tracker.dealable
+    left = events_pb2.Event(stood_up=events_pb2.StoodUp(seat=2, player_id="bob", stack=400))
+    tracker.feed(watch_pb2.WatchTableResponse(event=left))
+    assert not tracker.dealable
 
 
 def test_players_done_after_their_hands_sit_out_and_no_later_hand_is_dealt(room: Room) -> None:

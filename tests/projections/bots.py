@@ -10,15 +10,23 @@ from uuid import UUID
 from feltline.projections.follow import Follower
 from feltline.projections.view import View
 from feltline.store.room import Room
-from tests.store.players import Players, open_tables
+from tests.store.players import PLAYERS, Players, open_tables
 
 
-def play(room: Room, tables: int, steps: int, seed: int = 7, first: int = 0) -> list[UUID]:
+def play(
+    room: Room,
+    tables: int,
+    steps: int,
+    seed: int = 7,
+    first: int = 0,
+    *,
+    pool: Sequence[str] = PLAYERS,
+) -> list[UUID]:
     """``steps`` requests at each of ``tables`` tables (from the ``first``-th
-    of the store's players' tables on), taking turns."""
+    of the store's players' tables on), taking turns, by players of ``pool``."""
     rng = random.Random(seed)
     opened = open_tables(room, first + tables)[first:]
-    players = [Players(room, t, rng) for t in opened]
+    players = [Players(room, t, rng, pool=pool) for t in opened]
     for _ in range(steps):
         for p in players:
             p.step()

@@ -9,7 +9,7 @@ from google.protobuf.message import Message
 
 from feltline.engine.cards import ALL_CARDS
 from feltline_protos._deps.buf.validate import validate_pb2
-from feltline_protos.v1 import accounts_pb2, common_pb2, play_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import accounts_pb2, common_pb2, play_pb2, replay_pb2, tables_pb2, watch_pb2
 
 TABLE = str(uuid.uuid4())
 
@@ -127,9 +127,10 @@ def test_every_field_of_every_request_has_a_rule() -> None:
             (play_pb2, "PlayService"),
             (watch_pb2, "WatchService"),
             (accounts_pb2, "AccountService"),
+            (replay_pb2, "ReplayService"),
         )
     ]
     requests = [method.input_type for service in services for method in service.methods]
-    assert len(requests) == 13
+    assert len(requests) == 19
     seen: set[str] = set()
     assert [f for r in requests for f in _unconstrained(r, r.name, seen)] == []

@@ -12,7 +12,7 @@ import grpc_tools  # type: ignore[import-untyped]
 from google.protobuf import descriptor_pb2
 from protovalidate._gen.buf.validate import validate_pb
 
-from feltline_protos.v1 import accounts_pb2, play_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import accounts_pb2, ledger_pb2, play_pb2, replay_pb2, tables_pb2, watch_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOS = ROOT / "protos"
@@ -50,7 +50,7 @@ def test_a_python_client_builds_from_protos_alone(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     services = [
         service
-        for module in (accounts_pb2, play_pb2, tables_pb2, watch_pb2)
+        for module in (accounts_pb2, ledger_pb2, play_pb2, replay_pb2, tables_pb2, watch_pb2)
         for service in module.DESCRIPTOR.services_by_name.values()
     ]
     rpcs = sum(len(service.methods) for service in services)

@@ -52,3 +52,9 @@ def test_postgres_is_an_extra() -> None:
 def test_the_console_script_is_feltline_replay() -> None:
     scripts = metadata.distribution("feltline-replay").entry_points.select(group="console_scripts")
     assert [(s.name, s.value) for s in scripts] == [("feltline-replay", "feltline_replay.cli:main")]
+
+
+def test_exporting_through_a_server_is_an_extra() -> None:
+    """``export --server`` needs the SDK (and so gRPC), but only with ``[server]``."""
+    assert "feltline-client" in _requires("feltline-replay", "server")
+    assert "feltline-client" not in _requires("feltline-replay")

@@ -48,8 +48,8 @@ def finished(room: Room, tables: Sequence[UUID]) -> int:
 
 
 class Players:
-    """The players at one table; :meth:`step` makes one request.
-    ``committed(table, version)`` hears of every request stored."""
+    """The players at one table, drawn from ``pool``; :meth:`step` makes
+    one request. ``committed(table, version)`` hears of every request stored."""
 
     def __init__(
         self,
@@ -57,8 +57,10 @@ class Players:
         table_id: UUID,
         rng: random.Random,
         committed: Callable[[UUID, int], None] = lambda _table, _version: None,
+        pool: Sequence[str] = PLAYERS,
     ) -> None:
         self.room, self.id, self.rng, self.committed = room, table_id, rng, committed
+        self.pool = pool
         self.now = 0
 
     def step(self) -> None:
@@ -91,14 +93,14 @@ class Players:
             self._request(lambda c: room.stand_up(self.id, c, seat.number, at=at))
             return
         if rng.random() < 0.05:
-            player = rng.choice(PLAYERS)
+            player = rng.choice(self.pool)
             balance = room.balance(player)
             if balance:
                 room.cash_out(cid(), player, rng.randint(1, balance))
         empty = [n for n in range(1, table.config.seats + 1) if table.seat(n) is None]
         if empty and (len(table.seats) < 2 or rng.random() < 0.3):
             seated = {s.player for s in table.seats}
-            player = rng.choice([p for p in PLAYERS if p not in seated])
+            player = rng.choice([p for p in self.pool if p not in seated])
             buy_in = rng.randint(low, high)
             self._fund(player, buy_in)
             game = table.config.rules.game

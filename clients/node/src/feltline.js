@@ -11,7 +11,7 @@ const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
 const VENDOR = path.join(PROTOS, 'vendor');
-const FILES = ['tables', 'play', 'watch', 'accounts'].map((n) => `feltline/v1/${n}.proto`);
+const FILES = ['tables', 'play', 'watch', 'accounts', 'replay'].map((n) => `feltline/v1/${n}.proto`);
 
 // Watch errors that re-opening cannot mend: the request itself is refused,
 // or the caller cancelled. After any other (UNAVAILABLE when the connection
@@ -63,6 +63,7 @@ class FeltlineClient {
     this.play = new contract.PlayService(target, creds, { channelOverride: this.tables.getChannel() });
     this.watcher = new contract.WatchService(target, creds, { channelOverride: this.tables.getChannel() });
     this.accounts = new contract.AccountService(target, creds, { channelOverride: this.tables.getChannel() });
+    this.replay = new contract.ReplayService(target, creds, { channelOverride: this.tables.getChannel() });
   }
 
   metadata() {
@@ -104,6 +105,18 @@ class FeltlineClient {
   }
   getAccount(player_id = '') {
     return this.unary(this.accounts, 'GetAccount', { player_id }).then((r) => r.account);
+  }
+
+  // The server's verifier's report on one finished hand (auditor or admin):
+  // { ok, hand, failures: [{ check, kind, stream_id, position, expected, found }], public_key }.
+  verify(hand_id) {
+    return this.unary(this.replay, 'VerifyHand', { hand_id });
+  }
+  // A player's game recall: its last ten finished hands, oldest first, each
+  // { replay: true, title, hand, seat, result, choices, events }; by default
+  // the caller's own (an auditor or admin names the player).
+  recall(player_id = '') {
+    return this.unary(this.replay, 'RecallHands', { player_id }).then((r) => r.hands);
   }
 
   // One decision: `action` is e.g. {call: {}}, {draw: {discards: []}} or

@@ -1,9 +1,11 @@
-"""The ``feltline-replay`` command: export, verify and show (docs/replay.md)."""
+"""The ``feltline-replay`` command: export (from a store or a server), verify, show
+and convert (docs/replay.md)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
@@ -66,7 +68,7 @@ def _selection(args: argparse.Namespace) -> Selection:
 
 
 def _select_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", required=True, help="a SQLite file, or 'postgres' (POSTGRES_*)")
+    parser.add_argument("--store", help="a SQLite file, or 'postgres' (POSTGRES_*)")
     parser.add_argument("--table", type=UUID, action="append", help="only this table (repeat)")
     parser.add_argument("--hand", type=UUID, action="append", help="only this hand id (repeat)")
     parser.add_argument("--player", action="append", help="only hands this player sat in")
@@ -99,6 +101,10 @@ class Progress:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if (args.store is None) == (args.server is None):
+        raise SystemExit("feltline-replay export: give --store or --server, not both")
+    if args.server is not None:
+        return _export_from_server(args)
     rows = open_rows(args.store)
     try:
         lines = export(rows, _selection(args), public_key=args.public_key)
@@ -109,6 +115,28 @@ def cmd_export(args: argparse.Namespace) -> int:
             hands = log.write(sys.stdout, lines)
     finally:
         rows.close()
+    print(f"exported {hands} hands", file=sys.stderr)
+    return 0
+
+
+def _export_from_server(args: argparse.Namespace) -> int:
+    from feltline_replay.remote import export_lines, write_lines  # noqa: PLC0415
+
+    if not args.token:
+        raise SystemExit("feltline-replay export: --server needs --token (or FELTLINE_TOKEN)")
+    if args.public_key:
+        raise SystemExit("feltline-replay export: the server names its own key; no --public-key")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise SystemExit("feltline-replay export: --tls-cert and --tls-key go together")
+    tls = None
+    if args.tls or args.tls_ca or args.tls_cert:
+        tls = (args.tls_ca, args.tls_cert, args.tls_key)
+    lines = export_lines(args.server, args.token, _selection(args), tls=tls)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as file:
+            hands = write_lines(file, lines)
+    else:
+        hands = write_lines(sys.stdout, lines)
     print(f"exported {hands} hands", file=sys.stderr)
     return 0
 
@@ -187,6 +215,29 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    from feltline_replay.convert import convert  # noqa: PLC0415
+    from feltline_replay.histories import FORMATS  # noqa: PLC0415
+    from feltline_replay.show import Viewer  # noqa: PLC0415
+
+    viewer = Viewer.parse(args.as_)
+    with ExitStack() as stack:
+        file = sys.stdin
+        if args.log != "-":
+            file = stack.enter_context(open(args.log, encoding="utf-8"))
+        _, records = log.read(file)
+        done = convert(records, FORMATS[args.to], Path(args.output), viewer=viewer, each=args.each)
+    for hand, reason in done.refused:
+        print(f"feltline-replay: hand {hand} left out: {reason}", file=sys.stderr)
+    files = "1 file" if len(done.files) == 1 else f"{len(done.files)} files"
+    print(
+        f"converted {done.hands} hands to {args.to} in {files} in {args.output}"
+        + (f"; {len(done.refused)} left out" if done.refused else ""),
+        file=sys.stderr,
+    )
+    return 1 if done.refused else 0
+
+
 def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
     from feltline_replay.store import record  # noqa: PLC0415
 
@@ -205,15 +256,25 @@ def parser() -> argparse.ArgumentParser:
     _select_options(p)
     p.add_argument("--output", help="the log file (standard output by default)")
     p.add_argument("--public-key", type=public_key, help="the server's key, for the header")
+    p.add_argument("--server", help="HOST:PORT of a running server, instead of --store")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("FELTLINE_TOKEN", ""),
+        help="with --server: an auditor's or admin's token (default: FELTLINE_TOKEN)",
+    )
+    p.add_argument(
+        "--tls", action="store_true", help="connect over TLS, checked by the system's authorities"
+    )
+    p.add_argument(
+        "--tls-ca", help="connect over TLS, checked by these certificate authorities (PEM)"
+    )
+    p.add_argument("--tls-cert", help="the client certificate a server requires (PEM)")
+    p.add_argument("--tls-key", help="its private key (PEM)")
     p.set_defaults(run=cmd_export)
 
     p = commands.add_parser("verify", help="re-check every hand of a log or a store")
     p.add_argument("log", nargs="?", help="a log file ('-' for standard input)")
     _select_options(p)
-    p.set_defaults(store=None)
-    for action in p._actions:
-        if action.dest == "store":
-            action.required = False
     p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
     p.add_argument("--json", action="store_true", help="a machine-readable report")
     p.add_argument("--workers", type=int, default=1, help="processes checking hands (default 1)")
@@ -230,6 +291,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--store", help="a SQLite file, or 'postgres'")
     p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
     p.set_defaults(run=cmd_show)
+
+    from feltline_replay.histories import FORMATS  # noqa: PLC0415
+
+    p = commands.add_parser("convert", help="write a log's hands as hand histories")
+    p.add_argument("log", help="a log file ('-' for standard input)")
+    p.add_argument("--to", required=True, choices=sorted(FORMATS), help="the format")
+    p.add_argument("--output", required=True, help="the folder to write into")
+    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.add_argument("--each", action="store_true", help="one file per hand, even for a set format")
+    p.set_defaults(run=cmd_convert)
     return top
 
 

@@ -51,11 +51,16 @@ def header(
     }
 
 
+def line(record: Record) -> str:
+    """One record as its line of the log, without the line end."""
+    return json.dumps(record, separators=(",", ":"))
+
+
 def write(file: IO[str], lines: Iterable[Record]) -> int:
     """Write each record as one line; the number of hands written."""
     hands = 0
     for record in lines:
-        file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        file.write(line(record) + "\n")
         hands += record.get("kind") == "seal"
     return hands
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import islice
 from typing import IO
 
 from feltline.audit.codec import decode_event
@@ -62,39 +63,105 @@ def load_hand(records: Sequence[Record]) -> list[Event]:
     ]
 
 
-def frame(events: Sequence[Event], step: int, viewer: Viewer) -> str:
-    """The screen after ``events[:step + 1]``."""
+@dataclass(frozen=True)
+class Seat:
+    """One seat as the viewer sees it: ``cards`` are (token, face up), the
+    token None for a card the viewer may not see."""
+
+    seat: int
+    player: str
+    stack: int
+    bet: int
+    cards: tuple[tuple[str | None, bool], ...]
+    folded: bool
+    to_act: bool
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The hand after ``step + 1`` of its ``steps`` events, as one viewer
+    may see it: what the terminal prints and the HTML replayer draws."""
+
+    step: int
+    steps: int
+    title: str
+    viewer: Viewer
+    said: str
+    board: tuple[str, ...]
+    seats: tuple[Seat, ...]
+    pot: int
+
+
+def frames(events: Sequence[Event], viewer: Viewer) -> Iterator[Frame]:
+    """Each step of the hand in turn, the events folded once and only as
+    far as the frames are taken."""
     hand: Hand = NEW_HAND
     shown: dict[int, tuple[Card, ...]] = {}
-    for event in events[: step + 1]:
+    started = events[0] if events else None
+    title = ""
+    if isinstance(started, HandStarted):
+        title = f"{started.rules.game} {started.rules.stakes.structure}"
+    for step, event in enumerate(events):
         hand = evolve(hand, event)
         if isinstance(event, Shown):
             shown[event.seat] = event.cards
-    event = events[step]
-    said = history.line(viewer.sees(event)) or type(event).__name__
-    started = events[0]
-    title = ""
-    if isinstance(started, HandStarted):
-        title = f"{started.rules.game} {started.rules.stakes.structure}, "
-    lines = [
-        f"{title}step {step + 1} of {len(events)}, as {viewer.role}"
-        + (f" {viewer.seat}" if viewer.seat is not None else ""),
-        f"> {said}",
-        "board: " + (" ".join(map(str, hand.board)) or "-"),
-    ]
-    waiting = _waiting(hand)
-    for p in hand.players:
-        cards = " ".join(
-            str(c) if viewer.may_see(p.seat) or c in p.up or c in shown.get(p.seat, ()) else "??"
-            for c in p.cards
+        waiting = _waiting(hand)
+        seats = tuple(
+            Seat(
+                p.seat,
+                p.player,
+                p.stack,
+                p.bet,
+                tuple(
+                    (
+                        str(c)
+                        if viewer.may_see(p.seat) or c in p.up or c in shown.get(p.seat, ())
+                        else None,
+                        c in p.up,
+                    )
+                    for c in p.cards
+                ),
+                p.folded,
+                p.seat in waiting,
+            )
+            for p in hand.players
         )
-        state = " folded" if p.folded else ""
-        turn = "  <- to act" if p.seat in waiting else ""
+        yield Frame(
+            step,
+            len(events),
+            title,
+            viewer,
+            history.line(viewer.sees(event)) or type(event).__name__,
+            tuple(map(str, hand.board)),
+            seats,
+            hand.pot + sum(p.bet for p in hand.players),
+        )
+
+
+def frame(events: Sequence[Event], step: int, viewer: Viewer) -> str:
+    """The screen after ``events[:step + 1]``."""
+    return text(next(islice(frames(events, viewer), step, None)))
+
+
+def text(shot: Frame) -> str:
+    """A frame as the terminal shows it."""
+    viewer = shot.viewer
+    title = f"{shot.title}, " if shot.title else ""
+    lines = [
+        f"{title}step {shot.step + 1} of {shot.steps}, as {viewer.role}"
+        + (f" {viewer.seat}" if viewer.seat is not None else ""),
+        f"> {shot.said}",
+        "board: " + (" ".join(shot.board) or "-"),
+    ]
+    for s in shot.seats:
+        cards = " ".join(token or "??" for token, _ in s.cards)
+        state = " folded" if s.folded else ""
+        turn = "  <- to act" if s.to_act else ""
         lines.append(
-            f"seat {p.seat} {p.player:<12} stack {p.stack:>6} bet {p.bet:>5}"
+            f"seat {s.seat} {s.player:<12} stack {s.stack:>6} bet {s.bet:>5}"
             f"  [{cards}]{state}{turn}"
         )
-    lines.append(f"pot: {hand.pot + sum(p.bet for p in hand.players)}")
+    lines.append(f"pot: {shot.pot}")
     return "\n".join(lines)
 
 
@@ -159,4 +226,4 @@ def run(events: Sequence[Event], viewer: Viewer, keyboard: IO[str], out: IO[str]
     return step
 
 
-__all__ = ["Viewer", "frame", "keys", "load_hand", "run"]
+__all__ = ["Frame", "Seat", "Viewer", "frame", "frames", "keys", "load_hand", "run", "text"]

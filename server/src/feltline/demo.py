@@ -2,8 +2,10 @@
 temporary store, one table of each game, and bots (``feltline_client.bots``:
 ``Casual`` players that buy in again when broke) playing through the Python
 SDK while progress is shown; then the first hand of each table as a
-spectator may see it, and a summary: hands per game, every chip accounted
-for, every hand replayed from the store.
+spectator may see it, and a summary: hands per game, every hand replayed
+from the store, and the ledger's summary read through the Ledger service
+once the server's projector has caught up: where every chip minted is, and
+"every chip accounted for" only if the ledger says so.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID
@@ -26,14 +28,15 @@ from feltline.api.redaction import Viewer, visible
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.house import TableConfig, TimeCharge
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.projections.projector import Projector
 from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import auth_pb2
+from feltline_protos.v1 import auth_pb2, ledger_pb2
 from feltline_replay import history
 
 TABLES = {
@@ -55,6 +58,11 @@ TABLES = {
 }
 
 
+# The house's take, so that the ledger's summary has some to show: rake at
+# the hold'em and stud tables, a time charge at the draw tables.
+RAKE = Rake(basis_points=500, cap=30)
+RAKED = (Game.HOLDEM, Game.STUD_HI_LO)
+TIME_CHARGE = TimeCharge(amount=5, window=1800)
 PLAYERS_PER_TABLE = 4
 BUY_IN = 500
 ACTION_CLOCK = 5
@@ -68,6 +76,7 @@ class Summary:
     replayed: int = 0
     failed: list[str] = field(default_factory=list)
     ledger: Ledger | None = None
+    books: ledger_pb2.GetLedgerSummaryResponse | None = None
     seconds: float = 0.0
     first: dict[Game, list[str]] = field(default_factory=dict)
 
@@ -86,12 +95,15 @@ def run(
     with tempfile.TemporaryDirectory(prefix="feltline-demo-") as tmp:
         path = store or Path(tmp) / "demo.db"
         signer = Signer.generate()
-        room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
-        server = Feltline(room, signer.public_key, tick=0.2).start()
+        env = StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env
+        room = Room(Cardroom(signer, env=env))
+        views = Projector(room.cardroom, env)
+        server = Feltline(room, signer.public_key, tick=0.2, projector=views).start()
         out(f"server listening on {server.target}, storing in {path}")
         try:
             tables = _play(server, signer, rng, hands, out)
             summary = _check(room, tables)
+            summary.books = _books(server, signer)
         finally:
             server.stop()
             room.close()
@@ -113,7 +125,12 @@ def _play(
     bots: dict[Game, list[Player]] = {}
     for game, rules in TABLES.items():
         config = convert.table_config(
-            TableConfig(rules, PLAYERS_PER_TABLE + 2, action_clock=ACTION_CLOCK)
+            TableConfig(
+                replace(rules, rake=RAKE) if game in RAKED else rules,
+                PLAYERS_PER_TABLE + 2,
+                action_clock=ACTION_CLOCK,
+                time_charge=None if game in RAKED else TIME_CHARGE,
+            )
         )
         table = admin.create_table(config, f"demo {game}")
         tables[game] = table.table_id
@@ -160,6 +177,14 @@ def _play(
     return tables
 
 
+def _books(server: Feltline, signer: Signer) -> ledger_pb2.GetLedgerSummaryResponse:
+    """The ledger's summary, through the Ledger service as any auditor would
+    read it, once the views have applied everything stored so far."""
+    with Client(server.target, _token(signer, auth_pb2.ROLE_AUDITOR)) as auditor:
+        auditor.ledger.caught_up()
+        return auditor.ledger.summary()
+
+
 def _check(room: Room, tables: dict[Game, str]) -> Summary:
     summary = Summary(ledger=check(room.cardroom))
     for game, table_id in tables.items():
@@ -201,20 +226,29 @@ def main(seed: int | None = None, hands: int = 30) -> int:
     print("\nHands played:")
     for game, count in summary.hands.items():
         print(f"  {game}: {count}")
-    ledger = summary.ledger
-    assert ledger is not None
-    print(
-        f"chips minted: {ledger.minted}; in accounts {ledger.accounts}, on seats {ledger.seats}, "
-        f"carried {ledger.carried}, house {ledger.house}"
-    )
-    print(
-        "every chip accounted for"
-        if ledger.balanced and not ledger.problems
-        else f"PROBLEMS: {ledger.problems}"
-    )
     total = sum(summary.hands.values())
     print(f"hands replayed from the store to the same result: {summary.replayed} of {total}")
     for failure in summary.failed:
         print(f"  did not replay: {failure}")
-    ok = ledger.balanced and not ledger.problems and not summary.failed
+    ledger = summary.ledger
+    assert ledger is not None
+    if not ledger.balanced or ledger.problems:
+        print(f"the store's own count does not add up: {ledger.problems}")
+    books = summary.books
+    assert books is not None
+    print(f"\nThe ledger, read through the Ledger service (at notification {books.position}):")
+    print(f"  chips minted: {books.minted}")
+    print(f"  in accounts: {books.in_accounts}")
+    print(f"  on tables: {books.on_tables}")
+    print(f"  in pots: {books.in_pots} (and {books.carried} in carried jackpots pots)")
+    print(f"  raked: {books.raked}; time charges: {books.time_charges}")
+    if books.forfeited or books.cashed_out:
+        print(f"  forfeited to the house: {books.forfeited}; cashed out: {books.cashed_out}")
+    if books.balanced:
+        print("every chip accounted for")
+    else:
+        print("the ledger does not balance:")
+        for problem in books.problems:
+            print(f"  {problem}")
+    ok = books.balanced and ledger.balanced and not ledger.problems and not summary.failed
     return 0 if ok else 1

@@ -26,6 +26,7 @@ from typing import Literal, NamedTuple, TypeVar
 import grpc
 
 from feltline_client.errors import FeltlineError, from_rpc_error
+from feltline_client.ledger import Ledger
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
@@ -33,6 +34,8 @@ from feltline_protos.v1 import (
     common_pb2,
     play_pb2,
     play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
     tables_pb2,
     tables_pb2_grpc,
     watch_pb2,
@@ -181,6 +184,8 @@ class Client:
         self.play = play_pb2_grpc.PlayServiceStub(self.channel)
         self.watcher = watch_pb2_grpc.WatchServiceStub(self.channel)
         self.accounts = accounts_pb2_grpc.AccountServiceStub(self.channel)
+        self.replay = replay_pb2_grpc.ReplayServiceStub(self.channel)
+        self.ledger = Ledger(self)
 
     def close(self) -> None:
         """Close the channel, if this client opened it."""
@@ -535,6 +540,127 @@ class Client:
             ),
             retry=True,
         ).account
+
+    # ---- replay
+
+    def list_hands_page(
+        self,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        table_id: str = "",
+        player_id: str = "",
+        start_time: int | None = None,
+        end_time: int | None = None,
+    ) -> replay_pb2.ListHandsResponse:
+        """One page of finished hands, oldest first; times are UNIX seconds
+        (dealt at or after ``start_time``, before ``end_time``)."""
+        request = replay_pb2.ListHandsRequest(
+            page_size=page_size, page_token=page_token, table_id=table_id, player_id=player_id
+        )
+        if start_time is not None:
+            request.start_time.seconds = start_time
+        if end_time is not None:
+            request.end_time.seconds = end_time
+        return self._call(
+            lambda: self.replay.ListHands(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    def list_hands(
+        self,
+        *,
+        page_size: int = 0,
+        table_id: str = "",
+        player_id: str = "",
+        start_time: int | None = None,
+        end_time: int | None = None,
+    ) -> Iterator[replay_pb2.HandSummary]:
+        """Every finished hand the filters pick, fetching pages as needed."""
+        token = ""
+        while True:
+            page = self.list_hands_page(
+                page_size=page_size,
+                page_token=token,
+                table_id=table_id,
+                player_id=player_id,
+                start_time=start_time,
+                end_time=end_time,
+            )
+            yield from page.hands
+            token = page.next_page_token
+            if not token:
+                return
+
+    def get_hand(self, hand_id: str) -> replay_pb2.GetHandResponse:
+        """A finished hand and its events, as this client's token may see them."""
+        request = replay_pb2.GetHandRequest(hand_id=hand_id)
+        return self._call(
+            lambda: self.replay.GetHand(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    def hand_steps(self, hand_id: str) -> Iterator[replay_pb2.StreamHandStepsResponse]:
+        """A finished hand step by step: each event and the state after it."""
+        request = replay_pb2.StreamHandStepsRequest(hand_id=hand_id)
+        call = self.replay.StreamHandSteps(request, metadata=self.metadata(), timeout=self.timeout)
+        try:
+            yield from call
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from None
+
+    def verify_hand(self, hand_id: str) -> replay_pb2.VerifyHandResponse:
+        """The server's verifier's report on a finished hand (auditor, admin)."""
+        request = replay_pb2.VerifyHandRequest(hand_id=hand_id)
+        return self._call(
+            lambda: self.replay.VerifyHand(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+
+    def export_hands(
+        self,
+        *,
+        table_ids: Sequence[str] = (),
+        hand_ids: Sequence[str] = (),
+        player_ids: Sequence[str] = (),
+        start_time: int | None = None,
+        end_time: int | None = None,
+        last: int = 0,
+        export_format: replay_pb2.ExportFormat.ValueType = replay_pb2.EXPORT_FORMAT_FELTLINE_LOG,
+    ) -> Iterator[str]:
+        """The portable log of the chosen hands, line by line (without line
+        ends), header first (auditor, admin). No deadline: a log of many
+        hands takes as long as it takes."""
+        request = replay_pb2.ExportHandsRequest(
+            format=export_format,
+            table_ids=table_ids,
+            hand_ids=hand_ids,
+            player_ids=player_ids,
+            last=last,
+        )
+        if start_time is not None:
+            request.start_time.seconds = start_time
+        if end_time is not None:
+            request.end_time.seconds = end_time
+        call = self.replay.ExportHands(request, metadata=self.metadata())
+        try:
+            for part in call:
+                yield from part.lines
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from None
+
+    def recall_hands(self, player_id: str = "") -> list[replay_pb2.RecalledHand]:
+        """A player's last ten finished hands, oldest first (GLI-19 game
+        recall); by default the caller's own."""
+        request = replay_pb2.RecallHandsRequest(player_id=player_id)
+        return list(
+            self._call(
+                lambda: self.replay.RecallHands(
+                    request, metadata=self.metadata(), timeout=self.timeout
+                ),
+                retry=True,
+            ).hands
+        )
 
 
 __all__ = ["Client", "FeltlineError", "Seen", "token_claims"]

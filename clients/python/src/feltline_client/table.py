@@ -74,14 +74,17 @@ class Tracker:
     turn: tables_pb2.Turn | None = None
     hands_ended: int = 0
     closed: bool = False
-    # Each seat's stack after the last hand finished: who can be dealt in.
+    # Each occupied seat's stack between hands: who can be dealt in. A hand's
+    # result updates the seats it dealt; a seat taken or left meanwhile counts
+    # too, so a newcomer who sat down during a hand is not missed.
     stacks: dict[int, int] = field(default_factory=dict)
+    finished: bool = False  # a hand has finished since the watch began
 
     @property
     def dealable(self) -> bool:
         """Whether the table can deal another hand as it stands: a hand needs
         two players with chips (true until a hand has finished)."""
-        return not self.stacks or sum(1 for s in self.stacks.values() if s) >= 2
+        return not self.finished or sum(1 for s in self.stacks.values() if s) >= 2
 
     @classmethod
     def of(cls, table: tables_pb2.Table) -> Tracker:
@@ -124,6 +127,7 @@ class Tracker:
         self.seat = table.viewer_seat
         self.game = table.config.rules.game
         self.closed = table.state == tables_pb2.TABLE_STATE_CLOSED
+        self.stacks = {s.seat: s.stack for s in table.seats}
         if not table.HasField("current_hand"):
             return
         hand = table.current_hand
@@ -159,7 +163,15 @@ class Tracker:
             self.hands_ended += 1
             self.street = "ended"
         elif kind == "hand_finished":
-            self.stacks = {s.seat: s.amount for s in event.hand_finished.stacks}
+            self.stacks.update((s.seat, s.amount) for s in event.hand_finished.stacks)
+            self.finished = True
+        elif kind == "sat_down":
+            self.stacks[event.sat_down.seat] = event.sat_down.buy_in
+        elif kind == "chips_added":
+            added = event.chips_added
+            self.stacks[added.seat] = self.stacks.get(added.seat, 0) + added.amount
+        elif kind == "stood_up":
+            self.stacks.pop(event.stood_up.seat, None)
         elif kind == "table_closed":
             self.closed = True
 

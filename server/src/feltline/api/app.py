@@ -1,4 +1,4 @@
-"""A whole Feltline server: the four services over one Room, health and
+"""A whole Feltline server: the five services over one Room, health and
 reflection, the dealer and the action clock, and the projector's views
 when it is given one. ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
@@ -10,7 +10,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
+from feltline.api.ledger import LedgerServicer
 from feltline.api.play import PlayServicer
+from feltline.api.replay import ReplayServicer
 from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
@@ -20,15 +22,19 @@ from feltline.store.room import Room
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    ledger_pb2,
+    ledger_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
     tables_pb2,
     tables_pb2_grpc,
     watch_pb2,
 )
 
 
-def services(hub: Hub) -> list[Service]:
+def services(hub: Hub, projector: Projector | None = None) -> list[Service]:
     return [
         service(
             tables_pb2.DESCRIPTOR.services_by_name["TableService"],
@@ -49,6 +55,16 @@ def services(hub: Hub) -> list[Service]:
             accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
             AccountServicer(hub),
+        ),
+        service(
+            replay_pb2.DESCRIPTOR.services_by_name["ReplayService"],
+            replay_pb2_grpc.add_ReplayServiceServicer_to_server,
+            ReplayServicer(hub),
+        ),
+        service(
+            ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],
+            ledger_pb2_grpc.add_LedgerServiceServicer_to_server,
+            LedgerServicer(hub, projector),
         ),
     ]
 
@@ -78,7 +94,7 @@ class Feltline:
         # cannot be read fails here, before any client can connect.
         self.hub.tables()
         self.server = Server(
-            services(self.hub), key=key, clock=token_clock, max_workers=max_workers
+            services(self.hub, projector), key=key, clock=token_clock, max_workers=max_workers
         )
         try:
             if tls is None:

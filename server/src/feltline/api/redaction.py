@@ -64,6 +64,14 @@ def may_see(viewer: Viewer, event: Event, *, ended: bool) -> bool:
     return viewer.role == auth_pb2.ROLE_PLAYER and viewer.seat in audience
 
 
+def sees_down_cards(viewer: Viewer, seat: int, *, ended: bool) -> bool:
+    """Whether ``viewer`` may see ``seat``'s face-down cards (those not shown
+    at the showdown): its own player, or an auditor once the hand ended."""
+    if viewer.role == auth_pb2.ROLE_AUDITOR:
+        return ended
+    return viewer.role == auth_pb2.ROLE_PLAYER and viewer.seat == seat
+
+
 def visible(viewer: Viewer, event: Event, *, ended: bool) -> Event:
     """``event`` as ``viewer`` may see it."""
     return event if may_see(viewer, event, ended=ended) else event.redacted()

@@ -13,7 +13,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from feltline.api import convert
 from feltline.api.errors import ApiError
-from feltline.api.redaction import Viewer
+from feltline.api.redaction import Viewer, sees_down_cards
 from feltline.api.tokens import Caller
 from feltline.domain.hand import HandStream
 from feltline.domain.table import TableStream
@@ -140,9 +140,7 @@ def hand_view(stream: TableStream, hand: HandStream, who: Viewer) -> tables_pb2.
     for p in h.players:
         up = set(p.up)
         down = [c for c in p.cards if c not in up]
-        sees = (who.role == auth_pb2.ROLE_PLAYER and who.seat == p.seat) or (
-            who.role == auth_pb2.ROLE_AUDITOR and ended
-        )
+        sees = sees_down_cards(who, p.seat, ended=ended)
         view.seats.append(
             tables_pb2.HandSeat(
                 seat=p.seat,

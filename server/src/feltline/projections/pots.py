@@ -70,10 +70,11 @@ class Pots(Projection[PotsView]):
         update = "UPDATE pots_seats SET {} WHERE hand_id = ? AND seat = ?"
         with self.view.applying(tracking) as cursor:
             match decode_event(record.type, record.version, record.data):
-                case hand_events.Posted(seat=seat, amount=amount, all_in=all_in):
+                case hand_events.Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
+                    bet = 0 if forced is hand_events.Forced.ANTE else amount  # antes go in the pot
                     cursor.run(
                         update.format("put_in = put_in + ?, bet = bet + ?, all_in = ?"),
-                        (amount, amount, int(all_in), key, seat),
+                        (amount, bet, int(all_in), key, seat),
                     )
                 case hand_events.Acted(seat=seat, action=action, amount=amount, total=total) as a:
                     folded = int(action is hand_events.Action.FOLD)

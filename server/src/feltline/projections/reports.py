@@ -109,6 +109,7 @@ def indexed_hands(
     *,
     table_id: str = "",
     player: str = "",
+    game: str = "",
     since: int | None = None,
     until: int | None = None,
     after: tuple[int, str] | None = None,
@@ -124,6 +125,9 @@ def indexed_hands(
     if player:
         clauses.append("h.hand_id IN (SELECT hand_id FROM hand_players WHERE player = ?)")
         params.append(player)
+    if game:
+        clauses.append("h.game = ?")
+        params.append(game)
     if since is not None:
         clauses.append("h.at >= ?")
         params.append(since)
@@ -169,3 +173,10 @@ def indexed_hands(
             )
         )
     return made
+
+
+def dealt_in(hands: View, hand_id: str, player: str) -> bool:
+    """Whether ``player`` was dealt into the hand (as far as the index has reached)."""
+    return bool(
+        hands.rows("SELECT 1 FROM hand_players WHERE hand_id = ? AND player = ?", (hand_id, player))
+    )

@@ -94,6 +94,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     affected. ErrorInfo metadata "table_id" names it. Tell the operator,
     whose server log says what is wrong.
     """
+    ERROR_REASON_HAND_NOT_FOUND: _ErrorReason.ValueType  # 26
+    """NOT_FOUND: no such hand: no table dealt a hand with this id."""
+    ERROR_REASON_HAND_IN_PROGRESS: _ErrorReason.ValueType  # 27
+    """FAILED_PRECONDITION: the hand has not ended, so it cannot be replayed
+    yet (its seed is revealed only at its end); ask again once it has.
+    """
+    ERROR_REASON_VIEWS_UNAVAILABLE: _ErrorReason.ValueType  # 28
+    """FAILED_PRECONDITION: this server keeps no ledger, pot or hand-index
+    views (it was started with --no-projector): ask a server that runs the
+    projector.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -174,5 +185,16 @@ ERROR_REASON_TABLE_UNREADABLE: ErrorReason.ValueType  # 25
 verify, so this server will not serve it; other tables are not
 affected. ErrorInfo metadata "table_id" names it. Tell the operator,
 whose server log says what is wrong.
+"""
+ERROR_REASON_HAND_NOT_FOUND: ErrorReason.ValueType  # 26
+"""NOT_FOUND: no such hand: no table dealt a hand with this id."""
+ERROR_REASON_HAND_IN_PROGRESS: ErrorReason.ValueType  # 27
+"""FAILED_PRECONDITION: the hand has not ended, so it cannot be replayed
+yet (its seed is revealed only at its end); ask again once it has.
+"""
+ERROR_REASON_VIEWS_UNAVAILABLE: ErrorReason.ValueType  # 28
+"""FAILED_PRECONDITION: this server keeps no ledger, pot or hand-index
+views (it was started with --no-projector): ask a server that runs the
+projector.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1,0 +1,115 @@
+"""The hands of a portable log, one at a time, as a converter reads them.
+
+A log holds each table's stream before its hands (docs/replay.md), so the
+table's name, size and each hand's number and time are known when the hand
+comes; only that much is kept of a table, so memory stays flat however long
+the log. Each hand's events are decoded from its records, and shown as the
+chosen viewer may see them (:class:`feltline_replay.show.Viewer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from uuid import UUID
+
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.engine.events import Event, HandEnded, HandStarted
+from feltline.engine.table import HandDealt, TableOpened
+from feltline_replay.export import hand_id
+from feltline_replay.log import Record
+from feltline_replay.show import Viewer, load_hand
+
+
+@dataclass(frozen=True)
+class Seating:
+    """What a history says of the table a hand was played at."""
+
+    id: str
+    name: str
+    seats: int
+
+
+@dataclass(frozen=True)
+class LoggedHand:
+    """One hand of a log: its events as ``viewer`` may see them, and where
+    and when it was played (``number`` from 1 at its table; ``at`` UNIX
+    seconds). ``table`` is None when the log holds the hand without its
+    table's stream. ``played`` are the events whole, for a writer to fold
+    through the rules (whose turn, who is all in), never to write: what is
+    written comes from ``events``. ``records`` are the hand's lines as
+    logged, seal last, for a format that checks them (the HTML replayer);
+    they too hold every card, so nothing is written from them."""
+
+    id: str
+    events: tuple[Event, ...]
+    played: tuple[Event, ...]
+    viewer: Viewer
+    table: Seating | None = None
+    number: int | None = None
+    at: int | None = None
+    records: tuple[Record, ...] = ()
+
+    @property
+    def ended(self) -> HandEnded:
+        last = self.events[-1]
+        assert isinstance(last, HandEnded)
+        return last
+
+    @property
+    def started(self) -> HandStarted:
+        first = self.events[0]
+        assert isinstance(first, HandStarted)
+        return first
+
+
+_AUDITOR = Viewer("auditor")
+
+
+def logged_hands(records: Iterable[Record], viewer: Viewer = _AUDITOR) -> Iterator[LoggedHand]:
+    """Each hand of the log's records, in the log's order."""
+    tables: dict[str, Seating] = {}
+    deals: dict[str, tuple[Seating, int, int]] = {}
+    body: list[Record] = []
+    for record in records:
+        kind = record.get("kind")
+        if kind == "table":
+            _table(record, tables, deals)
+        elif kind == "hand":
+            if body and body[0].get("id") != record.get("id"):
+                yield _hand(body, viewer, deals)
+                body = []
+            body.append(record)
+        elif kind == "seal" and body:
+            yield _hand(body, viewer, deals, record)
+            body = []
+    if body:
+        yield _hand(body, viewer, deals)
+
+
+def _table(
+    record: Record, tables: dict[str, Seating], deals: dict[str, tuple[Seating, int, int]]
+) -> None:
+    name = record.get("type")
+    if name not in ("TableOpened", "HandDealt"):
+        return
+    event = decode_event(str(name), record["version"], record["data"], TABLE_EVENT_TYPES)
+    stream = str(record["id"])
+    if isinstance(event, TableOpened):
+        tables[stream] = Seating(stream, event.name, event.config.seats)
+    elif isinstance(event, HandDealt) and stream in tables:
+        deals[str(hand_id(UUID(stream), event.hand))] = (tables[stream], event.hand, event.at)
+
+
+def _hand(
+    body: list[Record],
+    viewer: Viewer,
+    deals: dict[str, tuple[Seating, int, int]],
+    seal: Record | None = None,
+) -> LoggedHand:
+    stream = str(body[0].get("id"))
+    played = tuple(load_hand(body))
+    events = tuple(viewer.sees(e) for e in played)
+    table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
+    records = (*body, seal) if seal is not None else tuple(body)
+    return LoggedHand(stream, events, played, viewer, table, number, at, records)

@@ -1,0 +1,144 @@
+"""The HTML replayer: one self-contained page (CSS and script inline, no
+network) to step through a hand or a set of hands in a browser.
+
+Each hand is folded once by :func:`feltline_replay.show.frames`, the
+terminal replayer's own stepping, so the page shows each step exactly as
+``feltline-replay show`` does for the same viewer: a card the viewer may not
+see never reaches the page. Each hand is checked on its own records by the
+verifier (:func:`feltline_replay.verify.check_hand`) and the result shown
+beside it; a non-auditor's page names the failed checks without the cards
+their details could hold.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from functools import cache
+from importlib.resources import files
+from typing import IO, Any
+
+from feltline_replay.histories.format import Format, Unwritable
+from feltline_replay.histories.hands import LoggedHand
+from feltline_replay.show import Frame, Viewer, frames
+from feltline_replay.verify import check_hand
+
+_MARK = "/*HANDS*/"
+
+CHECKED = (
+    "its chain, signatures and seal, the seed against its commitment, the deck and every "
+    "card against the seed, and every action, pot and payout played again by the engine"
+)
+SCOPE = (
+    "This hand was checked on its own records. Its tie to its table (hand numbers, "
+    "starting stacks, the result the table took) is checked by feltline-replay verify "
+    "over the whole log."
+)
+
+
+@cache
+def _page() -> tuple[str, str]:
+    """The page around the hands' JSON, read once from the package."""
+    text = files("feltline_replay.histories").joinpath("replayer.html").read_text("utf-8")
+    before, after = text.split(_MARK)
+    return before, after
+
+
+def refuses(hand: LoggedHand) -> str | None:
+    """Every hand is written, given the records its verdict is checked on."""
+    if not hand.records:
+        return "HTML: the hand's records are needed to check it"
+    return None
+
+
+def _label(viewer: Viewer) -> str:
+    return viewer.role if viewer.seat is None else f"seat {viewer.seat}"
+
+
+def _frame(shot: Frame) -> dict[str, Any]:
+    return {
+        "said": shot.said,
+        "board": shot.board,
+        "pot": shot.pot,
+        "seats": [
+            {
+                "seat": s.seat,
+                "player": s.player,
+                "stack": s.stack,
+                "bet": s.bet,
+                "cards": s.cards,
+                "folded": s.folded,
+                "to_act": s.to_act,
+            }
+            for s in shot.seats
+        ],
+    }
+
+
+def _check(hand: LoggedHand) -> dict[str, Any]:
+    """The verifier's findings; their details only for an auditor, since a
+    failed card check names the card."""
+    found = check_hand(list(hand.records))
+    detailed = hand.viewer.role == "auditor"
+    failures = []
+    for check, position, expected, what in found.failures:
+        failure: dict[str, Any] = {"check": check, "position": position}
+        if detailed:
+            failure |= {"expected": expected, "found": what}
+        failures.append(failure)
+    return {
+        "ok": not found.failures,
+        "checked": CHECKED,
+        "scope": SCOPE,
+        "signers": sorted({key for _, key in found.signers}),
+        "failures": failures,
+    }
+
+
+def data(hand: LoggedHand) -> dict[str, Any]:
+    """What the page knows of one hand: every frame as the viewer sees it."""
+    reason = refuses(hand)
+    if reason is not None:
+        raise Unwritable(reason)
+    shots = [_frame(f) for f in frames(hand.played, hand.viewer)]
+    started = hand.started
+    seated = max(s.seat for s in started.seats)
+    return {
+        "id": hand.id,
+        "table": hand.table.name if hand.table else None,
+        "table_id": hand.table.id if hand.table else None,
+        "seats": max(hand.table.seats if hand.table else 0, seated),
+        "number": hand.number,
+        "at": datetime.fromtimestamp(hand.at, UTC).isoformat() if hand.at is not None else None,
+        "title": f"{started.rules.game} {started.rules.stakes.structure}",
+        "button": started.button,
+        "viewer": _label(hand.viewer),
+        "check": _check(hand),
+        "frames": shots,
+    }
+
+
+def _json(value: object) -> str:
+    """JSON safe inside a script element: no ``<``, ``>`` or ``&`` that
+    could close it (they occur only inside strings, so escaping keeps it JSON)."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
+    """One page for all the hands, written as each is folded."""
+    before, after = _page()
+    out.write(before + "[")
+    for n, hand in enumerate(hands):
+        out.write(("," if n else "") + _json(data(hand)))
+    out.write("]" + after)
+
+
+def one(hand: LoggedHand) -> str:
+    """A page for one hand (``convert --each``)."""
+    before, after = _page()
+    return before + "[" + _json(data(hand)) + "]" + after
+
+
+FORMAT = Format("html", "a replayer page for a browser", ".html", one, many, ".html", refuses)

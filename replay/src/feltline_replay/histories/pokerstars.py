@@ -1,0 +1,255 @@
+"""PokerStars-style text, the shape hand-tracking programs import: hold'em,
+seven-card stud hi/lo and five-card draw (draw-declare and jackpots are
+written as ``5 Card Draw``, with their declarations and openers).
+
+A set of hands is one ``.txt`` file, the hands apart by blank lines, as
+PokerStars writes them. The hand number is the first 15 hex digits of the
+hand's id, in decimal (PokerStars numbers fit 63 bits). Times are UTC, and
+US Eastern in the brackets as PokerStars has them. Amounts are chips.
+``Dealt to`` lines show only what the viewer may see: an auditor every
+card, a seat its own, anyone the face-up cards. What PokerStars has no line
+for is written in its manner: chips carried into a jackpots pot from
+earlier deals (``X: has N in the pot from earlier deals``), the
+declarations (``*** DECLARATIONS ***``, ``X: declares high``) and a passed
+deal (``The pot of N carries to the next deal``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import IO
+from uuid import UUID
+from zoneinfo import ZoneInfo
+
+from feltline.engine.cards import Card
+from feltline.engine.events import (
+    Acted,
+    Action,
+    BetsCollected,
+    BoardDealt,
+    CardDealt,
+    DeclarationsRevealed,
+    Drew,
+    Forced,
+    PassedOut,
+    Posted,
+    PotAwarded,
+    Shown,
+    StreetBegan,
+)
+from feltline.engine.rules import Game, Structure
+from feltline.engine.script import SCRIPTS, Kind
+from feltline_replay.histories.format import Format
+from feltline_replay.histories.hands import LoggedHand
+
+GAMES = {Game.HOLDEM: "Hold'em", Game.STUD_HI_LO: "7 Card Stud Hi/Lo"}
+"""PokerStars' names; the draw games are ``5 Card Draw``."""
+LIMITS = {Structure.NO_LIMIT: "No Limit", Structure.POT_LIMIT: "Pot Limit"}
+HEADINGS = {
+    "hole cards": "HOLE CARDS",
+    "third street": "3rd STREET",
+    "fourth street": "4th STREET",
+    "fifth street": "5th STREET",
+    "sixth street": "6th STREET",
+    "seventh street": "RIVER",
+    "the deal": "DEALING HANDS",
+    "the draw": "FIRST DRAW",
+    "flop": "FLOP",
+    "turn": "TURN",
+    "river": "RIVER",
+    "showdown": "SHOW DOWN",
+}
+POSTS = {Forced.ANTE: "the ante", Forced.SMALL_BLIND: "small blind", Forced.BIG_BLIND: "big blind"}
+EASTERN = ZoneInfo("America/New_York")
+
+
+def number(hand: LoggedHand) -> int:
+    """The hand's number in the text: from its id, below 2**60."""
+    return int(UUID(hand.id).hex[:15], 16)
+
+
+def one(hand: LoggedHand) -> str:
+    """The hand as PokerStars writes one."""
+    started = hand.started
+    rules = started.rules
+    stakes = rules.stakes
+    script = SCRIPTS[rules.game]
+    name = {s.seat: s.player for s in started.seats}
+    game = GAMES.get(rules.game, "5 Card Draw")
+    limit = LIMITS.get(stakes.structure, "Limit")
+    if rules.game is Game.HOLDEM and stakes.structure is not Structure.FIXED_LIMIT:
+        blinds = f"{stakes.small_blind}/{stakes.big_blind}"
+    else:
+        blinds = f"{stakes.small_bet}/{stakes.big_bet}"
+    moment = datetime.fromtimestamp(hand.at or 0, UTC)
+    local = moment.astimezone(EASTERN)
+    lines = [
+        f"PokerStars Hand #{number(hand)}: {game} {limit} ({blinds}) - "
+        f"{moment:%Y/%m/%d %H:%M:%S} UTC [{local:%Y/%m/%d %H:%M:%S} ET]",
+    ]
+    size = hand.table.seats if hand.table else max(name)
+    table = (hand.table.name or hand.table.id) if hand.table else hand.id
+    button = "" if rules.game is Game.STUD_HI_LO else f" Seat #{started.button} is the button"
+    lines.append(f"Table '{table}' {size}-max{button}")
+    lines += [f"Seat {s.seat}: {s.player} ({s.stack} in chips)" for s in started.seats]
+    lines += [
+        f"{name[s.seat]}: has {s.carried} in the pot from earlier deals"
+        for s in started.seats
+        if s.carried
+    ]
+    if started.dead:
+        lines.append(f"Dead money in the pot: {started.dead}")
+    held: dict[int, list[Card]] = {s.seat: [] for s in started.seats}  # as the viewer sees them
+    dealing: dict[int, list[Card]] = {}
+    board: list[Card] = []
+    level = 0
+    pots: list[PotAwarded] = []
+    carried = 0
+    result: dict[int, str] = {}
+
+    def dealt() -> None:
+        for seat, new in dealing.items():
+            old = [str(c) for c in held[seat]]
+            cards = f"[{' '.join(old)}] " if old else ""
+            if new:
+                lines.append(f"Dealt to {name[seat]} {cards}[{' '.join(map(str, new))}]")
+            held[seat] += new
+        dealing.clear()
+
+    for event in hand.events:
+        if dealing and not isinstance(event, CardDealt):
+            dealt()
+        match event:
+            case StreetBegan(step=step):
+                kind, label = script[step].kind, script[step].name
+                if kind in (Kind.DEAL, Kind.DRAW, Kind.SHOWDOWN):
+                    lines.append(f"*** {HEADINGS[label]} ***")
+                    if rules.game is not Game.HOLDEM and kind is Kind.DEAL:
+                        dealing.update({s: [] for s in held if s in _live(hand, event)})
+            case Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
+                text = f"{name[seat]}: posts {POSTS[forced]} {amount}"
+                lines.append(text + (" and is all-in" if all_in else ""))
+                if forced is not Forced.ANTE:
+                    level = max(level, amount)
+            case CardDealt(seat=seat, card=card):
+                new = dealing.setdefault(seat, [])
+                if card is not None:
+                    new.append(card)
+            case BoardDealt(cards=cards):
+                heading = {3: "FLOP", 4: "TURN", 5: "RIVER"}[len(board) + len(cards)]
+                old = f"[{' '.join(map(str, board))}] " if board else ""
+                lines.append(f"*** {heading} *** {old}[{' '.join(map(str, cards))}]")
+                board += cards
+            case Acted(seat=seat, action=action, amount=amount, total=total, all_in=all_in):
+                lines.append(f"{name[seat]}: {_act(action, amount, total, level)}")
+                lines[-1] += " and is all-in" if all_in else ""
+                level = max(level, total)
+                if action is Action.FOLD:
+                    result[seat] = "folded"
+            case BetsCollected(returned_to=back_to, returned=returned):
+                if back_to is not None:
+                    lines.append(f"Uncalled bet ({returned}) returned to {name[back_to]}")
+                level = 0
+            case Drew(seat=seat, discards=discards, count=count):
+                if not count:
+                    lines.append(f"{name[seat]}: stands pat")
+                else:
+                    word = "card" if count == 1 else "cards"
+                    thrown = f" [{' '.join(map(str, discards))}]" if discards else ""
+                    lines.append(f"{name[seat]}: discards {count} {word}{thrown}")
+                    held[seat] = [c for c in held[seat] if c not in (discards or ())]
+                    if discards is None:
+                        held[seat] = []
+            case DeclarationsRevealed(choices=choices):
+                lines.append("*** DECLARATIONS ***")
+                lines += [f"{name[s]}: declares {c.value}" for s, c in choices]
+            case Shown(seat=seat, cards=cards):
+                lines.append(f"{name[seat]}: shows [{' '.join(map(str, cards))}]")
+                result[seat] = f"showed [{' '.join(map(str, cards))}]"
+            case PotAwarded(index=index, shares=shares):
+                pots.append(event)
+                where = "pot" if index == 0 else f"side pot-{index}"
+                if index == 0 and _has_side_pots(hand):
+                    where = "main pot"
+                lines += [f"{name[s.seat]} collected {s.amount} from {where}" for s in shares]
+            case PassedOut(carried=shares, dead=dead):
+                carried = sum(c for _, c in shares) + dead
+                lines.append(f"The pot of {carried} carries to the next deal")
+    lines.append("*** SUMMARY ***")
+    lines.append(_total(pots, carried))
+    if board:
+        lines.append(f"Board [{' '.join(map(str, board))}]")
+    won: dict[int, int] = {}
+    for pot in pots:
+        for share in pot.shares:
+            won[share.seat] = won.get(share.seat, 0) + share.amount
+    for s in started.seats:
+        marks = ""
+        if rules.game is not Game.STUD_HI_LO:
+            if s.seat == started.button:
+                marks += " (button)"
+            if s.seat == started.small_blind:
+                marks += " (small blind)"
+            if s.seat == started.big_blind:
+                marks += " (big blind)"
+        how = result.get(s.seat, "")
+        if s.seat in won:
+            how = f"{how} and won ({won[s.seat]})" if how else f"collected ({won[s.seat]})"
+        elif how.startswith("showed"):
+            how += " and lost"
+        lines.append(f"Seat {s.seat}: {s.player}{marks} {how or 'mucked'}")
+    return "\n".join(lines) + "\n"
+
+
+def _live(hand: LoggedHand, began: StreetBegan) -> set[int]:
+    """Seats dealt to on a stud street: those with a card in it."""
+    events = hand.events
+    at = events.index(began)
+    seats = set()
+    for event in events[at + 1 :]:
+        if not isinstance(event, CardDealt):
+            break
+        seats.add(event.seat)
+    return seats
+
+
+def _act(action: Action, amount: int, total: int, level: int) -> str:
+    match action:
+        case Action.FOLD:
+            return "folds"
+        case Action.CHECK:
+            return "checks"
+        case Action.CALL:
+            return f"calls {amount}"
+        case Action.BET:
+            return f"bets {amount}"
+        case Action.BRING_IN:
+            return f"brings in for {amount}"
+        case Action.COMPLETE:
+            return f"completes it to {total}"
+    return f"raises {total - level} to {total}"
+
+
+def _has_side_pots(hand: LoggedHand) -> bool:
+    return any(isinstance(e, PotAwarded) and e.index > 0 for e in hand.events)
+
+
+def _total(pots: list[PotAwarded], carried: int) -> str:
+    total = sum(p.amount for p in pots) + carried
+    rake = sum(p.rake for p in pots)
+    parts = ""
+    if len(pots) > 1:
+        parts = f" Main pot {pots[0].amount}." + "".join(
+            f" Side pot-{p.index} {p.amount}." for p in pots[1:]
+        )
+    return f"Total pot {total}{parts} | Rake {rake}"
+
+
+def many(hands: Iterable[LoggedHand], out: IO[str]) -> None:
+    """The hands as one file, apart by blank lines."""
+    for n, hand in enumerate(hands):
+        out.write(("\n\n" if n else "") + one(hand))
+
+
+FORMAT = Format("pokerstars", "PokerStars-style text", ".txt", one, many, ".txt")

@@ -1,0 +1,506 @@
+"""``ReplayService``: finished hands after the fact (docs/api.md, Replay).
+
+A table's own stream says which hands it dealt (``HandDealt``) and took
+the result of (``HandFinished``): that is what makes a hand finished, and
+its seed revealed. Every event goes out through the same viewer policy as
+a watch (:mod:`feltline.api.redaction`) with the hand ended: a player sees
+its own cards and what was shown, a spectator the public part, an auditor
+everything; an admin reads a finished hand as an auditor does. Verifying
+and exporting reuse ``feltline-replay`` itself over this server's rows
+(:mod:`feltline.store.rows`), so the server's answer is the auditor's tool's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from feltline.api import views
+from feltline.api.auth import require_role
+from feltline.api.convert import Where
+from feltline.api.errors import ApiError
+from feltline.api.feed import Stored
+from feltline.api.hub import Hub
+from feltline.api.redaction import Viewer, sees_down_cards, view
+from feltline.api.tables import ANYONE
+from feltline.api.tokens import Caller
+from feltline.domain.ids import hand_id
+from feltline.engine.cards import Card
+from feltline.engine.events import (
+    Acted,
+    BetsCollected,
+    Declared,
+    Drew,
+    HandEnded,
+    Posted,
+    PotAwarded,
+    Shown,
+    StreetBegan,
+)
+from feltline.engine.state import Hand
+from feltline.engine.table import HandDealt, HandFinished
+from feltline.store.faults import Unreadable
+from feltline.store.room import waiting_on
+from feltline.store.rows import StoredRows
+from feltline_protos.v1 import (
+    auth_pb2,
+    common_pb2,
+    errors_pb2,
+    events_pb2,
+    replay_pb2,
+    replay_pb2_grpc,
+    tables_pb2,
+)
+from feltline_replay import log
+from feltline_replay.export import Selection, export, records
+from feltline_replay.verify import verify
+
+R = errors_pb2.ErrorReason
+PLAYER, SPECTATOR = auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR
+AUDITOR, ADMIN = auth_pb2.ROLE_AUDITOR, auth_pb2.ROLE_ADMIN
+DEFAULT_PAGE = 50
+RECALLED = 10  # GLI-19: the last ten games
+BATCH = 256 * 1024  # characters of log lines per ExportHands message
+SOURCE = "feltline server"
+CHOICES = (Posted, Acted, Drew, Declared)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A hand its table dealt and took the result of; ``order`` is its
+    table's place among the tables, for a stable order across tables."""
+
+    table: UUID
+    order: int
+    dealt: HandDealt
+    finished: HandFinished
+    game: common_pb2.Game.ValueType
+    table_name: str
+
+    @property
+    def number(self) -> int:
+        return self.dealt.hand
+
+    @property
+    def id(self) -> UUID:
+        return hand_id(self.table, self.dealt.hand)
+
+    def key(self) -> tuple[int, int, int]:
+        return self.dealt.at, self.order, self.dealt.hand
+
+    def seats(self) -> set[str]:
+        return {s.player for s in self.dealt.seats}
+
+
+def _timestamp(seconds: int | None) -> Timestamp:
+    return Timestamp(seconds=seconds or 0)
+
+
+def _bad_token() -> ApiError:
+    return ApiError(
+        R.ERROR_REASON_INVALID_REQUEST,
+        "page_token is not one this server gave out: send the next_page_token you got",
+        violations=[("page_token", "not a page token from this server")],
+    )
+
+
+def _times(
+    request: replay_pb2.ListHandsRequest | replay_pb2.ExportHandsRequest,
+) -> tuple[int | None, int | None]:
+    """The request's time range as seconds, each end None if not given;
+    refused if the end comes before the start."""
+    since = request.start_time.seconds if request.HasField("start_time") else None
+    until = request.end_time.seconds if request.HasField("end_time") else None
+    if since is not None and until is not None and until < since:
+        raise ApiError(
+            R.ERROR_REASON_INVALID_REQUEST,
+            "end_time is before start_time: no hand could be in that range",
+            violations=[("end_time", "must not be before start_time")],
+        )
+    return since, until
+
+
+def _no_hand(hand: str) -> ApiError:
+    return ApiError(
+        R.ERROR_REASON_HAND_NOT_FOUND,
+        f"no table dealt a hand {hand}: take hand ids from ListHands or from Event.hand_id",
+        metadata={"hand_id": hand},
+    )
+
+
+class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.room = hub.room
+        self.rows = StoredRows(hub.room.cardroom, hub.tables, SOURCE)
+        # Hand ids by the table and number they name, as far as each table
+        # has been looked through: a hand id cannot be turned back into them.
+        self._named: dict[UUID, tuple[UUID, int]] = {}
+        self._through: dict[UUID, int] = {}
+
+    # ---- finding hands
+
+    def finished(self, table: UUID, order: int) -> tuple[list[Finished], HandDealt | None]:
+        """The table's finished hands, in order, and its hand in progress."""
+        t = self.room.table(table).table
+        assert t.config is not None
+        game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
+        name = t.name or f"{t.config.rules.game} table"
+        done: list[Finished] = []
+        dealt: HandDealt | None = None
+        for s in self.hub.table_records(table):
+            if isinstance(s.event, HandDealt):
+                dealt = s.event
+            elif isinstance(s.event, HandFinished) and dealt is not None:
+                done.append(Finished(table, order, dealt, s.event, game, name))
+                dealt = None
+        return done, dealt
+
+    def every_hand(self, table: UUID | None = None) -> list[Finished]:
+        """Every finished hand (of ``table``, if given), oldest first; a
+        table that cannot be read is left out, as ListTables does."""
+        found: list[Finished] = []
+        for order, key in enumerate(self.hub.tables()):
+            if table is not None and key != table:
+                continue
+            try:
+                found.extend(self.finished(key, order)[0])
+            except Unreadable:  # logged once where it was found
+                continue
+        return sorted(found, key=Finished.key)
+
+    def named(self, wanted: UUID) -> tuple[UUID, int] | None:
+        """The table and number of the hand with stream id ``wanted``, if
+        any table dealt it."""
+        if wanted not in self._named:
+            for key in self.hub.tables():
+                try:
+                    dealt = self.room.table(key).table.hands
+                except Unreadable:  # its hands are not served; the others' are
+                    continue
+                for number in range(self._through.get(key, 0) + 1, dealt + 1):
+                    self._named[hand_id(key, number)] = key, number
+                self._through[key] = max(dealt, self._through.get(key, 0))
+        return self._named.get(wanted)
+
+    def hand(self, text: str) -> Finished:
+        """The finished hand with stream id ``text``."""
+        found = self.named(UUID(text))
+        if found is not None:
+            key, number = found
+            done, live = self.finished(key, self.hub.tables().index(key))
+            for f in done:
+                if f.number == number:
+                    return f
+            if live is not None and live.hand == number:
+                raise ApiError(
+                    R.ERROR_REASON_HAND_IN_PROGRESS,
+                    f"hand {text} (hand {number} of table {key}) has not ended: it can be "
+                    "replayed once it has, when its seed is revealed",
+                    metadata={"hand_id": text, "table_id": str(key)},
+                )
+        raise _no_hand(text)
+
+    def records(self, f: Finished) -> list[Stored]:
+        """The hand's stored events, its seal left out."""
+        return [s for s in self.hub.hand_records(f.table, f.number) if s is not None]
+
+    # ---- who sees what
+
+    def viewer(self, caller: Caller, f: Finished) -> Viewer:
+        """``caller`` as a viewer of the finished hand ``f``: a player only
+        of a hand it was dealt into; an admin as an auditor."""
+        if caller.role == ADMIN:
+            return Viewer(AUDITOR)
+        who = Viewer.of(caller, f.dealt.seats)
+        if caller.role == PLAYER and who.seat is None:
+            raise ApiError(
+                R.ERROR_REASON_NOT_YOUR_SEAT,
+                f"{caller.player_id} was not dealt into hand {f.id}: a player replays "
+                "its own hands only",
+                metadata={"hand_id": str(f.id)},
+            )
+        return who
+
+    def events(self, who: Viewer, f: Finished, stored: list[Stored]) -> list[events_pb2.Event]:
+        return [view(who, s.event, self.where(f, s), ended=True) for s in stored]
+
+    @staticmethod
+    def where(f: Finished, s: Stored) -> Where:
+        return Where(str(f.table), s.position, f.number, str(f.id), views.when(s.at))
+
+    # ---- summaries
+
+    @staticmethod
+    def summary(f: Finished, stored: list[Stored]) -> replay_pb2.HandSummary:
+        bet: dict[int, int] = {}
+        won: dict[int, int] = {}
+        final: dict[int, int] = dict(f.finished.stacks)
+        ended: HandEnded | None = None
+        for s in stored:
+            match s.event:
+                case Posted(seat=seat, amount=amount) | Acted(seat=seat, amount=amount):
+                    bet[seat] = bet.get(seat, 0) + amount
+                case BetsCollected(returned_to=seat, returned=amount) if seat is not None:
+                    bet[seat] = bet.get(seat, 0) - amount
+                case PotAwarded(shares=shares):
+                    for share in shares:
+                        won[share.seat] = won.get(share.seat, 0) + share.amount
+                case HandEnded() as e:
+                    ended = e
+        return replay_pb2.HandSummary(
+            hand_id=str(f.id),
+            table_id=str(f.table),
+            hand_number=f.number,
+            game=f.game,
+            start_time=_timestamp(f.dealt.at),
+            end_time=_timestamp(stored[-1].at if stored else f.dealt.at),
+            button=f.dealt.button,
+            seats=[
+                replay_pb2.HandResult(
+                    seat=s.seat,
+                    player_id=s.player,
+                    starting_stack=s.stack,
+                    final_stack=final.get(s.seat, 0),
+                    bet=bet.get(s.seat, 0),
+                    won=won.get(s.seat, 0),
+                )
+                for s in f.dealt.seats
+            ],
+            rake=f.finished.rake,
+            cancelled=ended is not None and ended.cancelled,
+        )
+
+    # ---- the calls
+
+    def ListHands(
+        self, request: replay_pb2.ListHandsRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.ListHandsResponse:
+        caller = require_role(*ANYONE)
+        player = request.player_id
+        if caller.role == PLAYER:
+            if player and player != caller.player_id:
+                raise ApiError(
+                    R.ERROR_REASON_NOT_YOUR_SEAT,
+                    f"a player lists its own hands only: leave player_id empty or send "
+                    f"{caller.player_id}",
+                    violations=[("player_id", "must be empty or the caller's own")],
+                )
+            player = caller.player_id
+        try:
+            start = int(request.page_token or "0")
+        except ValueError:
+            raise _bad_token() from None
+        if start < 0:
+            raise _bad_token()
+        since, until = _times(request)
+        table = UUID(request.table_id) if request.table_id else None
+        if table is not None and table not in self.hub.tables():
+            raise ApiError(
+                R.ERROR_REASON_TABLE_NOT_FOUND,
+                f"no table {table}",
+                metadata={"table_id": str(table)},
+            )
+        wanted = [
+            f
+            for f in self.every_hand(table)
+            if (not player or player in f.seats())
+            and (since is None or f.dealt.at >= since)
+            and (until is None or f.dealt.at < until)
+        ]
+        size = request.page_size or DEFAULT_PAGE
+        end = start + size
+        return replay_pb2.ListHandsResponse(
+            hands=[self.summary(f, self.records(f)) for f in wanted[start:end]],
+            next_page_token=str(end) if end < len(wanted) else "",
+        )
+
+    def GetHand(
+        self, request: replay_pb2.GetHandRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.GetHandResponse:
+        caller = require_role(*ANYONE)
+        f = self.hand(request.hand_id)
+        who = self.viewer(caller, f)
+        stored = self.records(f)
+        return replay_pb2.GetHandResponse(
+            hand=self.summary(f, stored), events=self.events(who, f, stored)
+        )
+
+    async def StreamHandSteps(
+        self,
+        request: replay_pb2.StreamHandStepsRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[replay_pb2.StreamHandStepsResponse]:
+        caller = require_role(*ANYONE)
+        steps = await asyncio.to_thread(self.steps, caller, request.hand_id)
+        for step in steps:
+            yield step
+
+    def steps(self, caller: Caller, text: str) -> list[replay_pb2.StreamHandStepsResponse]:
+        f = self.hand(text)
+        who = self.viewer(caller, f)
+        out = []
+        shown: dict[int, tuple[Card, ...]] = {}
+        street = ""
+        for s in self.records(f):
+            if isinstance(s.event, Shown):
+                shown[s.event.seat] = s.event.cards
+            if isinstance(s.event, StreetBegan):
+                street = s.event.name
+            assert s.after is not None  # hand records come folded
+            state = self.state(s.after, who, f, s.position, street, shown)
+            event = view(who, s.event, self.where(f, s), ended=True)
+            out.append(replay_pb2.StreamHandStepsResponse(event=event, state=state))
+        return out
+
+    @staticmethod
+    def state(  # noqa: PLR0917 (the hand, its viewer and where it stands: one call per step)
+        hand: Hand,
+        who: Viewer,
+        f: Finished,
+        sequence: int,
+        street: str,
+        shown: dict[int, tuple[Card, ...]],
+    ) -> tables_pb2.HandView:
+        """The hand after one step as ``who`` may see it: a seat's face-down
+        cards where the policy lets it, or as far as they were shown."""
+        message = tables_pb2.HandView(
+            hand_number=f.number,
+            hand_id=str(f.id),
+            sequence=sequence,
+            phase=views.PHASES[hand.phase],
+            street=street,
+            button=hand.button,
+            board=[str(c) for c in hand.board],
+            pot=hand.pot,
+        )
+        for p in hand.players:
+            up = set(p.up)
+            down = [c for c in p.cards if c not in up]
+            if not sees_down_cards(who, p.seat, ended=True):
+                seen = set(shown.get(p.seat, ()))
+                down = [c for c in down if c in seen]
+            message.seats.append(
+                tables_pb2.HandSeat(
+                    seat=p.seat,
+                    player_id=p.player,
+                    stack=p.stack,
+                    bet=p.bet,
+                    folded=p.folded,
+                    all_in=not p.folded and p.stack == 0,
+                    up_cards=[str(c) for c in p.up],
+                    down_cards=[str(c) for c in down],
+                    hidden_cards=len([c for c in p.cards if c not in up]) - len(down),
+                )
+            )
+        waiting = waiting_on(hand)
+        if waiting:
+            message.turn.CopyFrom(tables_pb2.Turn(seat=waiting[0]))
+        return message
+
+    def VerifyHand(
+        self, request: replay_pb2.VerifyHandRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.VerifyHandResponse:
+        require_role(AUDITOR, ADMIN)
+        f = self.hand(request.hand_id)
+        key = self.room.cardroom.signer.public_hex
+        lines = records(self.rows, [f.table], {f.table: [f.number]})
+        report = verify(lines, key, complete=False)
+        try:  # a hand whose records do not decode still gets its report
+            summary = self.summary(f, self.records(f))
+        except Unreadable:
+            summary = None
+        return replay_pb2.VerifyHandResponse(
+            ok=report.ok,
+            hand=summary,
+            failures=[
+                replay_pb2.VerifyFailure(
+                    check=failure.check,
+                    kind=failure.kind,
+                    stream_id=failure.id,
+                    position=failure.position or 0,
+                    expected=failure.expected,
+                    found=failure.found,
+                )
+                for failure in report.failures
+            ],
+            public_key=key,
+        )
+
+    async def ExportHands(
+        self, request: replay_pb2.ExportHandsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[replay_pb2.ExportHandsResponse]:
+        require_role(AUDITOR, ADMIN)
+        since, until = _times(request)
+        selection = Selection(
+            tables=tuple(UUID(t) for t in request.table_ids),
+            hands=tuple(UUID(h) for h in request.hand_ids),
+            players=tuple(request.player_ids),
+            since=since,
+            until=until,
+            last=request.last or None,
+        )
+        batches = self.batches(selection)
+        while batch := await asyncio.to_thread(next, batches, None):
+            yield replay_pb2.ExportHandsResponse(lines=batch)
+
+    def batches(self, selection: Selection) -> Iterator[list[str]]:
+        """The log's lines, about ``BATCH`` characters at a time."""
+        key = self.room.cardroom.signer.public_hex
+        batch: list[str] = []
+        size = 0
+        for record in export(self.rows, selection, public_key=key):
+            text = log.line(record)
+            batch.append(text)
+            size += len(text)
+            if size >= BATCH:
+                yield batch
+                batch, size = [], 0
+        if batch:
+            yield batch
+
+    def RecallHands(
+        self, request: replay_pb2.RecallHandsRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.RecallHandsResponse:
+        caller = require_role(PLAYER, AUDITOR, ADMIN)
+        player = request.player_id or caller.player_id
+        if caller.role == PLAYER and player != caller.player_id:
+            raise ApiError(
+                R.ERROR_REASON_NOT_YOUR_SEAT,
+                f"a player recalls its own hands only: leave player_id empty or send "
+                f"{caller.player_id}",
+                violations=[("player_id", "must be empty or the caller's own")],
+            )
+        if not player:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_REQUEST,
+                "name the player whose hands to recall",
+                violations=[("player_id", "required for an auditor or an admin")],
+            )
+        hands = [f for f in self.every_hand() if player in f.seats()][-RECALLED:]
+        return replay_pb2.RecallHandsResponse(hands=[self.recalled(f, player) for f in hands])
+
+    def recalled(self, f: Finished, player: str) -> replay_pb2.RecalledHand:
+        """One hand as its player recalls it, whoever asks."""
+        seat = next(s.seat for s in f.dealt.seats if s.player == player)
+        who = Viewer(PLAYER, seat)
+        stored = self.records(f)
+        summary = self.summary(f, stored)
+        played = datetime.fromtimestamp(f.dealt.at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        mine = [s for s in stored if isinstance(s.event, CHOICES) and s.event.seat == seat]
+        return replay_pb2.RecalledHand(
+            replay=True,
+            title=f"REPLAY: hand {f.number} at {f.table_name}, played {played}",
+            hand=summary,
+            seat=seat,
+            result=next(r for r in summary.seats if r.seat == seat),
+            choices=self.events(who, f, mine),
+            events=self.events(who, f, stored),
+        )

@@ -1,0 +1,471 @@
+"""``ReplayService`` on both stores (docs/api.md, Replay): each role sees
+exactly what it may of finished hands (a player never an opponent's unshown
+cards nor the seed, a spectator no face-down card not shown, an auditor the
+seed), pages and filters, a player's recall, every bad input's status, and
+the server's verifier finding a tampered hand."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import psycopg
+import pytest
+
+from feltline.api.app import Feltline
+from feltline.audit.keys import Signer
+from feltline.domain.ids import hand_id
+from feltline.engine.deck import commitment
+from feltline_client import FeltlineError
+from feltline_protos.v1 import auth_pb2, events_pb2, replay_pb2
+from tests.postgres import store_env
+from tests.store.players import Players, finished, open_tables
+
+from .conftest import Live, Seconds, open_store
+
+PLAYER, SPECTATOR = auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR
+AUDITOR, ADMIN = auth_pb2.ROLE_AUDITOR, auth_pb2.ROLE_ADMIN
+NAMES = tuple(f"p{n}" for n in range(9))  # player ids the contract accepts
+HANDS = 30
+
+
+def _store(request: pytest.FixtureRequest, path: Path) -> dict[str, str]:
+    """SQLite at ``path``, or a fresh PostgreSQL schema dropped afterwards."""
+    if request.param == "sqlite":
+        return {"SQLITE_DBNAME": str(path)}
+    conn: psycopg.Connection[tuple[object, ...]] = request.getfixturevalue("postgres")
+    schema = f"feltline_test_{uuid.uuid4().hex[:12]}"
+    conn.execute(f"CREATE SCHEMA {schema}")
+    request.addfinalizer(lambda: conn.execute(f"DROP SCHEMA {schema} CASCADE"))
+    return store_env(schema)
+
+
+def _played(env: dict[str, str], path: Path, hands: int, seed: int) -> Live:
+    """``hands`` hands of hold'em and stud played by random players straight
+    into the store, every table left mid-hand (so nothing changes while the
+    tests read: the server's clock, at 0, times nobody out), then a server
+    on it."""
+    signer = Signer.generate()
+    room = open_store(env, signer)
+    ids = open_tables(room, 2)
+    rng = random.Random(seed)
+    seated = [Players(room, t, rng, pool=NAMES) for t in ids]
+    while finished(room, ids) < hands or any(room.table(t).table.dealt is None for t in ids):
+        for p in seated:
+            if finished(room, ids) < hands or room.table(p.id).table.dealt is None:
+                p.step()
+    clock = Seconds(0)
+    server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
+    return Live(path, signer, clock, room, server, env=env)
+
+
+def _stop(live: Live) -> None:
+    for client in live.clients:
+        client.close()
+    live.server.stop()
+    live.room.close()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def played(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Live]:
+    """A server over a store of real finished hands, one per store kind."""
+    path = tmp_path_factory.mktemp("replay") / "played.db"
+    live = _played(_store(request, path), path, HANDS, seed=5)
+    yield live
+    _stop(live)
+
+
+@dataclass
+class Seen:
+    """What an auditor's view says of one hand: the truth to compare with."""
+
+    summary: replay_pb2.HandSummary
+    events: list[events_pb2.Event]
+
+    def seats(self) -> dict[str, int]:
+        return {s.player_id: s.seat for s in self.summary.seats}
+
+    def shown(self) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        for e in self.events:
+            if e.WhichOneof("kind") == "shown":
+                out.setdefault(e.shown.seat, set()).update(e.shown.cards)
+        return out
+
+    def folded(self) -> set[int]:
+        return {
+            e.acted.seat
+            for e in self.events
+            if e.WhichOneof("kind") == "acted" and e.acted.action == 1  # ACTION_KIND_FOLD
+        }
+
+
+def _truth(live: Live) -> list[Seen]:
+    auditor = live.client(AUDITOR)
+    out = []
+    for summary in auditor.list_hands(page_size=200):
+        hand = auditor.get_hand(summary.hand_id)
+        out.append(Seen(hand.hand, list(hand.events)))
+    return out
+
+
+def _face_down(events: list[events_pb2.Event]) -> list[tuple[int, str]]:
+    """Each face-down card a view names, by seat."""
+    return [
+        (e.card_dealt.seat, e.card_dealt.card)
+        for e in events
+        if e.WhichOneof("kind") == "card_dealt"
+        and not e.card_dealt.face_up
+        and e.card_dealt.HasField("card")
+    ]
+
+
+def _drained(result: object) -> None:
+    """Read a streamed answer to its end: a stream's refusal comes as it is read."""
+    if isinstance(result, Iterator):
+        list(result)
+
+
+def _refused(call: object, code: grpc.StatusCode, reason: str) -> FeltlineError:
+    assert callable(call)
+    with pytest.raises(FeltlineError) as refused:
+        _drained(call())
+    assert refused.value.code is code, refused.value
+    assert refused.value.reason == reason, refused.value
+    assert refused.value.message
+    return refused.value
+
+
+def test_an_auditor_and_an_admin_see_everything_seed_included(played: Live) -> None:
+    truth = _truth(played)
+    assert len(truth) >= HANDS
+    admin = played.client(ADMIN)
+    for seen in truth:
+        kinds = [e.WhichOneof("kind") for e in seen.events]
+        started = seen.events[0].hand_started
+        deck = seen.events[kinds.index("deck_shuffled")].deck_shuffled
+        assert commitment(deck.seed) == started.commitment
+        assert seen.events[-1].hand_ended.HasField("seed")
+        assert not any(e.redacted for e in seen.events)
+        dealt = [e for e in seen.events if e.WhichOneof("kind") == "card_dealt"]
+        assert all(e.card_dealt.HasField("card") for e in dealt)
+    one = truth[-1]
+    assert list(admin.get_hand(one.summary.hand_id).events) == one.events
+
+
+def test_a_player_sees_its_own_cards_and_the_showdown_never_a_muck_nor_the_seed(
+    played: Live,
+) -> None:
+    truth = _truth(played)
+    checked = mucked = 0
+    for name in NAMES[:5]:
+        mine = [s for s in truth if name in s.seats()]
+        client = played.client(PLAYER, name)
+        listed = [h.hand_id for h in client.list_hands(page_size=7)]
+        assert listed == [s.summary.hand_id for s in mine]
+        for seen in mine:
+            seat = seen.seats()[name]
+            events = list(client.get_hand(seen.summary.hand_id).events)
+            assert len(events) == len(seen.events)
+            shown = seen.shown()
+            for owner, card in _face_down(events):
+                assert owner == seat or card in shown.get(owner, set())
+            own = [c for s, c in _face_down(seen.events) if s == seat]
+            assert [c for s, c in _face_down(events) if s == seat] == own
+            mucked += len([o for o, _ in _face_down(seen.events) if o in seen.folded() - {seat}])
+            assert not events[-1].hand_ended.HasField("seed")
+            deck = next(e for e in events if e.WhichOneof("kind") == "deck_shuffled")
+            assert not deck.deck_shuffled.HasField("seed")
+            assert deck.redacted
+            checked += 1
+    assert checked
+    assert mucked
+
+
+def test_a_player_may_not_read_a_hand_it_was_not_dealt_into(played: Live) -> None:
+    truth = _truth(played)
+    seen = next(s for s in truth if "p0" not in s.seats())
+    client = played.client(PLAYER, "p0")
+    _refused(
+        lambda: client.get_hand(seen.summary.hand_id),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "NOT_YOUR_SEAT",
+    )
+    _refused(
+        lambda: client.hand_steps(seen.summary.hand_id),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "NOT_YOUR_SEAT",
+    )
+    _refused(
+        lambda: client.list_hands_page(player_id="p1"),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "NOT_YOUR_SEAT",
+    )
+
+
+def test_a_spectator_sees_no_face_down_card_but_those_shown(played: Live) -> None:
+    spectator = played.client(SPECTATOR)
+    for seen in _truth(played):
+        events = list(spectator.get_hand(seen.summary.hand_id).events)
+        shown = seen.shown()
+        for owner, card in _face_down(events):
+            assert card in shown.get(owner, set())
+        assert not events[-1].hand_ended.HasField("seed")
+        assert not any(e.drew.discards for e in events if e.WhichOneof("kind") == "drew")
+
+
+def test_steps_give_each_event_with_the_state_as_the_caller_may_see_it(played: Live) -> None:
+    truth = _truth(played)
+    seen = next(s for s in truth if s.shown() and s.folded())
+    name, seat = next(iter(seen.seats().items()))
+    viewers = {
+        "auditor": played.client(AUDITOR),
+        "player": played.client(PLAYER, name),
+        "spectator": played.client(SPECTATOR),
+    }
+    for who, client in viewers.items():
+        steps = list(client.hand_steps(seen.summary.hand_id))
+        assert [s.event for s in steps] == list(client.get_hand(seen.summary.hand_id).events)
+        assert [s.state.sequence for s in steps] == list(range(1, len(steps) + 1))
+        last = steps[-1].state
+        assert last.phase == 5  # HAND_PHASE_ENDED
+        shown = seen.shown()
+        for s in last.seats:
+            if who == "auditor" or (who == "player" and s.seat == seat):
+                assert s.hidden_cards == 0
+            else:
+                assert set(s.down_cards) <= shown.get(s.seat, set())
+                if s.seat not in shown:
+                    assert not s.down_cards
+                    assert s.hidden_cards
+        final = {r.seat: r.final_stack for r in seen.summary.seats}
+        assert {s.seat: s.stack for s in last.seats} == final
+
+
+def test_pages_join_up_and_filters_pick_what_they_say(played: Live) -> None:
+    auditor = played.client(AUDITOR)
+    everything = list(auditor.list_hands_page(page_size=200).hands)
+    paged = []
+    token = ""
+    while True:
+        page = auditor.list_hands_page(page_size=4, page_token=token)
+        assert len(page.hands) <= 4
+        paged.extend(page.hands)
+        token = page.next_page_token
+        if not token:
+            break
+    assert paged == everything
+    starts = [h.start_time.seconds for h in everything]
+    assert starts == sorted(starts)
+    table = everything[0].table_id
+    assert [h for h in everything if h.table_id == table] == list(
+        auditor.list_hands(table_id=table)
+    )
+    who = everything[0].seats[0].player_id
+    assert [h for h in everything if who in {s.player_id for s in h.seats}] == list(
+        auditor.list_hands(player_id=who)
+    )
+    middle = starts[len(starts) // 2]
+    later = list(auditor.list_hands(start_time=middle, end_time=starts[-1]))
+    assert later == [h for h in everything if middle <= h.start_time.seconds < starts[-1]]
+    assert later
+    assert len(later) < len(everything)
+
+
+def test_a_hand_result_adds_up(played: Live) -> None:
+    for seen in _truth(played):
+        total_won = sum(r.won for r in seen.summary.seats)
+        total_bet = sum(r.bet for r in seen.summary.seats)
+        assert total_won + seen.summary.rake == total_bet
+        for r in seen.summary.seats:
+            assert r.final_stack == r.starting_stack - r.bet + r.won
+
+
+def test_recall_is_the_players_last_ten_hands_in_order_marked_as_replays(played: Live) -> None:
+    truth = _truth(played)
+    name = max(NAMES, key=lambda n: sum(n in s.seats() for s in truth))
+    mine = [s for s in truth if name in s.seats()]
+    assert len(mine) > 10
+    recalled = played.client(PLAYER, name).recall_hands()
+    assert [r.hand.hand_id for r in recalled] == [s.summary.hand_id for s in mine[-10:]]
+    for hand, seen in zip(recalled, mine[-10:], strict=True):
+        seat = seen.seats()[name]
+        assert hand.replay
+        assert hand.title.startswith("REPLAY: hand ")
+        assert hand.seat == seat
+        assert hand.hand == seen.summary
+        assert hand.result == next(r for r in seen.summary.seats if r.seat == seat)
+        kinds = {"posted", "acted", "drew", "declared"}
+        theirs = [e for e in seen.events if e.WhichOneof("kind") in kinds]
+        made = [e for e in theirs if getattr(e, e.WhichOneof("kind")).seat == seat]
+        assert [e.sequence for e in hand.choices] == [e.sequence for e in made]
+        assert sum(e.posted.amount + e.acted.amount for e in hand.choices) >= hand.result.bet
+        assert not hand.events[-1].hand_ended.HasField("seed")
+    by_auditor = played.client(AUDITOR).recall_hands(name)
+    assert by_auditor == recalled
+
+
+def test_bad_requests_are_refused_precisely(played: Live) -> None:
+    auditor = played.client(AUDITOR)
+    spectator = played.client(SPECTATOR)
+    player = played.client(PLAYER, "p0")
+    bad, missing = grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND
+    denied = grpc.StatusCode.PERMISSION_DENIED
+    e = _refused(lambda: auditor.get_hand("not a uuid"), bad, "INVALID_REQUEST")
+    assert [v.field for v in e.violations] == ["hand_id"]
+    _refused(lambda: auditor.get_hand(str(uuid.uuid4())), missing, "HAND_NOT_FOUND")
+    _refused(lambda: auditor.verify_hand(str(uuid.uuid4())), missing, "HAND_NOT_FOUND")
+    _refused(lambda: auditor.list_hands_page(page_token="x"), bad, "INVALID_REQUEST")
+    _refused(lambda: auditor.list_hands_page(page_token="-3"), bad, "INVALID_REQUEST")
+    _refused(lambda: auditor.list_hands_page(page_size=201), bad, "INVALID_REQUEST")
+    e = _refused(lambda: auditor.list_hands_page(start_time=10, end_time=5), bad, "INVALID_REQUEST")
+    assert [v.field for v in e.violations] == ["end_time"]
+    _refused(
+        lambda: auditor.list_hands_page(table_id=str(uuid.uuid4())), missing, "TABLE_NOT_FOUND"
+    )
+    _refused(lambda: auditor.list_hands_page(player_id="no spaces"), bad, "INVALID_REQUEST")
+    _refused(lambda: player.verify_hand(str(uuid.uuid4())), denied, "ROLE_FORBIDDEN")
+    _refused(spectator.export_hands, denied, "ROLE_FORBIDDEN")
+    _refused(player.export_hands, denied, "ROLE_FORBIDDEN")
+    unspecified = replay_pb2.EXPORT_FORMAT_UNSPECIFIED
+    e = _refused(lambda: auditor.export_hands(export_format=unspecified), bad, "INVALID_REQUEST")
+    assert [v.field for v in e.violations] == ["format"]
+    _refused(lambda: auditor.export_hands(table_ids=["x"]), bad, "INVALID_REQUEST")
+    _refused(spectator.recall_hands, denied, "ROLE_FORBIDDEN")
+    _refused(lambda: player.recall_hands("p1"), denied, "NOT_YOUR_SEAT")
+    e = _refused(auditor.recall_hands, bad, "INVALID_REQUEST")
+    assert [v.field for v in e.violations] == ["player_id"]
+
+
+def test_a_hand_in_progress_is_not_served_until_it_ends(played: Live) -> None:
+    auditor = played.client(AUDITOR)
+    for key in played.server.hub.tables():
+        t = played.room.table(key).table
+        assert t.dealt is not None
+        live = str(hand_id(key, t.hands))
+        progress = grpc.StatusCode.FAILED_PRECONDITION, "HAND_IN_PROGRESS"
+        e = _refused(
+            lambda live=live: auditor.get_hand(live),
+            *progress,
+        )
+        assert e.metadata["hand_id"] == live
+        _refused(
+            lambda live=live: auditor.verify_hand(live),
+            *progress,
+        )
+        _refused(
+            lambda live=live: auditor.hand_steps(live),
+            *progress,
+        )
+        assert live not in {h.hand_id for h in auditor.list_hands()}
+
+
+def test_every_finished_hand_verifies_clean_against_the_servers_key(played: Live) -> None:
+    auditor = played.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    for hand in hands[:: max(1, len(hands) // 6)]:
+        report = auditor.verify_hand(hand.hand_id)
+        assert report.ok, report.failures
+        assert report.public_key == played.signer.public_hex
+        assert report.hand == hand
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def small(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
+    live = _played(_store(request, tmp_path / "small.db"), tmp_path / "small.db", 4, seed=9)
+    yield live
+    _stop(live)
+
+
+def _tamper(live: Live, stream: uuid.UUID, position: int, *, garble: bool = False) -> None:
+    """Add a chip to what the record at ``position`` of ``stream`` put in
+    (or, with ``garble``, make its data undecodable), as someone with write
+    access to the database could."""
+    sql = "SELECT state FROM {} WHERE originator_id = {} AND originator_version = {}"
+    update = "UPDATE {} SET state = {} WHERE originator_id = {} AND originator_version = {}"
+    if "SQLITE_DBNAME" in live.env:
+        with sqlite3.connect(live.env["SQLITE_DBNAME"]) as db:
+            (raw,) = db.execute(
+                sql.format("stored_events", "?", "?"), (stream.hex, position)
+            ).fetchone()
+            state = json.loads(raw)
+            state["data"] = (
+                {"garbled": True}
+                if garble
+                else {**state["data"], "amount": state["data"]["amount"] + 1}
+            )
+            db.execute(
+                update.format("stored_events", "?", "?", "?"),
+                (json.dumps(state).encode(), stream.hex, position),
+            )
+        return
+    table = f'"{live.env["POSTGRES_SCHEMA"]}".cardroom_events'
+    with psycopg.connect(
+        dbname=live.env["POSTGRES_DBNAME"],
+        host=live.env["POSTGRES_HOST"],
+        port=live.env["POSTGRES_PORT"],
+        user=live.env["POSTGRES_USER"],
+        autocommit=True,
+    ) as db:
+        row = db.execute(sql.format(table, "%s", "%s"), (stream, position)).fetchone()
+        assert row is not None
+        state = json.loads(bytes(row[0]))
+        state["data"] = (
+            {"garbled": True}
+            if garble
+            else {**state["data"], "amount": state["data"]["amount"] + 1}
+        )
+        db.execute(
+            update.format(table, "%s", "%s", "%s"), (json.dumps(state).encode(), stream, position)
+        )
+
+
+def test_a_tampered_hand_fails_verification_and_is_named(small: Live) -> None:
+    auditor = small.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    target, other = hands[0], hands[-1]
+    assert auditor.verify_hand(target.hand_id).ok
+    events = list(auditor.get_hand(target.hand_id).events)
+    acted = next(
+        e
+        for e in events
+        if e.WhichOneof("kind") in ("acted", "posted") and (e.acted.amount or e.posted.amount)
+    )
+    _tamper(small, uuid.UUID(target.hand_id), acted.sequence)
+    report = auditor.verify_hand(target.hand_id)
+    assert not report.ok
+    assert {f.stream_id for f in report.failures} == {target.hand_id}
+    chain = [f for f in report.failures if f.check == "chain"]
+    assert chain
+    assert chain[0].position == acted.sequence
+    assert auditor.verify_hand(other.hand_id).ok
+
+
+def test_a_hand_that_no_longer_decodes_still_gets_its_report(small: Live) -> None:
+    auditor = small.client(AUDITOR)
+    target = next(iter(auditor.list_hands()))
+    events = list(auditor.get_hand(target.hand_id).events)
+    acted = next(e for e in events if e.WhichOneof("kind") == "acted")
+    _tamper(small, uuid.UUID(target.hand_id), acted.sequence, garble=True)
+    report = auditor.verify_hand(target.hand_id)
+    assert not report.ok
+    checks = {(f.check, f.position) for f in report.failures if f.stream_id == target.hand_id}
+    assert ("chain", acted.sequence) in checks
+    assert ("decode", acted.sequence) in checks
+
+
+def test_the_server_reports_the_replay_service_healthy(played: Live) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(played.server.target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        reply = stub.Check(health_pb2.HealthCheckRequest(service="feltline.v1.ReplayService"))
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
