@@ -2,8 +2,9 @@
 replaying PHH exports of the same hands, and the time and memory to export
 and verify a large store.
 
-    uv run python bench/replay.py                  # about 2 minutes with --big 20000
-    uv run python bench/replay.py --big 100000     # the README's size
+    uv run python bench/replay.py                  # --big 20000: about 7 minutes
+    uv run python bench/replay.py --big 100000     # the README's size: about 20
+    uv run python bench/replay.py --big 0          # no large store: about 2
 
 Random players play ``--hands`` real hands of every game through a Room
 (tests/replay/conftest.py). Verification is ``feltline_replay.verify``:
