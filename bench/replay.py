@@ -2,19 +2,23 @@
 replaying PHH exports of the same hands, and the time and memory to export
 and verify a large store.
 
-    uv run python bench/replay.py                  # about 2 minutes with --big 20000
-    uv run python bench/replay.py --big 100000     # the README's size
+    uv run python bench/replay.py                  # --big 20000: about 7 minutes
+    uv run python bench/replay.py --big 100000     # the README's size: about 20
+    uv run python bench/replay.py --big 0          # no large store: about 2
 
 Random players play ``--hands`` real hands of every game through a Room
 (tests/replay/conftest.py). Verification is ``feltline_replay.verify``:
-chain, every signature, seal, commitment, deck and every card, and the
-engine re-running each hand; from the exported log (parsed too) and from
-the store (read too), with one process and with two. PokerKit replays the
-same run's seven-card stud high-low hands from their PHH export
+chain, each stream's last signature (the seal) and every other's form and
+key, commitment, deck and every card, and the engine re-running each hand;
+from the exported log (parsed too) and from the store (read too), with one
+process and with two, and from the log with ``--all-signatures``. PokerKit
+replays the same run's seven-card stud high-low hands from their PHH export
 (``feltline_replay.histories.phh``, as ``feltline-replay convert``), beside
-Feltline verifying exactly those hands. The large store clones the played
-tables under new ids (every link recomputed and every signed record signed
-again with the store's key), so it holds ``--big`` hands that verify;
+Feltline verifying exactly those hands: each timed by the wall clock and by
+the process's CPU time, which moves less with the machine's load. The
+large store clones the played tables under new ids (every link recomputed
+and every signed record signed again with the store's key), so it holds
+``--big`` hands that verify;
 ``feltline-replay export`` and ``verify`` then run on it as commands, each
 timed and its peak memory read from the kernel (``ru_maxrss``).
 """
@@ -47,6 +51,7 @@ from feltline.engine.deck import shuffle  # noqa: E402
 from feltline.engine.events import Event, HandStarted  # noqa: E402
 from feltline.engine.rules import Game  # noqa: E402
 from feltline_replay import log  # noqa: E402
+from feltline_replay.canonical import canonical  # noqa: E402
 from feltline_replay.export import Selection, export, hand_id  # noqa: E402
 from feltline_replay.store import open_rows  # noqa: E402
 from feltline_replay.verify import verify  # noqa: E402
@@ -58,6 +63,13 @@ def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
+
+
+def cpu(work: Callable[[], object]) -> float:
+    """CPU seconds of this process (not of its children)."""
+    start = time.process_time()
+    work()
+    return time.process_time() - start
 
 
 def hands_of(path: Path) -> dict[str, list[log.Record]]:
@@ -77,9 +89,11 @@ def events_of(records: list[log.Record]) -> list[Event]:
 
 
 def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
-    """Seconds per hand for each check alone, over already parsed records."""
+    """CPU seconds per hand for each check alone, as the verifier makes it,
+    over already parsed records (parsing is timed over their lines)."""
     records = list(hands.values())
     decoded = [events_of(r) for r in records]
+    lines = [json.dumps(r) for recs in records for r in recs]
 
     def links() -> None:
         for recs in records:
@@ -94,7 +108,13 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
                         name=r["type"],
                         version=r["version"],
                         data=r["data"],
+                        encode=canonical,
                     )
+
+    def seals() -> None:
+        for recs in records:
+            seal = recs[-1]
+            keys.verify(seal["public_key"], bytes.fromhex(seal["link"]), seal["signature"])
 
     def signatures() -> None:
         for recs in records:
@@ -102,6 +122,10 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
                 if r.get("signature"):
                     key = r.get("signed_by") or r.get("public_key")
                     keys.verify(key, bytes.fromhex(r["link"]), r["signature"])
+
+    def parsing() -> None:
+        for line in lines:
+            log.parse(line)
 
     def decks() -> None:
         for events in decoded:
@@ -119,19 +143,24 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
 
     n = len(records)
     return {
-        name: timed(work) / n
+        name: min(cpu(work) for _ in range(2)) / n
         for name, work in (
-            ("chain", links),
-            ("signatures", signatures),
-            ("decode", decoding),
-            ("deck", decks),
-            ("re-run", reruns),
+            ("parsing the log's lines", parsing),
+            ("decoding the records", decoding),
+            ("the chain", links),
+            ("the seal's signature", seals),
+            ("every signature (--all-signatures)", signatures),
+            ("the deck", decks),
+            ("the engine's re-run", reruns),
         )
     }
 
 
-def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, float, float]:
-    """PokerKit replaying the stud hands' PHH, and Feltline verifying them."""
+def pokerkit_rate(
+    hands: dict[str, list[log.Record]], key: str, clock: Callable[[Callable[[], object]], float]
+) -> tuple[int, float, float]:
+    """PokerKit replaying the stud hands' PHH, and Feltline verifying them,
+    in hands per second of ``clock``."""
     from pokerkit import HandHistory
 
     from feltline_replay.histories import LoggedHand, phh
@@ -150,7 +179,7 @@ def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, fl
             text = phh.one(LoggedHand(k, events, events, Viewer("auditor")))
             try:  # PokerKit cannot replay some (a player standing up mid-hand)
                 list(HandHistory.loads(text))
-            except ValueError:
+            except (ValueError, KeyError):
                 continue
             texts[k] = text
     stud = {k: stud[k] for k in texts}
@@ -166,8 +195,8 @@ def pokerkit_rate(hands: dict[str, list[log.Record]], key: str) -> tuple[int, fl
         verify((r for recs in stud.values() for r in recs), key, complete=False)
 
     n = len(texts)
-    pokerkit_seconds = min(timed(pokerkit) for _ in range(2))
-    return n, n / pokerkit_seconds, n / min(timed(feltline) for _ in range(2))
+    pokerkit_seconds = min(clock(pokerkit) for _ in range(3))
+    return n, n / pokerkit_seconds, n / min(clock(feltline) for _ in range(3))
 
 
 def clone(source: Path, target: Path, signer: Signer, hands: int) -> int:
@@ -257,7 +286,7 @@ def command(*args: str) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=600, help="real hands to play (600)")
-    parser.add_argument("--big", type=int, default=20000, help="hands in the large store")
+    parser.add_argument("--big", type=int, default=20000, help="hands in the large store (0: none)")
     args = parser.parse_args()
     from tests.replay.conftest import play
 
@@ -276,11 +305,11 @@ def main() -> None:
         hands = hands_of(path)
         print(f"\n{count} hands, {path.stat().st_size / count / 1000:.1f} kB of log each")
 
-        def from_log(workers: int) -> Callable[[], object]:
+        def from_log(workers: int, every: bool = False) -> Callable[[], object]:
             def run() -> None:
                 with path.open() as file:
-                    _, lines = log.read(file)
-                    assert verify(lines, key, workers=workers).ok
+                    _, lines = log.read_lines(file)
+                    assert verify(lines, key, workers=workers, all_signatures=every).ok
 
             return run
 
@@ -294,38 +323,48 @@ def main() -> None:
 
             return run
 
-        print("\nhands verified per second (chain, signatures, seal, deck, cards, re-run)")
+        print("\nhands verified per second (chain, seal, deck, cards, re-run)")
         for name, make in (("from the log", from_log), ("from the store", from_store)):
             for workers in (1, 2):
-                seconds = min(timed(make(workers)) for _ in range(2))
+                seconds = min(timed(make(workers)) for _ in range(3))
                 print(f"  {name}, {workers} process{'es' * (workers > 1)}: {count / seconds:,.0f}")
-        print("\neach check alone, microseconds per hand (one process)")
+        seconds = min(timed(from_log(1, every=True)) for _ in range(2))
+        print(f"  from the log, every signature verified, 1 process: {count / seconds:,.0f}")
+        seconds = min(cpu(from_log(1)) for _ in range(3))
+        print(f"  from the log, 1 process, CPU time: {count / seconds:,.0f}")
+        print("\neach check alone, CPU microseconds per hand (one process)")
         for name, seconds in parts(hands).items():
             print(f"  {name}: {seconds * 1e6:,.0f}")
-        n, pokerkit, feltline = pokerkit_rate(hands, key)
-        print(f"\nthe {n} stud high-low hands, hands per second (one process)")
-        print(f"  PokerKit replaying their PHH: {pokerkit:,.0f}")
-        print(f"  Feltline verifying them: {feltline:,.0f} ({feltline / pokerkit:.2f}x)")
+        for clock, name in ((timed, "wall clock"), (cpu, "CPU time")):
+            n, pokerkit, feltline = pokerkit_rate(hands, key, clock)
+            print(f"\nthe {n} stud high-low hands, hands per second of {name} (one process)")
+            print(f"  PokerKit replaying their PHH: {pokerkit:,.0f}")
+            print(f"  Feltline verifying them: {feltline:,.0f} ({feltline / pokerkit:.2f}x)")
 
-        big = tmp / "big.db"
-        began = time.perf_counter()
-        made = clone(store, big, signer, args.big)
+        if args.big > 0:
+            large(store, tmp, signer, args.big)
+
+
+def large(store: Path, tmp: Path, signer: Signer, hands: int) -> None:
+    """Export and verify a store of ``hands`` hands, each a command of its own."""
+    key = signer.public_hex
+    big = tmp / "big.db"
+    began = time.perf_counter()
+    made = clone(store, big, signer, hands)
+    print(
+        f"\nlarge store: {made:,} hands, {big.stat().st_size / 1e9:.2f} GB "
+        f"(made in {time.perf_counter() - began:.0f} s)"
+    )
+    out = tmp / "big.log"
+    seconds, peak = command("export", "--store", str(big), "--output", str(out))
+    print(f"  export: {seconds:.0f} s, peak {peak} MB, log {out.stat().st_size / 1e9:.2f} GB")
+    for workers in (1, 2):
+        seconds, peak = command("verify", str(out), "--public-key", key, "--workers", str(workers))
         print(
-            f"\nlarge store: {made:,} hands, {big.stat().st_size / 1e9:.2f} GB "
-            f"(made in {time.perf_counter() - began:.0f} s)"
+            f"  verify the log, {workers} process{'es' * (workers > 1)}: {seconds:.0f} s "
+            f"({made / seconds:,.0f} hands/s), peak {peak} MB"
         )
-        out = tmp / "big.log"
-        seconds, peak = command("export", "--store", str(big), "--output", str(out))
-        print(f"  export: {seconds:.0f} s, peak {peak} MB, log {out.stat().st_size / 1e9:.2f} GB")
-        for workers in (1, 2):
-            seconds, peak = command(
-                "verify", str(out), "--public-key", key, "--workers", str(workers)
-            )
-            print(
-                f"  verify the log, {workers} process{'es' * (workers > 1)}: {seconds:.0f} s "
-                f"({made / seconds:,.0f} hands/s), peak {peak} MB"
-            )
-        os.remove(out)
+    os.remove(out)
 
 
 if __name__ == "__main__":

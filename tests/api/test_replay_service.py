@@ -11,9 +11,10 @@ import json
 import random
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import psycopg
@@ -454,10 +455,23 @@ def small(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
     _stop(live)
 
 
-def _tamper(live: Live, stream: uuid.UUID, position: int, *, garble: bool = False) -> None:
-    """Add a chip to what the record at ``position`` of ``stream`` put in
-    (or, with ``garble``, make its data undecodable), as someone with write
-    access to the database could."""
+State = dict[str, Any]
+
+
+def _one_chip_more(state: State) -> State:
+    return {**state, "data": {**state["data"], "amount": state["data"]["amount"] + 1}}
+
+
+def _garbled(state: State) -> State:
+    return {**state, "data": {"garbled": True}}
+
+
+def _tamper(
+    live: Live, stream: uuid.UUID, position: int, change: Callable[[State], State] = _one_chip_more
+) -> bool:
+    """Change the record at ``position`` of ``stream`` (by default, add a
+    chip to what it put in), as someone with write access to the database
+    could; whether ``change`` changed it."""
     sql = "SELECT state FROM {} WHERE originator_id = {} AND originator_version = {}"
     update = "UPDATE {} SET state = {} WHERE originator_id = {} AND originator_version = {}"
     if "SQLITE_DBNAME" in live.env:
@@ -466,16 +480,11 @@ def _tamper(live: Live, stream: uuid.UUID, position: int, *, garble: bool = Fals
                 sql.format("stored_events", "?", "?"), (stream.hex, position)
             ).fetchone()
             state = json.loads(raw)
-            state["data"] = (
-                {"garbled": True}
-                if garble
-                else {**state["data"], "amount": state["data"]["amount"] + 1}
-            )
             db.execute(
                 update.format("stored_events", "?", "?", "?"),
-                (json.dumps(state).encode(), stream.hex, position),
+                (json.dumps(changed := change(state)).encode(), stream.hex, position),
             )
-        return
+        return changed != state
     table = f'"{live.env["POSTGRES_SCHEMA"]}".cardroom_events'
     with psycopg.connect(
         dbname=live.env["POSTGRES_DBNAME"],
@@ -487,14 +496,11 @@ def _tamper(live: Live, stream: uuid.UUID, position: int, *, garble: bool = Fals
         row = db.execute(sql.format(table, "%s", "%s"), (stream, position)).fetchone()
         assert row is not None
         state = json.loads(bytes(row[0]))
-        state["data"] = (
-            {"garbled": True}
-            if garble
-            else {**state["data"], "amount": state["data"]["amount"] + 1}
-        )
         db.execute(
-            update.format(table, "%s", "%s", "%s"), (json.dumps(state).encode(), stream, position)
+            update.format(table, "%s", "%s", "%s"),
+            (json.dumps(changed := change(state)).encode(), stream, position),
         )
+    return changed != state
 
 
 def test_a_tampered_hand_fails_verification_and_is_named(small: Live) -> None:
@@ -523,12 +529,31 @@ def test_a_hand_that_no_longer_decodes_still_gets_its_report(small: Live) -> Non
     target = next(iter(auditor.list_hands()))
     events = list(auditor.get_hand(target.hand_id).events)
     acted = next(e for e in events if e.WhichOneof("kind") == "acted")
-    _tamper(small, uuid.UUID(target.hand_id), acted.sequence, garble=True)
+    _tamper(small, uuid.UUID(target.hand_id), acted.sequence, _garbled)
     report = auditor.verify_hand(target.hand_id)
     assert not report.ok
     checks = {(f.check, f.position) for f in report.failures if f.stream_id == target.hand_id}
     assert ("chain", acted.sequence) in checks
     assert ("decode", acted.sequence) in checks
+
+
+def test_every_signature_of_the_hand_is_verified(small: Live) -> None:
+    """Not only the seal: a well-formed signature by the server's key that
+    does not sign its record's link is found (``--all-signatures``)."""
+    auditor = small.client(AUDITOR)
+    target = next(iter(auditor.list_hands()))
+    stream = uuid.UUID(target.hand_id)
+    forged = Signer.generate().sign(b"something else").hex()
+
+    def forge(state: State) -> State:
+        return {**state, "signature": forged} if state["signature"] else state
+
+    position = next(p for p in range(1, 100) if _tamper(small, stream, p, forge))
+    report = auditor.verify_hand(target.hand_id)
+    assert not report.ok
+    assert [(f.check, f.stream_id, f.position) for f in report.failures] == [
+        ("signature", target.hand_id, position)
+    ]
 
 
 def test_the_server_reports_the_replay_service_healthy(played: Live) -> None:

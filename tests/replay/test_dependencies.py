@@ -30,8 +30,8 @@ def _closure(dist: str) -> set[str]:
     return seen - {dist}
 
 
-def test_the_replayer_declares_only_the_core() -> None:
-    assert _requires("feltline-replay") == {"feltline-core"}
+def test_the_replayer_declares_only_the_core_and_orjson() -> None:
+    assert _requires("feltline-replay") == {"feltline-core", "orjson"}
 
 
 def test_the_core_needs_only_cryptography() -> None:

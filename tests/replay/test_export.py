@@ -107,6 +107,20 @@ def test_a_log_verifies_like_its_store_and_the_key_in_it_comes_with_a_warning(
     assert capsys.readouterr().err == ""  # no warning, and no progress bar off a terminal
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_line_that_is_not_json_makes_the_log_unreadable(
+    played: Played, tmp_path: Path, capsys: pytest.CaptureFixture[str], workers: str
+) -> None:
+    path = tmp_path / "all.log"
+    assert main(["export", "--store", str(played.path), "--output", str(path)]) == 0
+    lines = path.read_text().splitlines(keepends=True)
+    lines[len(lines) // 2] = lines[len(lines) // 2][:-20] + "\n"
+    path.write_text("".join(lines))
+    capsys.readouterr()
+    assert main(["verify", str(path), "--workers", workers]) == 2
+    assert "of the log is not JSON" in capsys.readouterr().err
+
+
 def test_postgres_is_read_like_sqlite(
     postgres: psycopg.Connection[tuple[object, ...]], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -173,7 +173,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
         total = selection.get("exported_hands") if isinstance(selection, dict) else None
         progress = Progress(total if isinstance(total, int) else None)
         complete = bool(head.get("complete"))
-        report = verify(lines, key, complete=complete, progress=progress, workers=args.workers)
+        report = verify(
+            lines,
+            key,
+            complete=complete,
+            progress=progress,
+            workers=args.workers,
+            all_signatures=args.all_signatures,
+        )
         progress.end()
     report.warnings[:0] = warnings
     if args.json:
@@ -271,6 +278,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
     p.add_argument("--json", action="store_true", help="a machine-readable report")
     p.add_argument("--workers", type=int, default=1, help="processes checking hands (default 1)")
+    p.add_argument(
+        "--all-signatures",
+        action="store_true",
+        help="verify every signature, not only each stream's last, which covers the others",
+    )
     p.set_defaults(run=cmd_verify)
 
     p = commands.add_parser("show", help="step through a hand as a viewer saw it")

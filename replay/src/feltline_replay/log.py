@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
+import orjson
+
 FORMAT = "feltline-log"
 VERSION = 1
 
@@ -84,14 +86,20 @@ def read_lines(file: IO[str]) -> tuple[Record, Iterator[str]]:
     return head, (line for line in file if line.strip())
 
 
+def parse(text: str, where: str = "a line") -> Record:
+    """One record line, parsed by orjson (three times faster than ``json``;
+    it refuses ``NaN`` and reads integers beyond 64 bits as floats, neither
+    of which a record holds)."""
+    try:
+        record = orjson.loads(text)
+    except orjson.JSONDecodeError as e:
+        raise LogError(f"{where} of the log is not JSON: {e}") from None
+    if not isinstance(record, dict):
+        raise LogError(f"{where} of the log is not a JSON object")
+    return record
+
+
 def _records(file: IO[str]) -> Iterator[Record]:
     for number, text in enumerate(file, 2):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise LogError(f"line {number} is not JSON: {e}") from None
-        if not isinstance(record, dict):
-            raise LogError(f"line {number} is not a JSON object")
-        yield record
+        if text.strip():
+            yield parse(text, f"line {number}")

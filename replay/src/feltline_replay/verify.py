@@ -8,6 +8,7 @@ on its own: chain, signatures and seal, the seed against its commitment,
 the deck and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
 (:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
+A stream's last signature is verified and covers the rest (:class:`Found`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,21 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from feltline.audit import chain, keys
-from feltline.audit.codec import TABLE_EVENT_TYPES, CodecError, decode_event, encode_event
+from feltline.audit.codec import (
+    EVENT_TYPES,
+    TABLE_EVENT_TYPES,
+    CodecError,
+    canonical,
+    decode_event,
+    encode_event,
+)
 from feltline.audit.rerun import difference
 from feltline.engine.cards import Card
 from feltline.engine.dealing import fresh_deck
@@ -36,8 +45,9 @@ from feltline.engine.events import (
     StubReshuffled,
 )
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
+from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import hand_id
-from feltline_replay.log import Record
+from feltline_replay.log import Record, parse
 
 
 @dataclass(frozen=True)
@@ -108,14 +118,23 @@ def _show(event: Event | None, kinds: Any = None) -> str:
     return text if len(text) <= 400 else text[:400] + "..."
 
 
+_SIGNATURE = re.compile(r"[0-9a-f]{128}")
+"""An Ed25519 signature as the store writes it: 64 bytes in lowercase hex."""
+
+
 class Found:
     """What one stream's own records show, before its keys are compared with
     the trusted one and it is tied to its table: so a hand is checked in any
     process (:func:`check_hand`). ``failures`` are (check, position,
-    expected, found); ``signers`` the (position, key) of each signature."""
+    expected, found); ``signers`` the (position, key) of each signature.
 
-    def __init__(self, kind: str, stream: str) -> None:
-        self.kind, self.id = kind, stream
+    The chain makes a stream's last signature (a table's last record, a
+    hand's seal) cover every record before it, so only that one is verified
+    unless ``every`` signature is asked for; the others, which mark where
+    earlier commits ended, are checked for their form and their key."""
+
+    def __init__(self, kind: str, stream: str, *, every: bool = False) -> None:
+        self.kind, self.id, self.every = kind, stream, every
         self.failures: list[tuple[str, int | None, str, str]] = []
         self.signers: list[tuple[int, str]] = []
         self.events: list[Event | None] = []
@@ -126,13 +145,18 @@ class Found:
     def fail(self, check: str, position: int | None, expected: object, found: object) -> None:
         self.failures.append((check, position, str(expected), str(found)))
 
-    def chained(self, records: list[Record]) -> None:
-        """Positions, links and signatures; the decoded events."""
+    def chained(self, records: list[Record], *, sealed: bool) -> None:
+        """Positions, links and signatures; the decoded events. Unless a
+        seal follows, the last signed record holds the final signature."""
         kinds = TABLE_EVENT_TYPES if self.kind == "table" else None
         previous = chain.GENESIS
+        signed = [n for n, r in enumerate(records, 1) if r.get("signature")]
+        final = signed[-1] if signed and not sealed else 0
         for expected, record in enumerate(records, 1):
             if record.get("position") != expected:
                 self.fail("order", expected, expected, record.get("position"))
+            event, problem = _decoded(record, kinds)
+            exact = event is not None and _as_written(record, kinds)
             try:
                 link = chain.link(
                     previous,
@@ -142,6 +166,7 @@ class Found:
                     name=record["type"],
                     version=record["version"],
                     data=record["data"],
+                    encode=fast_canonical if exact else canonical,
                 )
                 stored = bytes.fromhex(record["link"])
             except (KeyError, TypeError, ValueError) as e:
@@ -152,19 +177,23 @@ class Found:
                 self.fail("chain", expected, link.hex(), stored.hex())
             previous = stored
             if record.get("signature"):
-                signer = str(record.get("signed_by", ""))
-                self.signers.append((expected, signer))
-                if not keys.verify(signer, link, str(record["signature"])):
-                    self.fail("signature", expected, "a valid signature", record["signature"])
-            try:
-                args = () if kinds is None else (kinds,)
-                event = decode_event(record["type"], record["version"], record["data"], *args)
-            except (CodecError, ValueError, TypeError) as e:
-                self.fail("decode", expected, "a valid event", e)
-                event = None
+                self.signed(expected, record, link, verify=self.every or expected == final)
+            if problem is not None:
+                self.fail("decode", expected, "a valid event", problem)
             self.events.append(event)
         if self.kind == "table" and records and not records[-1].get("signature"):
             self.fail("signature", len(records), "the last record signed", "unsigned")
+
+    def signed(self, position: int, record: Record, link: bytes, *, verify: bool) -> None:
+        """A record's signature: verified, or (if a later one covers it)
+        only well-formed; its key is compared with the trusted one later."""
+        signer, signature = str(record.get("signed_by", "")), str(record["signature"])
+        self.signers.append((position, signer))
+        if verify:
+            if not keys.verify(signer, link, signature):
+                self.fail("signature", position, "a valid signature", signature)
+        elif not _SIGNATURE.fullmatch(signature):
+            self.fail("signature", position, "an Ed25519 signature (128 hex digits)", signature)
 
     def seal(self, seal: Record, body: list[Record]) -> None:
         position = len(body) + 1
@@ -227,14 +256,33 @@ class Found:
                         self.fail("card", position, _cards(board), _cards(cards))
 
 
-def check_hand(records: list[Record]) -> Found:
+def _decoded(
+    record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None
+) -> tuple[Event | None, Exception | None]:
+    """The record's event, or why it has none (a record without its fields
+    fails as a whole, before this is reported)."""
+    try:
+        args = () if kinds is None else (kinds,)
+        return decode_event(record["type"], record["version"], record["data"], *args), None
+    except (CodecError, KeyError, ValueError, TypeError) as e:
+        return None, e
+
+
+def _as_written(record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None) -> bool:
+    """Whether a record that decoded was decoded as written, not upcast: then
+    every value in its data was checked, none is a float, and the fast
+    canonical form is exact."""
+    return bool(record["version"] == (kinds or EVENT_TYPES)[record["type"]][1])
+
+
+def check_hand(records: list[Record], *, every: bool = False) -> Found:
     """Everything a hand's own records can show: chain, signatures, seal,
     commitment, deck, cards and rules. Pure, so it runs in any process."""
-    found = Found("hand", str(records[0].get("id")))
+    found = Found("hand", str(records[0].get("id")), every=every)
     found.length = len(records)
     sealed = records[-1].get("kind") == "seal"
     body = records[:-1] if sealed else records
-    found.chained(body)
+    found.chained(body, sealed=sealed)
     if sealed:
         found.seal(records[-1], body)
     else:
@@ -254,7 +302,9 @@ class Verifier:
     ``trusted`` is the server's public key (hex); without one, the first
     signing key met is taken, with a warning, which proves only that the
     records agree with one another. With ``workers`` above 1, hands are
-    checked in that many processes while tables are folded here."""
+    checked in that many processes while tables are folded here. With
+    ``all_signatures``, every signature is verified, not only each
+    stream's last (:class:`Found`)."""
 
     def __init__(
         self,
@@ -263,8 +313,10 @@ class Verifier:
         complete: bool = True,
         progress: Callable[[int], None] | None = None,
         workers: int = 1,
+        all_signatures: bool = False,
     ) -> None:
         self.trusted = trusted
+        self.all_signatures = all_signatures
         self.complete = complete
         self.report = Report()
         self.deals: dict[UUID, _Deal] = {}
@@ -274,13 +326,14 @@ class Verifier:
 
     def run(self, records: Iterable[Line]) -> Report:
         groups = _streams(records)
+        check = partial(_check, every=self.all_signatures)
         if self.workers <= 1:
             for group in groups:
-                self._take(_check(group))
+                self._take(check(group))
             return self.finish()
         context = multiprocessing.get_context("fork")
         with context.Pool(self.workers) as pool:
-            for found in pool.imap(_check, groups, chunksize=8):
+            for found in pool.imap(check, groups, chunksize=8):
                 self._take(found)
         return self.finish()
 
@@ -344,8 +397,8 @@ class Verifier:
     def table(self, records: list[Record]) -> None:
         """Chain and keys, hand numbers and each deal's starting stacks."""
         self.report.tables += 1
-        found = Found("table", str(records[0].get("id")))
-        found.chained(records)
+        found = Found("table", str(records[0].get("id")), every=self.all_signatures)
+        found.chained(records, sealed=False)
         self._found(found, None)
         stream, table_id = found.id, UUID(found.id)
         table = Table()
@@ -452,10 +505,10 @@ class Verifier:
             )
 
 
-def _check(lines: list[Line]) -> Found | list[Record]:
+def _check(lines: list[Line], *, every: bool) -> Found | list[Record]:
     """A hand's own checks; a table's records, for the caller."""
     group = _parsed(lines)
-    return group if group[0].get("kind") == "table" else check_hand(group)
+    return group if group[0].get("kind") == "table" else check_hand(group, every=every)
 
 
 def _nth(stubs: list[tuple[Card, ...]], stub: int) -> tuple[Card, ...]:
@@ -475,8 +528,7 @@ def _peek(line: Line) -> tuple[str, object]:
         match = _PREFIX.match(line)
         if match:
             return match.group(1), match.group(2)
-        line = json.loads(line)
-        assert isinstance(line, dict)
+        line = parse(line)
     return str(line.get("kind")), line.get("id")
 
 
@@ -498,13 +550,7 @@ def _streams(records: Iterable[Line]) -> Iterator[list[Line]]:
 
 
 def _parsed(group: list[Line]) -> list[Record]:
-    out = []
-    for line in group:
-        record = json.loads(line) if isinstance(line, str) else line
-        if not isinstance(record, dict):
-            raise ValueError("a line of the log is not a JSON object")
-        out.append(record)
-    return out
+    return [parse(line) if isinstance(line, str) else line for line in group]
 
 
 def verify(
@@ -514,7 +560,14 @@ def verify(
     complete: bool = True,
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
+    all_signatures: bool = False,
 ) -> Report:
     """Check every table and hand in ``records`` (docs/replay.md)."""
-    verifier = Verifier(trusted, complete=complete, progress=progress, workers=workers)
+    verifier = Verifier(
+        trusted,
+        complete=complete,
+        progress=progress,
+        workers=workers,
+        all_signatures=all_signatures,
+    )
     return verifier.run(records)
