@@ -1,4 +1,4 @@
-"""A whole Feltline server: the four services over one Room, health and
+"""A whole Feltline server: its services over one Room, health and
 reflection, the dealer and the action clock, and the projector's views
 when it is given one. ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
+from feltline.api.matches import MatchServicer
 from feltline.api.play import PlayServicer
 from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
@@ -20,6 +21,8 @@ from feltline.store.room import Room
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
     tables_pb2,
@@ -49,6 +52,11 @@ def services(hub: Hub) -> list[Service]:
             accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
             AccountServicer(hub),
+        ),
+        service(
+            matches_pb2.DESCRIPTOR.services_by_name["MatchService"],
+            matches_pb2_grpc.add_MatchServiceServicer_to_server,
+            MatchServicer(hub),
         ),
     ]
 

@@ -62,7 +62,7 @@ from feltline.domain.ids import (
     table_id,
 )
 from feltline.domain.keys import KeyAdopted
-from feltline.domain.match import Match, MatchRecord, MatchStream
+from feltline.domain.match import Match, MatchRecord, MatchStream, SeatError
 from feltline.domain.match import project as project_match
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.table import project as project_table
@@ -113,6 +113,10 @@ class ClockRunning(RuleError):
     """A time-out before the player's time is up."""
 
     kind = Kind.PRECONDITION
+
+
+class MatchNotFound(NotFound):
+    """A match the store does not hold."""
 
 
 class MatchTable(RuleError):
@@ -569,7 +573,7 @@ class Room:
         """The match as stored now."""
         stream = self.cardroom.match(key)
         if stream.version == 0:
-            raise NotFound(f"there is no match {key}")
+            raise MatchNotFound(f"there is no match {key}")
         return stream
 
     def join_match(self, key: UUID, command_id: str, table: int, seat: int, player: str) -> bool:
@@ -598,7 +602,7 @@ class Room:
         match allows."""
         setup = self.match(key).match.setup
         if not 0 <= table < len(setup.tables):
-            raise NotFound(f"match {key} has tables 0 to {len(setup.tables) - 1}, not {table}")
+            raise SeatError(f"match {key} has tables 0 to {len(setup.tables) - 1}, not {table}")
         table_key = UUID(setup.tables[table])
 
         def deal(work: _Work, request: str) -> Outcome:

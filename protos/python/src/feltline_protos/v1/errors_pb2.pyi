@@ -94,6 +94,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     affected. ErrorInfo metadata "table_id" names it. Tell the operator,
     whose server log says what is wrong.
     """
+    ERROR_REASON_MATCH_NOT_FOUND: _ErrorReason.ValueType  # 26
+    """NOT_FOUND: no match has this id."""
+    ERROR_REASON_MATCH_TABLE: _ErrorReason.ValueType  # 27
+    """FAILED_PRECONDITION: the table belongs to a duplicate match, which
+    seats its players and deals it; use MatchService.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -174,5 +180,11 @@ ERROR_REASON_TABLE_UNREADABLE: ErrorReason.ValueType  # 25
 verify, so this server will not serve it; other tables are not
 affected. ErrorInfo metadata "table_id" names it. Tell the operator,
 whose server log says what is wrong.
+"""
+ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 26
+"""NOT_FOUND: no match has this id."""
+ERROR_REASON_MATCH_TABLE: ErrorReason.ValueType  # 27
+"""FAILED_PRECONDITION: the table belongs to a duplicate match, which
+seats its players and deals it; use MatchService.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
