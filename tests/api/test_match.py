@@ -233,3 +233,34 @@ def test_match_requests_are_refused_precisely(live: Live) -> None:
         live.client(PLAYER, "bob").sit_down(match.table_ids[0], 2, 200)
     assert e.value.reason == "MATCH_TABLE"
     assert len(live.room.match(UUID(match.match_id)).match.players) == 1  # nothing changed
+
+
+@ON_BOTH_STORES
+def test_absent_players_are_timed_out_and_a_match_survives_restarts(live: Live) -> None:
+    """Nobody acts: the action clock plays the whole match, through a
+    restart in the middle of a deal and another between deals."""
+    match = create(live, deals=3)
+    join(live, match)
+    key = UUID(match.match_id)
+
+    def clock_until(done: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 30
+        while not done():
+            assert time.monotonic() < deadline, "the clock did not move the match on"
+            live.clock.now += 31  # past every action clock
+            time.sleep(0.15)
+
+    tables = live.room.match(key).match.tables
+    deadline = time.monotonic() + 10
+    while any(live.room.table(t).table.dealt is None for t in tables):
+        assert time.monotonic() < deadline, "deal 1 was not dealt"
+        time.sleep(0.05)
+    live.restart()  # mid-deal at both tables
+    assert all(live.room.table(t).table.hands == 1 for t in tables)
+    clock_until(lambda: len(live.room.match(key).match.revealed) >= 1)
+    live.restart()  # between deals at one table at least
+    clock_until(lambda: live.room.match(key).match.finished)
+    results = live.client(AUDITOR).match_results(match.match_id)
+    assert len(results.revealed) == 3
+    assert all(sum(r.score for r in d.results) == 0 for d in results.revealed)
+    assert check(live.room.cardroom).problems == []
