@@ -24,3 +24,8 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     # a spectator never sees a face-down card as it is dealt
     assert not re.search(r"gets [2-9TJQKA][cdhs] \(down\)", out)
     assert "gets ?? (down)" in out
+    # and it ends with a duplicate match of bots and its standings
+    assert "=== duplicate match ===  4 of 4 deals" in out
+    scores = [int(m[1]) for m in re.finditer(r"match-bot-\d-\d +\d +\d +(-?\d+)", out)]
+    assert len(scores) == 6
+    assert sum(scores) == 0
