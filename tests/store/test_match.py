@@ -6,6 +6,7 @@ tables run in step; a match survives a restart; chips stay conserved."""
 from __future__ import annotations
 
 import random
+import threading
 from uuid import UUID
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from feltline.demo import TABLES
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id
-from feltline.domain.match import SeatError, WaitingForTables
+from feltline.domain.match import DealRevealed, SeatError, WaitingForTables
 from feltline.engine.cards import Card
 from feltline.engine.commands import Act, Declare, Draw, TimeOut
 from feltline.engine.deck import commitment
@@ -273,3 +274,45 @@ def test_the_match_seats_its_tables_and_refuses_bad_requests(store: Store) -> No
             by="admin",
             at=0,
         )
+
+
+def test_tables_played_at_once_reveal_every_deal_once(store: Store) -> None:
+    """Two writers on one store, one per table, end deals at the same
+    moments: their writes to the match's stream collide and are decided
+    again, and every deal is recorded once per table and revealed once."""
+    room = store.room()
+    match = create(room, Game.HOLDEM, deals=4, ahead=1)
+    seat_everyone(room, match)
+    errors: list[BaseException] = []
+
+    rooms = [store.room(), store.room()]  # opened one after the other: each creates the tables
+
+    def run(t: int) -> None:
+        rng = random.Random(10 + t)
+        room = rooms[t]
+        try:
+            for _ in range(20_000):
+                state = room.match(match).match
+                if state.dealt_to(t) == 4:
+                    return
+                step(room, match, t, rng)
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    stream = room.match(match)
+    state = stream.match
+    assert len(state.revealed) == 4
+    assert sorted((d, t) for d, by in state.played.items() for t in by) == [
+        (d, t) for d in range(1, 5) for t in range(2)
+    ]
+    reveals = [
+        e for _, made in stream.commands.values() for e in made if isinstance(e, DealRevealed)
+    ]
+    assert [e.deal for e in sorted(reveals, key=lambda e: e.deal)] == [1, 2, 3, 4]
+    assert check(room.cardroom).problems == []
