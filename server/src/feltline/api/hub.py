@@ -215,12 +215,12 @@ class Hub:
                 self.deal_if_ready(table_id)
         finally:
             self.notify(table_id)
-            place = self.room.match_of(table_id)
-            if place is not None:  # a deal's end there may reveal it at every table
-                self.notify(place[0])
-                for other in self.room.match(place[0]).match.tables:
-                    if other != table_id:
-                        self.notify(other)
+        place = self.room.match_of(table_id)
+        if place is not None:  # a deal's end there may reveal it at every table
+            self.notify(place[0])
+            for other in self.room.match(place[0]).match.tables:
+                if other != table_id:
+                    self.notify(other)
 
     def deal_if_ready(self, table_id: UUID) -> bool:
         table = self.room.table(table_id).table

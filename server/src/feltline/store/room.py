@@ -633,7 +633,9 @@ class Room:
             return None
         known = self._matches.get(stream.id)
         if known is None:
-            opened = next(k for k in stream.commands if k.startswith("match-table/"))
+            opened = next((k for k in stream.commands if k.startswith("match-table/")), None)
+            if opened is None:  # a duplicate table no match opened: none does
+                return None
             _, key, number = opened.split("/")
             known = self._matches[stream.id] = (UUID(key), int(number))
         return known
