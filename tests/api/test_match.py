@@ -135,6 +135,7 @@ def test_a_match_plays_through_the_api_and_no_seed_shows_before_its_deal_ends(
         got = [reader.get_match(match.match_id)]
         for table in tables:
             got.append(reader.get_table(table))
+        got += list(reader.list_tables())
         items = {table: watched(reader, table) for table in tables}
         payloads = [m.SerializeToString() for m in got] + [
             i.SerializeToString() for table in tables for i in items[table]

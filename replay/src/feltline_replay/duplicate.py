@@ -109,10 +109,7 @@ def check_match(rows: Rows, match: UUID, key: str | None = None) -> MatchReport:
     report.deals = created["deals"]
     stack = created["stack"]
     commitments: list[str] = created["commitments"]
-    played = {
-        (d["deal"], d["table"]): dict(d["stacks"])
-        for d in by_type.get("DealPlayed", [])
-    }
+    played = {(d["deal"], d["table"]): dict(d["stacks"]) for d in by_type.get("DealPlayed", [])}
     seeds = {d["deal"]: bytes.fromhex(d["seed"]) for d in by_type.get("DealRevealed", [])}
     report.revealed = len(seeds)
     totals: dict[tuple[int, int], list[int]] = {}
