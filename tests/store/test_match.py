@@ -138,11 +138,10 @@ def test_every_seat_gets_the_same_cards_at_both_tables_on_every_deal(
             assert agree(cards_a[seat], cards_b[seat]), (deal, seat)
             assert len(cards_a[seat]) >= 2
         assert agree(board_a, board_b)
-        started = events(first)[0]
+        started, other = events(first)[0], events(second)[0]
         assert isinstance(started, HandStarted)
-        assert (
-            started.commitment == state.setup.commitments[deal - 1] == events(second)[0].commitment
-        )  # type: ignore[attr-defined]
+        assert isinstance(other, HandStarted)
+        assert started.commitment == state.setup.commitments[deal - 1] == other.commitment
         assert commitment(state.revealed[deal - 1]) == started.commitment
         differed = differed or [type(e) for e in events(first)] != [type(e) for e in events(second)]
     assert differed, "the bots should have played differently somewhere"
@@ -250,8 +249,10 @@ def test_the_match_seats_its_tables_and_refuses_bad_requests(store: Store) -> No
         room.sit_down(table, cid(), 2, "bob", STACK, at=0)
     with pytest.raises(MatchTable):
         room.deal(table, cid(), at=0)
+    config = room.table(table).table.config
+    assert config is not None
     with pytest.raises(ConfigError, match="opened by its match"):
-        room.open_table(cid(), room.table(table).table.config, at=0)  # type: ignore[arg-type]
+        room.open_table(cid(), config, at=0)
     with pytest.raises(ConfigError, match="2 to 16 tables"):
         room.create_match(
             cid(),
