@@ -28,7 +28,7 @@ from feltline_protos.v1 import common_pb2 as feltline_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66\x65ltline/v1/matches.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12(\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x18.feltline.v1.TableConfig\x12\x11\n\ttable_ids\x18\x04 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x05 \x01(\r\x12\r\n\x05stack\x18\x06 \x01(\x04\x12\r\n\x05\x61head\x18\x07 \x01(\r\x12\x18\n\x10seed_commitments\x18\x08 \x03(\t\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.feltline.v1.MatchSeat\x12\x13\n\x0b\x64\x65\x61ls_ended\x18\n \x03(\r\x12+\n\x08revealed\x18\x0b \x03(\x0b\x32\x19.feltline.v1.RevealedDeal\x12&\n\x05state\x18\x0c \x01(\x0e\x32\x17.feltline.v1.MatchState\x12(\n\tstandings\x18\r \x03(\x0b\x32\x15.feltline.v1.Standing\x12/\n\x0b\x63reate_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\";\n\tMatchSeat\x12\r\n\x05table\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x11\n\tplayer_id\x18\x03 \x01(\t\"T\n\x0cRevealedDeal\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12(\n\x07results\x18\x03 \x03(\x0b\x32\x17.feltline.v1.DealResult\"\\\n\nDealResult\x12\r\n\x05table\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05\x63hips\x18\x03 \x01(\x03\x12\r\n\x05score\x18\x04 \x01(\x03\x12\x13\n\x0bmatchpoints\x18\x05 \x01(\r\"{\n\x08Standing\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\r\n\x05table\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x11\n\tplayer_id\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x03\x12\x13\n\x0bmatchpoints\x18\x06 \x01(\r\x12\r\n\x05\x63hips\x18\x07 \x01(\x03\"\xfa\x02\n\x12\x43reateMatchRequest\x12\x30\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x18.feltline.v1.TableConfigB\x06\xbaH\x03\xc8\x01\x01\x12\xb0\x01\n\x0c\x64isplay_name\x18\x02 \x01(\tB\x99\x01\xbaH\x95\x01r\x04\x10\x01\x18P\xba\x01\x8b\x01\n\x16\x64isplay_name.printable\x12Gmust be printable: no control or format characters, line breaks or tabs\x1a(this.matches(r\'^[^\\p{C}\\p{Zl}\\p{Zp}]*$\')\x12\x19\n\x06tables\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\x10(\x02\x12\x19\n\x05\x64\x65\x61ls\x18\x04 \x01(\rB\n\xbaH\x07*\x05\x18\xf4\x03(\x01\x12\x1c\n\x05stack\x18\x05 \x01(\x04\x42\r\xbaH\n2\x08\x18\x80\x94\xeb\xdc\x03 \x00\x12\r\n\x05\x61head\x18\x06 \x01(\r\x12\x1c\n\nrequest_id\x18\x07 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"8\n\x13\x43reateMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"r\n\x10JoinMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\r\n\x05table\x18\x02 \x01(\r\x12\x15\n\x04seat\x18\x03 \x01(\rB\x07\xbaH\x04*\x02(\x01\x12\x1c\n\nrequest_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"6\n\x11JoinMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"-\n\x0fGetMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"5\n\x10GetMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"/\n\x11WatchMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"7\n\x12WatchMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"4\n\x16GetMatchResultsRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"<\n\x17GetMatchResultsResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match*r\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_SEATING\x10\x01\x12\x17\n\x13MATCH_STATE_PLAYING\x10\x02\x12\x15\n\x11MATCH_STATE_ENDED\x10\x03\x32\xa4\x03\n\x0cMatchService\x12P\n\x0b\x43reateMatch\x12\x1f.feltline.v1.CreateMatchRequest\x1a .feltline.v1.CreateMatchResponse\x12J\n\tJoinMatch\x12\x1d.feltline.v1.JoinMatchRequest\x1a\x1e.feltline.v1.JoinMatchResponse\x12G\n\x08GetMatch\x12\x1c.feltline.v1.GetMatchRequest\x1a\x1d.feltline.v1.GetMatchResponse\x12O\n\nWatchMatch\x12\x1e.feltline.v1.WatchMatchRequest\x1a\x1f.feltline.v1.WatchMatchResponse0\x01\x12\\\n\x0fGetMatchResults\x12#.feltline.v1.GetMatchResultsRequest\x1a$.feltline.v1.GetMatchResultsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66\x65ltline/v1/matches.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x03\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12(\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x18.feltline.v1.TableConfig\x12\x11\n\ttable_ids\x18\x04 \x03(\t\x12\r\n\x05\x64\x65\x61ls\x18\x05 \x01(\r\x12\r\n\x05stack\x18\x06 \x01(\x04\x12\r\n\x05\x61head\x18\x07 \x01(\r\x12\x18\n\x10seed_commitments\x18\x08 \x03(\t\x12%\n\x05seats\x18\t \x03(\x0b\x32\x16.feltline.v1.MatchSeat\x12\x13\n\x0b\x64\x65\x61ls_ended\x18\n \x03(\r\x12+\n\x08revealed\x18\x0b \x03(\x0b\x32\x19.feltline.v1.RevealedDeal\x12&\n\x05state\x18\x0c \x01(\x0e\x32\x17.feltline.v1.MatchState\x12(\n\tstandings\x18\r \x03(\x0b\x32\x15.feltline.v1.Standing\x12/\n\x0b\x63reate_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\";\n\tMatchSeat\x12\r\n\x05table\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x11\n\tplayer_id\x18\x03 \x01(\t\"T\n\x0cRevealedDeal\x12\x0c\n\x04\x64\x65\x61l\x18\x01 \x01(\r\x12\x0c\n\x04seed\x18\x02 \x01(\x0c\x12(\n\x07results\x18\x03 \x03(\x0b\x32\x17.feltline.v1.DealResult\"\\\n\nDealResult\x12\r\n\x05table\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\r\n\x05\x63hips\x18\x03 \x01(\x03\x12\r\n\x05score\x18\x04 \x01(\x03\x12\x13\n\x0bmatchpoints\x18\x05 \x01(\r\"{\n\x08Standing\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\r\n\x05table\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x11\n\tplayer_id\x18\x04 \x01(\t\x12\r\n\x05score\x18\x05 \x01(\x03\x12\x13\n\x0bmatchpoints\x18\x06 \x01(\r\x12\r\n\x05\x63hips\x18\x07 \x01(\x03\"\x84\x03\n\x12\x43reateMatchRequest\x12\x30\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x18.feltline.v1.TableConfigB\x06\xbaH\x03\xc8\x01\x01\x12\xb0\x01\n\x0c\x64isplay_name\x18\x02 \x01(\tB\x99\x01\xbaH\x95\x01r\x04\x10\x01\x18P\xba\x01\x8b\x01\n\x16\x64isplay_name.printable\x12Gmust be printable: no control or format characters, line breaks or tabs\x1a(this.matches(r\'^[^\\p{C}\\p{Zl}\\p{Zp}]*$\')\x12\x19\n\x06tables\x18\x03 \x01(\rB\t\xbaH\x06*\x04\x18\x10(\x02\x12\x19\n\x05\x64\x65\x61ls\x18\x04 \x01(\rB\n\xbaH\x07*\x05\x18\xf4\x03(\x01\x12\x1c\n\x05stack\x18\x05 \x01(\x04\x42\r\xbaH\n2\x08\x18\x80\x94\xeb\xdc\x03 \x00\x12\x17\n\x05\x61head\x18\x06 \x01(\rB\x08\xbaH\x05*\x03\x18\xf3\x03\x12\x1c\n\nrequest_id\x18\x07 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"8\n\x13\x43reateMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"{\n\x10JoinMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x16\n\x05table\x18\x02 \x01(\rB\x07\xbaH\x04*\x02\x18\x0f\x12\x15\n\x04seat\x18\x03 \x01(\rB\x07\xbaH\x04*\x02(\x01\x12\x1c\n\nrequest_id\x18\x04 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"6\n\x11JoinMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"-\n\x0fGetMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"5\n\x10GetMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"/\n\x11WatchMatchRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"7\n\x12WatchMatchResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match\"4\n\x16GetMatchResultsRequest\x12\x1a\n\x08match_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"<\n\x17GetMatchResultsResponse\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Match*r\n\nMatchState\x12\x1b\n\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13MATCH_STATE_SEATING\x10\x01\x12\x17\n\x13MATCH_STATE_PLAYING\x10\x02\x12\x15\n\x11MATCH_STATE_ENDED\x10\x03\x32\xa4\x03\n\x0cMatchService\x12P\n\x0b\x43reateMatch\x12\x1f.feltline.v1.CreateMatchRequest\x1a .feltline.v1.CreateMatchResponse\x12J\n\tJoinMatch\x12\x1d.feltline.v1.JoinMatchRequest\x1a\x1e.feltline.v1.JoinMatchResponse\x12G\n\x08GetMatch\x12\x1c.feltline.v1.GetMatchRequest\x1a\x1d.feltline.v1.GetMatchResponse\x12O\n\nWatchMatch\x12\x1e.feltline.v1.WatchMatchRequest\x1a\x1f.feltline.v1.WatchMatchResponse0\x01\x12\\\n\x0fGetMatchResults\x12#.feltline.v1.GetMatchResultsRequest\x1a$.feltline.v1.GetMatchResultsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,10 +45,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEMATCHREQUEST'].fields_by_name['deals']._serialized_options = b'\272H\007*\005\030\364\003(\001'
   _globals['_CREATEMATCHREQUEST'].fields_by_name['stack']._loaded_options = None
   _globals['_CREATEMATCHREQUEST'].fields_by_name['stack']._serialized_options = b'\272H\n2\010\030\200\224\353\334\003 \000'
+  _globals['_CREATEMATCHREQUEST'].fields_by_name['ahead']._loaded_options = None
+  _globals['_CREATEMATCHREQUEST'].fields_by_name['ahead']._serialized_options = b'\272H\005*\003\030\363\003'
   _globals['_CREATEMATCHREQUEST'].fields_by_name['request_id']._loaded_options = None
   _globals['_CREATEMATCHREQUEST'].fields_by_name['request_id']._serialized_options = b'\272H\005r\003\260\001\001'
   _globals['_JOINMATCHREQUEST'].fields_by_name['match_id']._loaded_options = None
   _globals['_JOINMATCHREQUEST'].fields_by_name['match_id']._serialized_options = b'\272H\005r\003\260\001\001'
+  _globals['_JOINMATCHREQUEST'].fields_by_name['table']._loaded_options = None
+  _globals['_JOINMATCHREQUEST'].fields_by_name['table']._serialized_options = b'\272H\004*\002\030\017'
   _globals['_JOINMATCHREQUEST'].fields_by_name['seat']._loaded_options = None
   _globals['_JOINMATCHREQUEST'].fields_by_name['seat']._serialized_options = b'\272H\004*\002(\001'
   _globals['_JOINMATCHREQUEST'].fields_by_name['request_id']._loaded_options = None
@@ -59,8 +63,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WATCHMATCHREQUEST'].fields_by_name['match_id']._serialized_options = b'\272H\005r\003\260\001\001'
   _globals['_GETMATCHRESULTSREQUEST'].fields_by_name['match_id']._loaded_options = None
   _globals['_GETMATCHRESULTSREQUEST'].fields_by_name['match_id']._serialized_options = b'\272H\005r\003\260\001\001'
-  _globals['_MATCHSTATE']._serialized_start=1849
-  _globals['_MATCHSTATE']._serialized_end=1963
+  _globals['_MATCHSTATE']._serialized_start=1868
+  _globals['_MATCHSTATE']._serialized_end=1982
   _globals['_MATCH']._serialized_start=131
   _globals['_MATCH']._serialized_end=546
   _globals['_MATCHSEAT']._serialized_start=548
@@ -72,25 +76,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STANDING']._serialized_start=789
   _globals['_STANDING']._serialized_end=912
   _globals['_CREATEMATCHREQUEST']._serialized_start=915
-  _globals['_CREATEMATCHREQUEST']._serialized_end=1293
-  _globals['_CREATEMATCHRESPONSE']._serialized_start=1295
-  _globals['_CREATEMATCHRESPONSE']._serialized_end=1351
-  _globals['_JOINMATCHREQUEST']._serialized_start=1353
-  _globals['_JOINMATCHREQUEST']._serialized_end=1467
-  _globals['_JOINMATCHRESPONSE']._serialized_start=1469
-  _globals['_JOINMATCHRESPONSE']._serialized_end=1523
-  _globals['_GETMATCHREQUEST']._serialized_start=1525
-  _globals['_GETMATCHREQUEST']._serialized_end=1570
-  _globals['_GETMATCHRESPONSE']._serialized_start=1572
-  _globals['_GETMATCHRESPONSE']._serialized_end=1625
-  _globals['_WATCHMATCHREQUEST']._serialized_start=1627
-  _globals['_WATCHMATCHREQUEST']._serialized_end=1674
-  _globals['_WATCHMATCHRESPONSE']._serialized_start=1676
-  _globals['_WATCHMATCHRESPONSE']._serialized_end=1731
-  _globals['_GETMATCHRESULTSREQUEST']._serialized_start=1733
-  _globals['_GETMATCHRESULTSREQUEST']._serialized_end=1785
-  _globals['_GETMATCHRESULTSRESPONSE']._serialized_start=1787
-  _globals['_GETMATCHRESULTSRESPONSE']._serialized_end=1847
-  _globals['_MATCHSERVICE']._serialized_start=1966
-  _globals['_MATCHSERVICE']._serialized_end=2386
+  _globals['_CREATEMATCHREQUEST']._serialized_end=1303
+  _globals['_CREATEMATCHRESPONSE']._serialized_start=1305
+  _globals['_CREATEMATCHRESPONSE']._serialized_end=1361
+  _globals['_JOINMATCHREQUEST']._serialized_start=1363
+  _globals['_JOINMATCHREQUEST']._serialized_end=1486
+  _globals['_JOINMATCHRESPONSE']._serialized_start=1488
+  _globals['_JOINMATCHRESPONSE']._serialized_end=1542
+  _globals['_GETMATCHREQUEST']._serialized_start=1544
+  _globals['_GETMATCHREQUEST']._serialized_end=1589
+  _globals['_GETMATCHRESPONSE']._serialized_start=1591
+  _globals['_GETMATCHRESPONSE']._serialized_end=1644
+  _globals['_WATCHMATCHREQUEST']._serialized_start=1646
+  _globals['_WATCHMATCHREQUEST']._serialized_end=1693
+  _globals['_WATCHMATCHRESPONSE']._serialized_start=1695
+  _globals['_WATCHMATCHRESPONSE']._serialized_end=1750
+  _globals['_GETMATCHRESULTSREQUEST']._serialized_start=1752
+  _globals['_GETMATCHRESULTSREQUEST']._serialized_end=1804
+  _globals['_GETMATCHRESULTSRESPONSE']._serialized_start=1806
+  _globals['_GETMATCHRESULTSRESPONSE']._serialized_end=1866
+  _globals['_MATCHSERVICE']._serialized_start=1985
+  _globals['_MATCHSERVICE']._serialized_end=2405
 # @@protoc_insertion_point(module_scope)
