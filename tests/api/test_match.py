@@ -29,9 +29,11 @@ K = common_pb2.ActionKind
 STACK = 200
 
 
-def create(live: Live, deals: int = 2) -> matches_pb2.Match:
+def create(live: Live, deals: int = 2, ahead: int = 0) -> matches_pb2.Match:
     config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 2))
-    return live.client(ADMIN).create_match(config, "heads-up", tables=2, deals=deals, stack=STACK)
+    return live.client(ADMIN).create_match(
+        config, "heads-up", tables=2, deals=deals, stack=STACK, ahead=ahead
+    )
 
 
 def join(live: Live, match: matches_pb2.Match) -> dict[tuple[int, int], Client]:
@@ -265,3 +267,22 @@ def test_absent_players_are_timed_out_and_a_match_survives_restarts(live: Live) 
     assert len(results.revealed) == 3
     assert all(sum(r.score for r in d.results) == 0 for d in results.revealed)
     assert check(live.room.cardroom).problems == []
+
+
+def test_a_table_ahead_waits_for_the_slowest_and_resumes(live: Live) -> None:
+    match = create(live, deals=3, ahead=1)
+    players = join(live, match)
+    key = UUID(match.match_id)
+    ahead = live.room.match(key).match.tables[1]
+    play_deal(
+        live, players, match.match_id, t=1, deal=2, policy=folds
+    )  # one deal ahead of table 0, then waiting
+    time.sleep(0.5)  # the clock ticks: table 1 may not deal 3 while table 0 plays deal 1
+    assert live.room.table(ahead).table.hands == 2
+    assert live.room.table(ahead).table.dealt is None
+    play_deal(live, players, match.match_id, t=0, deal=1, policy=calls)
+    deadline = time.monotonic() + 10
+    while live.room.table(ahead).table.dealt is None:  # deal 3, now one ahead
+        assert time.monotonic() < deadline, "the table ahead did not resume"
+        time.sleep(0.05)
+    assert live.room.table(ahead).table.hands == 3
