@@ -20,7 +20,9 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     for game in ("holdem", "stud-hi-lo", "draw-declare", "jackpots"):
         assert f"=== {game} ===" in out
         assert re.search(rf"  {game}: \d+", out)
-    books = out[out.index("The ledger, read through the Ledger service") :]
+    books = out[
+        out.index("The ledger, read through the Ledger service") : out.index("=== duplicate")
+    ]
     figures = {
         name: int(amount)
         for name, amount in re.findall(
@@ -32,6 +34,7 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     assert carried is not None
     assert house is not None
     minted = len(demo.TABLES) * demo.PLAYERS_PER_TABLE * 100 * demo.BUY_IN
+    minted += 2 * demo.MATCH_SEATS * demo.BUY_IN  # each match table's bank
     assert figures["chips minted"] == minted
     held = figures["in accounts"] + figures["on tables"] + figures["in pots"] + int(carried[1])
     assert held + int(house[1]) + int(house[2]) == minted
@@ -46,6 +49,11 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     # a spectator never sees a face-down card as it is dealt
     assert not re.search(r"gets [2-9TJQKA][cdhs] \(down\)", out)
     assert "gets ?? (down)" in out
+    # and it ends with a duplicate match of bots and its standings
+    assert "=== duplicate match ===  4 of 4 deals" in out
+    scores = [int(m[1]) for m in re.finditer(r"match-bot-\d-\d +\d +\d +(-?\d+)", out)]
+    assert len(scores) == 6
+    assert sum(scores) == 0
 
 
 def test_demo_says_what_does_not_balance_rather_than_every_chip_accounted_for(

@@ -41,7 +41,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-PLAYERS = ("alice", "bob", "carol")
+PLAYERS = ("alice", "bob", "carol", "dave")
 LISTENING = re.compile(r"feltline listening on (\S+)")
 
 

@@ -11,7 +11,7 @@ const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
 const VENDOR = path.join(PROTOS, 'vendor');
-const FILES = ['tables', 'play', 'watch', 'accounts', 'replay'].map((n) => `feltline/v1/${n}.proto`);
+const FILES = ['tables', 'play', 'watch', 'accounts', 'replay', 'matches'].map((n) => `feltline/v1/${n}.proto`);
 
 // Watch errors that re-opening cannot mend: the request itself is refused,
 // or the caller cancelled. After any other (UNAVAILABLE when the connection
@@ -64,6 +64,7 @@ class FeltlineClient {
     this.watcher = new contract.WatchService(target, creds, { channelOverride: this.tables.getChannel() });
     this.accounts = new contract.AccountService(target, creds, { channelOverride: this.tables.getChannel() });
     this.replay = new contract.ReplayService(target, creds, { channelOverride: this.tables.getChannel() });
+    this.matches = new contract.MatchService(target, creds, { channelOverride: this.tables.getChannel() });
   }
 
   metadata() {
@@ -117,6 +118,20 @@ class FeltlineClient {
   // the caller's own (an auditor or admin names the player).
   recall(player_id = '') {
     return this.unary(this.replay, 'RecallHands', { player_id }).then((r) => r.hands);
+  }
+  // Duplicate matches: an admin creates one (`options`: tables, deals,
+  // stack, ahead), a player takes a seat at one of its tables for the
+  // whole match and plays its deals there like any hand.
+  createMatch(config, display_name, { tables, deals, stack, ahead = 0 }) {
+    const request = { config, display_name, tables, deals, stack, ahead, request_id: crypto.randomUUID() };
+    return this.unary(this.matches, 'CreateMatch', request).then((r) => r.match);
+  }
+  joinMatch(match_id, table, seat) {
+    const request = { match_id, table, seat, request_id: crypto.randomUUID() };
+    return this.unary(this.matches, 'JoinMatch', request).then((r) => r.match);
+  }
+  getMatch(match_id) {
+    return this.unary(this.matches, 'GetMatch', { match_id }).then((r) => r.match);
   }
 
   // One decision: `action` is e.g. {call: {}}, {draw: {discards: []}} or
@@ -286,8 +301,59 @@ function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
   });
 }
 
+// Play `deals` hands of a match at this seat's table (the match seats the
+// player for every deal), choosing with `choose`. Resolves with the hands
+// played: for each, its number, this seat's cards and the moves.
+function playMatch(client, table_id, { seat, deals, choose = passiveMove }) {
+  return new Promise((resolve, reject) => {
+    const seen = { hand_number: 0, sequence: 0 };
+    const hands = new Map();
+    let done = false;
+    const stream = client.watch(table_id);
+    const finish = (error) => {
+      if (done) return;
+      done = true;
+      stream.cancel();
+      if (error) reject(error);
+      else resolve([...hands.values()]);
+    };
+    const hand = (number) => {
+      if (!hands.has(number)) hands.set(number, { hand_number: number, cards: [], moves: [], ended: false });
+      return hands.get(number);
+    };
+    stream.on('data', (item) => {
+      if (item.item === 'turn') {
+        const turn = item.turn;
+        if (!turn || !turn.options || turn.seat !== seat) return;
+        const action = choose(turn.options);
+        hand(seen.hand_number).moves.push(action);
+        client.act(table_id, { ...seen }, action).catch((error) => {
+          if (error.code !== grpc.status.FAILED_PRECONDITION) finish(error);
+        });
+        return;
+      }
+      if (item.item !== 'event' || !item.event.hand_number) return;
+      const event = item.event;
+      seen.hand_number = event.hand_number;
+      seen.sequence = event.sequence;
+      if (event.kind === 'card_dealt' && event.card_dealt.seat === seat) {
+        hand(event.hand_number).cards.push(event.card_dealt.card);
+      }
+      if (event.kind === 'hand_ended') {
+        hand(event.hand_number).ended = true;
+        if ([...hands.values()].filter((h) => h.ended).length >= deals) finish();
+      }
+    });
+    stream.on('error', (error) => {
+      if (error.code !== grpc.status.CANCELLED) finish(error);
+    });
+    stream.on('end', () => finish(new Error('the table closed before the match ended')));
+  });
+}
+
 module.exports = {
   FeltlineClient,
+  playMatch,
   TableWatch,
   loadContract,
   passiveMove,

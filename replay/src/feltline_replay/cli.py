@@ -238,6 +238,34 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 1 if done.refused else 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from feltline_replay.duplicate import check_match, side_by_side  # noqa: PLC0415
+
+    rows = open_rows(args.store)
+    try:
+        match = UUID(args.match)
+        report = check_match(rows, match, args.public_key)
+        if args.deal is not None:
+            print(side_by_side(rows, match, args.deal))
+            print()
+    except ValueError as e:
+        print(f"feltline-replay: {e}", file=sys.stderr)
+        return 1
+    finally:
+        rows.close()
+    for failure in report.failures:
+        print(f"FAIL {failure}")
+    print(f"{'table':>5} {'seat':>4} {'score':>7} {'mp':>4}")
+    for (table, seat), (score, points) in report.totals.items():
+        print(f"{table:>5} {seat:>4} {score:>7} {points:>4}")
+    verdict = "ok" if report.ok else f"{len(report.failures)} failures"
+    print(
+        f"{len(report.tables)} tables, {report.revealed} of {report.deals} deals revealed, "
+        f"{report.hands} hands, the same deck at every table: {verdict}"
+    )
+    return 0 if report.ok else 1
+
+
 def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
     from feltline_replay.store import record  # noqa: PLC0415
 
@@ -301,6 +329,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
     p.add_argument("--each", action="store_true", help="one file per hand, even for a set format")
     p.set_defaults(run=cmd_convert)
+
+    p = commands.add_parser(
+        "match", help="check a duplicate match's decks and scores; show a deal side by side"
+    )
+    p.add_argument("match", help="the match's id")
+    p.add_argument("--store", required=True, help="a SQLite file, or 'postgres'")
+    p.add_argument("--deal", type=int, help="show this revealed deal at every table")
+    p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
+    p.set_defaults(run=cmd_match)
     return top
 
 

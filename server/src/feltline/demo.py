@@ -5,7 +5,9 @@ SDK while progress is shown; then the first hand of each table as a
 spectator may see it, and a summary: hands per game, every hand replayed
 from the store, and the ledger's summary read through the Ledger service
 once the server's projector has caught up: where every chip minted is, and
-"every chip accounted for" only if the ledger says so.
+"every chip accounted for" only if the ledger says so. It ends with a short
+duplicate match: two hold'em tables dealt the same decks, bots of one style
+at one table and of another at the other, and the match's standings.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
 from feltline.store.room import Cardroom, Room
 from feltline_client import Client
-from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import auth_pb2, ledger_pb2
+from feltline_client.bots import CallingStation, Casual, Player, Strategy
+from feltline_protos.v1 import auth_pb2, ledger_pb2, matches_pb2
 from feltline_replay import history
 
 TABLES = {
@@ -66,6 +68,8 @@ TIME_CHARGE = TimeCharge(amount=5, window=1800)
 PLAYERS_PER_TABLE = 4
 BUY_IN = 500
 ACTION_CLOCK = 5
+MATCH_SEATS = 3
+MATCH_DEALS = 4
 
 
 @dataclass
@@ -79,6 +83,7 @@ class Summary:
     books: ledger_pb2.GetLedgerSummaryResponse | None = None
     seconds: float = 0.0
     first: dict[Game, list[str]] = field(default_factory=dict)
+    match: matches_pb2.Match | None = None
 
 
 def run(
@@ -102,8 +107,10 @@ def run(
         out(f"server listening on {server.target}, storing in {path}")
         try:
             tables = _play(server, signer, rng, hands, out)
+            match = _duplicate(server, signer, rng, out)
             summary = _check(room, tables)
             summary.books = _books(server, signer)
+            summary.match = match
         finally:
             server.stop()
             room.close()
@@ -185,6 +192,59 @@ def _books(server: Feltline, signer: Signer) -> ledger_pb2.GetLedgerSummaryRespo
         return auditor.ledger.summary()
 
 
+def _duplicate(
+    server: Feltline, signer: Signer, rng: random.Random, out: Callable[[str], None]
+) -> matches_pb2.Match:
+    """A two-table hold'em match: casual bots at table 0, calling stations
+    at table 1, the same cards in the same seats; the final match."""
+    admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
+    config = convert.table_config(
+        TableConfig(TABLES[Game.HOLDEM], MATCH_SEATS, action_clock=ACTION_CLOCK)
+    )
+    match = admin.create_match(config, "demo duplicate", tables=2, deals=MATCH_DEALS, stack=BUY_IN)
+    out(f"  duplicate match: 2 tables, {MATCH_DEALS} deals, the same decks at both")
+    styles: list[Callable[[], Strategy]] = [
+        lambda: Casual(random.Random(rng.random())),
+        CallingStation,
+    ]
+    bots = []
+    for t, style in enumerate(styles):
+        for seat in range(1, MATCH_SEATS + 1):
+            player = f"match-bot-{t}-{seat}"
+            client = Client(server.target, _token(signer, auth_pb2.ROLE_PLAYER, player))
+            client.join_match(match.match_id, t, seat)
+            bot = Player(client, match.table_ids[t], style(), seat=seat, buy_in=BUY_IN, rebuy=True)
+            bot.seated = True  # the match seats its players for every deal
+            bots.append(bot)
+    threads = [threading.Thread(target=bot.play, daemon=True) for bot in bots]
+    for thread in threads:
+        thread.start()
+    final = match
+    for state in admin.watch_match(match.match_id):  # ends with the match
+        final = state
+    for bot in bots:
+        bot.stop()
+    for thread in threads:
+        thread.join(timeout=30)
+    for bot in bots:
+        bot.client.close()
+    admin.close()
+    return final
+
+
+def standings(match: matches_pb2.Match) -> list[str]:
+    """The match's standings as a table people read."""
+    lines = [
+        f"{'rank':>4}  {'player':<14} {'table':>5} {'seat':>4} {'score':>7} {'mp':>4} {'chips':>7}"
+    ]
+    for s in match.standings:
+        lines.append(
+            f"{s.rank:>4}  {s.player_id:<14} {s.table:>5} {s.seat:>4} "
+            f"{s.score:>7} {s.matchpoints:>4} {s.chips:>7}"
+        )
+    return lines
+
+
 def _check(room: Room, tables: dict[Game, str]) -> Summary:
     summary = Summary(ledger=check(room.cardroom))
     for game, table_id in tables.items():
@@ -250,5 +310,11 @@ def main(seed: int | None = None, hands: int = 30) -> int:
         print("the ledger does not balance:")
         for problem in books.problems:
             print(f"  {problem}")
+    if summary.match is not None:
+        match = summary.match
+        print(
+            f"\n=== duplicate match ===  {len(match.revealed)} of {match.deals} deals, standings:"
+        )
+        print("\n".join(standings(match)))
     ok = books.balanced and ledger.balanced and not ledger.problems and not summary.failed
     return 0 if ok else 1

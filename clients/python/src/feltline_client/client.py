@@ -32,6 +32,8 @@ from feltline_protos.v1 import (
     accounts_pb2_grpc,
     auth_pb2,
     common_pb2,
+    matches_pb2,
+    matches_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
     replay_pb2,
@@ -186,6 +188,7 @@ class Client:
         self.accounts = accounts_pb2_grpc.AccountServiceStub(self.channel)
         self.replay = replay_pb2_grpc.ReplayServiceStub(self.channel)
         self.ledger = Ledger(self)
+        self.matches = matches_pb2_grpc.MatchServiceStub(self.channel)
 
     def close(self) -> None:
         """Close the channel, if this client opened it."""
@@ -691,6 +694,75 @@ class Client:
                 retry=True,
             ).hands
         )
+
+    # ---- duplicate matches
+
+    def create_match(
+        self,
+        config: common_pb2.TableConfig,
+        display_name: str,
+        *,
+        tables: int,
+        deals: int,
+        stack: int,
+        ahead: int = 0,
+        request_id: str | None = None,
+    ) -> matches_pb2.Match:
+        """Create a duplicate match and its tables (admin)."""
+        request = matches_pb2.CreateMatchRequest(
+            config=config,
+            display_name=display_name,
+            tables=tables,
+            deals=deals,
+            stack=stack,
+            ahead=ahead,
+            request_id=self._request_id(request_id),
+        )
+        return self._call(
+            lambda: self.matches.CreateMatch(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).match
+
+    def join_match(
+        self, match_id: str, table: int, seat: int, *, request_id: str | None = None
+    ) -> matches_pb2.Match:
+        """Take a seat at one of a match's tables for the whole match (player)."""
+        request = matches_pb2.JoinMatchRequest(
+            match_id=match_id, table=table, seat=seat, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.matches.JoinMatch(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).match
+
+    def get_match(self, match_id: str) -> matches_pb2.Match:
+        request = matches_pb2.GetMatchRequest(match_id=match_id)
+        return self._call(
+            lambda: self.matches.GetMatch(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        ).match
+
+    def match_results(self, match_id: str) -> matches_pb2.Match:
+        """An ended match's every deal and the final standings."""
+        request = matches_pb2.GetMatchResultsRequest(match_id=match_id)
+        return self._call(
+            lambda: self.matches.GetMatchResults(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).match
+
+    def watch_match(self, match_id: str) -> Iterator[matches_pb2.Match]:
+        """The match now and after each change, until it ends; each message
+        is the whole match, so a dropped stream is simply watched again."""
+        request = matches_pb2.WatchMatchRequest(match_id=match_id)
+        try:
+            for response in self.matches.WatchMatch(request, metadata=self.metadata()):
+                yield response.match
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from None
 
 
 __all__ = ["Client", "FeltlineError", "Seen", "token_claims"]

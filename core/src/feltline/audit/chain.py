@@ -2,8 +2,8 @@
 
 Each link is ``SHA-256(previous link || canonical(record))``, where the first
 previous link is 32 zero bytes and the record names the stream (``hand``,
-``table``, ``account`` or ``server``, the one stream of the server's keys,
-with its id), the event's position in the stream,
+``table``, ``account``, ``match`` or ``server``, the one stream of the
+server's keys, with its id), the event's position in the stream,
 its type, the version it was written under and its data as written.
 Changing, dropping, reordering or moving any event to another stream changes
 every link after it. ``docs/audit.md`` states this for outside verifiers.
@@ -20,7 +20,7 @@ CHAIN_ALGORITHM = "feltline-chain-v1"
 GENESIS = bytes(32)
 
 
-STREAMS = ("hand", "table", "account", "server")
+STREAMS = ("hand", "table", "account", "server", "match")
 """The kinds of stream, each the key that names its id in a chain record."""
 
 

@@ -1,4 +1,4 @@
-"""A whole Feltline server: the five services over one Room, health and
+"""A whole Feltline server: its services over one Room, health and
 reflection, the dealer and the action clock, and the projector's views
 when it is given one. ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
@@ -11,6 +11,7 @@ from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
 from feltline.api.ledger import LedgerServicer
+from feltline.api.matches import MatchServicer
 from feltline.api.play import PlayServicer
 from feltline.api.replay import ReplayServicer
 from feltline.api.server import Server, Service, Tls, service
@@ -24,6 +25,8 @@ from feltline_protos.v1 import (
     accounts_pb2_grpc,
     ledger_pb2,
     ledger_pb2_grpc,
+    matches_pb2,
+    matches_pb2_grpc,
     play_pb2,
     play_pb2_grpc,
     replay_pb2,
@@ -65,6 +68,11 @@ def services(hub: Hub, projector: Projector | None = None) -> list[Service]:
             ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],
             ledger_pb2_grpc.add_LedgerServiceServicer_to_server,
             LedgerServicer(hub, projector),
+        ),
+        service(
+            matches_pb2.DESCRIPTOR.services_by_name["MatchService"],
+            matches_pb2_grpc.add_MatchServiceServicer_to_server,
+            MatchServicer(hub),
         ),
     ]
 

@@ -32,11 +32,12 @@ from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
+from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
 from feltline.engine import table
 from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.hands import Conflict
-from feltline.store.room import Stale
+from feltline.store.room import MatchNotFound, MatchTable, Stale
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")
@@ -76,6 +77,8 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_CONFLICT: Code.ABORTED,
     R.ERROR_REASON_TRY_AGAIN: Code.UNAVAILABLE,
     R.ERROR_REASON_TABLE_UNREADABLE: Code.DATA_LOSS,
+    R.ERROR_REASON_MATCH_NOT_FOUND: Code.NOT_FOUND,
+    R.ERROR_REASON_MATCH_TABLE: Code.FAILED_PRECONDITION,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
@@ -93,6 +96,10 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     table.GameOptionError: R.ERROR_REASON_GAME_OPTION,
     InsufficientChips: R.ERROR_REASON_INSUFFICIENT_BALANCE,
     table.NoSuchSeatError: R.ERROR_REASON_INVALID_REQUEST,
+    MatchNotFound: R.ERROR_REASON_MATCH_NOT_FOUND,
+    MatchTable: R.ERROR_REASON_MATCH_TABLE,
+    SeatError: R.ERROR_REASON_SEAT_UNAVAILABLE,
+    WaitingForTables: R.ERROR_REASON_WRONG_PHASE,
     # The server, not the caller, makes seeds and hand results: a refusal
     # of one is the server's fault.
     table.SeedError: R.ERROR_REASON_UNSPECIFIED,

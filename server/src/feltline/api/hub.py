@@ -215,11 +215,20 @@ class Hub:
                 self.deal_if_ready(table_id)
         finally:
             self.notify(table_id)
+        place = self.room.match_of(table_id)
+        if place is not None:  # a deal's end there may reveal it at every table
+            self.notify(place[0])
+            for other in self.room.match(place[0]).match.tables:
+                if other != table_id:
+                    self.notify(other)
 
     def deal_if_ready(self, table_id: UUID) -> bool:
         table = self.room.table(table_id).table
         if table.config is None or table.dealt is not None:
             return False
+        place = self.room.match_of(table_id)
+        if place is not None:
+            return self._deal_match(table_id, *place)
         if sum(1 for s in table.seats if s.stack > 0 and not (s.leaving or s.sitting_out)) < 2:
             return False
         number = table.hands + 1
@@ -231,6 +240,23 @@ class Hub:
             return False
         log_action("deal", table_id=str(table_id), hand_number=number)
         return True
+
+    def _deal_match(self, table_id: UUID, match: UUID, number: int) -> bool:
+        """Deal a match's table its next deal, if the match lets it now."""
+        try:
+            self.room.deal_match(match, number, at=self.clock())
+        except (RuleError, StoreFull):  # seats to fill, or waiting for the slowest table
+            return False
+        log_action("deal_match", table_id=str(table_id), match_id=str(match), table=number)
+        return True
+
+    def unrevealed(self, table_id: UUID, deal: int) -> bool:
+        """Whether hand ``deal`` of a match's table is a deal the match has
+        not revealed yet (never, at a table of no match)."""
+        place = self.room.match_of(table_id)
+        if place is None:
+            return False
+        return len(self.room.match(place[0]).match.revealed) < deal
 
     def _epoch(self) -> int:
         """How many times another process was seen to store something: a
@@ -273,8 +299,9 @@ class Hub:
             return 0
         if table.dealt is None:
             still = time.monotonic() - self._touched.get(table_id, 0.0)
-            if still >= self.settle and self.deal_if_ready(table_id):
-                self.notify(table_id)
+            match = self.room.match_of(table_id) is not None  # seated by the match: no settling
+            if (match or still >= self.settle) and self.deal_if_ready(table_id):
+                self.changed(table_id, deal=False)
             return 0
         stream = self.room.hand(table_id, table.hands)
         if now < stream.since + table.config.action_clock:

@@ -11,6 +11,11 @@ some seats, or nobody while the hand runs; and what the others are shown
 - an auditor: what is public while the hand runs, and everything, folded
   cards, discards and the deck's seed and order included, once it has ended.
 
+At a duplicate match's table one more rule comes first: the same cards are
+still in play at the match's other tables until the match reveals the deal,
+so until then its hand is withheld whole (public cards, actions and the
+seed included) from everyone but the players dealt into it (:func:`withheld`).
+
 Pure functions: the servicer says who the viewer is and whether the hand
 has ended, and gets back the ``feltline.v1`` Event to send.
 """
@@ -82,3 +87,11 @@ def view(viewer: Viewer, event: Event, where: Where, *, ended: bool) -> events_p
     ``redacted`` set when anything was withheld."""
     seen = may_see(viewer, event, ended=ended)
     return to_proto(event if seen else event.redacted(), where, redacted=not seen)
+
+
+def withheld(caller: Caller, seats: Iterable[Seated], *, unrevealed: bool) -> bool:
+    """Whether a hand is kept from ``caller`` entirely: a match's deal not
+    yet revealed, to anyone not dealt into this hand of it (a seat sees its
+    own hand as at any table; an auditor, never dealt in, sees it once the
+    match has revealed the deal)."""
+    return unrevealed and Viewer.of(caller, seats).seat is None

@@ -12,6 +12,7 @@ from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
 from feltline.api.hub import Hub
 from feltline.api.logging import log_action
+from feltline.api.redaction import withheld
 from feltline.api.tokens import Caller
 from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
 from feltline.store.faults import Unreadable
@@ -32,6 +33,10 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         stream = self.room.table(key)
         t = stream.table
         hand = self.room.hand(key, t.hands) if t.dealt is not None else None
+        if hand is not None and withheld(
+            caller, hand.hand.players, unrevealed=self.hub.unrevealed(key, t.hands)
+        ):
+            hand = None
         return views.table_message(stream, hand, caller)
 
     def CreateTable(

@@ -29,7 +29,7 @@ from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
 from feltline.api.hub import Hub
 from feltline.api.intercept import Handler
-from feltline.api.redaction import Viewer, may_see, view
+from feltline.api.redaction import Viewer, may_see, view, withheld
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.domain.ids import hand_id
@@ -143,6 +143,8 @@ class Watcher:
         each a serialized ``WatchTableResponse``."""
         for s in self.hub.table_records(self.key, self.pos.table):
             yield from self.drain()
+            if isinstance(s.event, HandDealt) and self.held(s.event):
+                return  # until the match reveals the deal; its end at the last table wakes this
             self.pos.table = s.position
             hand = ""
             if isinstance(s.event, HandDealt):
@@ -161,6 +163,23 @@ class Watcher:
             if turn is not None:
                 self.pos.turn = True
                 yield turn
+
+    def held(self, dealt: HandDealt) -> bool:
+        """Whether the hand ``dealt`` begins is withheld from this caller
+        (:func:`feltline.api.redaction.withheld`)."""
+        unrevealed = self.hub.unrevealed(self.key, dealt.hand)
+        return withheld(self.caller, dealt.seats, unrevealed=unrevealed)
+
+    def hold_back(self) -> None:
+        """Move a position inside a hand withheld from this caller back to
+        just before the hand's ``HandDealt``, where the watch waits for it."""
+        if not self.pos.hand:
+            return
+        for s in self.hub.table_records(self.key, 0):
+            if isinstance(s.event, HandDealt) and s.event.hand == self.pos.hand:
+                if self.held(s.event):
+                    self.pos = Position(s.position - 1)
+                return
 
     def _turn(self, last: Stored) -> bytes | None:
         """Whose turn it is after ``last``, worked out once for the players
@@ -266,6 +285,7 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         if pos.table > stream.version or pos.hand > stream.table.hands:
             raise _bad_cursor()
         watcher = Watcher(self.hub, key, caller, pos)
+        watcher.hold_back()
         watcher.rebuild()
         return watcher
 
@@ -277,8 +297,11 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
             pos = Position(stream.version)
             if hand is not None:
                 pos.hand, pos.at = t.hands, hand.version
+            watcher = Watcher(self.hub, key, caller, pos)
+            watcher.hold_back()
+            if watcher.pos is not pos:  # withheld: the snapshot shows the table only
+                hand, pos = None, watcher.pos
             message = views.table_message(stream, hand, caller)
-        watcher = Watcher(self.hub, key, caller, pos)
         made = watcher.rebuild()
         snapshot = watch_pb2.TableSnapshot(table=message)
         who = watcher.who()

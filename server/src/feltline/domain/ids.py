@@ -22,6 +22,7 @@ MAX_COMMAND_ID = 128
 TABLES = UUID("0b6f4f36-8e35-4cf1-9c36-6a8f4be1f0a1")
 ACCOUNTS = UUID("5d0f8a53-3b0e-4d7e-8a61-2f1c9e5b7c42")
 SERVER = UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77")
+MATCHES = UUID("3f7d2b90-51c4-4a8e-9e0d-7c6b5a4f3e21")
 
 
 class CommandIdError(RuleError):
@@ -55,6 +56,22 @@ def hand_id(table: UUID, number: int) -> UUID:
     """Hand ``number`` of a table (its first hand is 1); remembered, as every
     request at a table asks for it."""
     return uuid5(table, f"hand/{number}")
+
+
+def match_id(command_id: str) -> UUID:
+    """The match a creating command creates: the same id on a repeat."""
+    return uuid5(MATCHES, command_id)
+
+
+def match_table_id(match: UUID, table: int) -> UUID:
+    """Table ``table`` of a match, counting from 0."""
+    return uuid5(match, f"table/{table}")
+
+
+def bank_id(match: UUID, table: int) -> UUID:
+    """The account that holds the chips of a match's table between deals:
+    the match's own chips, never a player's."""
+    return uuid5(match, f"bank/{table}")
 
 
 def account_id(player: str) -> UUID:

@@ -19,12 +19,14 @@ from feltline.projections.follow import Follower, Lag
 from feltline.projections.hands import HandIndex, HandIndexView
 from feltline.projections.ledger import Ledger, LedgerView
 from feltline.projections.pots import Pots, PotsView
+from feltline.projections.standings import Standings, StandingsView
 from feltline.projections.view import View, open_view
 
 PROJECTIONS: Mapping[str, tuple[type[Projection[Any]], type[View]]] = {
     "ledger": (Ledger, LedgerView),
     "hand_index": (HandIndex, HandIndexView),
     "pots": (Pots, PotsView),
+    "standings": (Standings, StandingsView),
 }
 REPORT_EVERY = 10.0  # seconds between lag lines in the log
 log = structlog.get_logger("feltline.projections")

@@ -25,7 +25,9 @@ from feltline.domain.account import AccountEvent
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
 from feltline.domain.keys import KeyAdopted
+from feltline.domain.match import MatchRecord
 from feltline.domain.table import TableRecord, TableStream
+from feltline.engine.deck import commitment
 from feltline.engine.events import HandEnded, HandStarted
 from feltline.engine.state import Phase
 from feltline.engine.table import HandDealt, HandFinished
@@ -76,6 +78,8 @@ def check(cardroom: Cardroom) -> Ledger:
         for number in range(1, stream.table.hands + 1):
             expected_hands.add(hand_id(key, number))
             _check_hand(cardroom, stream, number, ledger)
+    for key in kinds["match"]:
+        _check_match(cardroom, key, ledger)
     strays = kinds["hand"] - expected_hands
     if strays:
         ledger.problems.append(f"{len(strays)} hand streams belong to no table's deal")
@@ -92,6 +96,7 @@ def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
         "hand": (Recorded, Sealed),
         "account": tuple(AccountEvent.__subclasses__()),
         "server": (KeyAdopted,),
+        "match": (MatchRecord,),
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
     start = 1
@@ -100,6 +105,26 @@ def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
             kinds[by_topic[notification.topic]].add(UUID(str(notification.originator_id)))
         start = page[-1].id + 1
     return kinds
+
+
+def _check_match(cardroom: Cardroom, key: UUID, ledger: Ledger) -> None:
+    """Every table of a match dealt deal k from the seed the match committed
+    to, and every revealed seed is the committed one."""
+    match = cardroom.match(key).match  # checks the chain and signature
+    setup = match.setup
+    for k, seed in enumerate(match.revealed):
+        if commitment(seed) != setup.commitments[k]:
+            ledger.problems.append(f"match {key}: deal {k + 1}'s seed is not the committed one")
+    for table in match.tables:
+        stream = cardroom.table(table)
+        for number in range(1, stream.table.hands + 1):
+            started = next(iter(cardroom.get(hand_id(table, number)).commands.values()))[1][0]
+            if not isinstance(started, HandStarted) or (
+                started.commitment != setup.commitments[number - 1]
+            ):
+                ledger.problems.append(
+                    f"match {key}: table {table} dealt deal {number} from another deck"
+                )
 
 
 def _check_hand(cardroom: Cardroom, stream: TableStream, number: int, ledger: Ledger) -> None:

@@ -39,7 +39,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 from uuid import UUID
 
@@ -51,14 +51,25 @@ from feltline.domain.account import Account, AccountEvent, CashOut, Mint
 from feltline.domain.account import project as project_account
 from feltline.domain.chained import sign
 from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
-from feltline.domain.ids import account_id, check_command_id, fingerprint, hand_id, table_id
+from feltline.domain.ids import (
+    account_id,
+    bank_id,
+    check_command_id,
+    fingerprint,
+    hand_id,
+    match_id,
+    match_table_id,
+    table_id,
+)
 from feltline.domain.keys import KeyAdopted
+from feltline.domain.match import Match, MatchRecord, MatchStream, SeatError
+from feltline.domain.match import project as project_match
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.table import project as project_table
 from feltline.engine.cards import Card
 from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.deck import SEED_BYTES
-from feltline.engine.errors import Kind, RuleError
+from feltline.engine.errors import ConfigError, Kind, RuleError
 from feltline.engine.events import Action, Choice, Event, HandEnded, HandStarted, PassedOut
 from feltline.engine.house import TableConfig
 from feltline.engine.state import Hand, Phase
@@ -69,6 +80,8 @@ from feltline.engine.table import (
     DealHand,
     EndHand,
     HandDealt,
+    HandFinished,
+    HandInProgressError,
     OpenTable,
     SatDown,
     SitDown,
@@ -85,7 +98,7 @@ from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 from feltline.store.hands import Conflict, Hands
 
-Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted
+Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
 
@@ -100,6 +113,44 @@ class ClockRunning(RuleError):
     """A time-out before the player's time is up."""
 
     kind = Kind.PRECONDITION
+
+
+class MatchNotFound(NotFound):
+    """A match the store does not hold."""
+
+
+class MatchTable(RuleError):
+    """A seating or dealing request at a table whose seats, chips and deals
+    belong to a duplicate match: the match seats its players for each deal."""
+
+    kind = Kind.PRECONDITION
+
+
+@dataclass(frozen=True, slots=True)
+class CreateMatch:
+    """What makes two match creations the same request."""
+
+    name: str
+    config: TableConfig
+    tables: int
+    deals: int
+    stack: int
+    ahead: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinMatch:
+    table: int
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealMatch:
+    match: str
+    table: int
+    at: int
 
 
 class Stale(RuleError):
@@ -152,6 +203,16 @@ class Cardroom(Hands):
             except AggregateNotFoundError:
                 return TableStream.new(table_id)
             self.vouch("table", table_id, stream.signer)
+        return stream
+
+    def match(self, match_id: UUID) -> MatchStream:
+        """The stored match, or a new one if none is stored, checked like a table."""
+        with self.reported.reading(match_id):
+            try:
+                stream: MatchStream = self.repository.get(match_id, projector_func=project_match)
+            except AggregateNotFoundError:
+                return MatchStream.new(match_id)
+            self.vouch("match", match_id, stream.signer)
         return stream
 
     def account(self, account_id: UUID) -> Account:
@@ -223,6 +284,7 @@ class _Work:
         self.accounts: dict[UUID, Account] = {}
         self.records: list[Stored] = []
         self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
+        self.bank: UUID | None = None  # a match table's: where its seats' chips come from
 
     @property
     def hand_events(self) -> tuple[Event, ...]:
@@ -260,7 +322,9 @@ class _Work:
         self.made += [(r, next(events) if isinstance(r, Recorded) else None) for r in records]
 
     def account(self, player: str) -> Account:
-        key = account_id(player)
+        """The account a seat's chips move to and from: the player's, or at
+        a match's table the match's bank."""
+        key = self.bank or account_id(player)
         if key not in self.accounts:
             self.accounts[key] = self.room.account(key)
         return self.accounts[key]
@@ -303,6 +367,7 @@ class Room:
         self._locks: dict[UUID, threading.Lock] = {}
         self._guard = threading.Lock()
         self._listeners: list[Callable[[Committed], None]] = []
+        self._matches: dict[UUID, tuple[UUID, int]] = {}  # a match's tables: the match and place
 
     def listen(self, listener: Callable[[Committed], None]) -> None:
         """Have ``listener`` told of every transaction at a table, right after
@@ -317,6 +382,8 @@ class Room:
     def open_table(self, command_id: str, config: TableConfig, *, at: int, name: str = "") -> UUID:
         """Open a table named ``name``; its id follows from the command id."""
         new = table_id(check_command_id(command_id))
+        if config.rules.fixed_seats:
+            raise ConfigError("a duplicate table is opened by its match, with the match")
         command = OpenTable(config, at, name)
         self._run(
             new,
@@ -364,6 +431,7 @@ class Room:
         command = StandUp(seat)
 
         def stand(work: _Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
             number = work.table.table.hands if work.table.table.dealt is not None else 0
             work.at_table(command_id, command, request, hand=number)
             if number:
@@ -379,33 +447,38 @@ class Room:
         the table records only its commitment, the hand the seed."""
 
         def deal(work: _Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
             seed = secrets.token_bytes(SEED_BYTES)
-            dealt = work.at_table(
-                command_id, DealHand(at, seed), request, work.table.table.hands + 1
-            )[-1]
-            assert isinstance(dealt, HandDealt)
-            config = work.table.table.config
-            assert config is not None
-            work.hand = HandStream.new(hand_id(work.table.id, dealt.hand))
-            start = StartHand(
-                config.rules,
-                button=dealt.button,
-                seats=dealt.seats,
-                seed=seed,
-                antes=dealt.antes,
-                small_blind=dealt.small_blind,
-                big_blind=dealt.big_blind,
-                extra_big_blinds=dealt.extra_big_blinds,
-                dead=dealt.dead,
-            )
-            work.at_hand(f"table/{command_id}", start, request, at)
-            started = work.hand_events[0]
-            if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
-                raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
-            self._follow(work, command_id, f"table/{command_id}", request, at)
-            return work.outcome(work.table.commands[command_id].events, dealt.hand)
+            number = self._deal_hand(work, command_id, request, seed, at)
+            return work.outcome(work.table.commands[command_id].events, number)
 
         return self._run(table_id, command_id, DealHand(at, b""), deal)
+
+    def _deal_hand(self, work: _Work, key: str, request: str, seed: bytes, at: int) -> int:
+        """Deal the table's next hand from ``seed`` into ``work``, filed under
+        ``key``; its number."""
+        dealt = work.at_table(key, DealHand(at, seed), request, work.table.table.hands + 1)[-1]
+        assert isinstance(dealt, HandDealt)
+        config = work.table.table.config
+        assert config is not None
+        work.hand = HandStream.new(hand_id(work.table.id, dealt.hand))
+        start = StartHand(
+            config.rules,
+            button=dealt.button,
+            seats=dealt.seats,
+            seed=seed,
+            antes=dealt.antes,
+            small_blind=dealt.small_blind,
+            big_blind=dealt.big_blind,
+            extra_big_blinds=dealt.extra_big_blinds,
+            dead=dealt.dead,
+        )
+        work.at_hand(f"table/{key}", start, request, at)
+        started = work.hand_events[0]
+        if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
+            raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
+        self._follow(work, key, f"table/{key}", request, at)
+        return dealt.hand
 
     def close_table(self, table_id: UUID, command_id: str, *, at: int, reason: str = "") -> Outcome:
         """Close the table for good, in one transaction: a hand in progress
@@ -417,6 +490,7 @@ class Room:
         command = CloseTable(at, reason)
 
         def close(work: _Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
             table = work.table.table
             number = table.hands if table.dealt is not None and not table.closed else 0
             if number:
@@ -428,6 +502,172 @@ class Room:
             return work.outcome(events, number)
 
         return self._run(table_id, command_id, command, close)
+
+    # ---- duplicate matches
+
+    def create_match(
+        self,
+        command_id: str,
+        name: str,
+        config: TableConfig,
+        *,
+        tables: int,
+        deals: int,
+        stack: int,
+        ahead: int = 0,
+        by: str,
+        at: int,
+    ) -> UUID:
+        """Create a match and its tables in one transaction, as admin ``by``:
+        ``config`` is each table's, dealt from fixed positions for its seats,
+        every seat bought in for ``stack`` each deal from the table's bank,
+        which is minted here (the match's chips are its own, never a
+        player's); one seed per deal is drawn now and only its commitment is
+        public. The match's id follows from the command id."""
+        key = match_id(check_command_id(command_id))
+        request = fingerprint(CreateMatch(name, config, tables, deals, stack, ahead, by))
+        seats = config.seats
+        duplicate = replace(
+            config,
+            rules=replace(config.rules, fixed_seats=seats),
+            min_buy_in=stack,
+            max_buy_in=stack,
+        ).validate()
+        ids = tuple(match_table_id(key, t) for t in range(tables))
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            stream = self.cardroom.match(key)
+            if stream.repeat(command_id, request) is not None:
+                return key
+            seeds = tuple(secrets.token_bytes(SEED_BYTES) for _ in range(deals))
+            events = Match.create(
+                name,
+                duplicate,
+                ids,
+                deals=deals,
+                stack=stack,
+                ahead=ahead,
+                seeds=seeds,
+                by=by,
+                at=at,
+            )
+            records: list[Stored] = []
+            made, _ = stream.record(command_id, request, events)
+            records += made
+            for t, table in enumerate(ids):
+                opened, _ = TableStream.new(table).execute(
+                    f"match-table/{key}/{t}",
+                    OpenTable(duplicate, at, f"{name} #{t + 1}"),
+                    request=request,
+                )
+                bank = self.cardroom.account(bank_id(key, t))
+                records += [*opened, bank.mint(f"match/{key}", request, seats * stack, by)]
+            try:
+                self.cardroom.commit(records)
+            except Conflict:
+                continue
+            return key
+        raise Conflict(f"match {key} kept changing under this request; try again")
+
+    def match(self, key: UUID) -> MatchStream:
+        """The match as stored now."""
+        stream = self.cardroom.match(key)
+        if stream.version == 0:
+            raise MatchNotFound(f"there is no match {key}")
+        return stream
+
+    def join_match(self, key: UUID, command_id: str, table: int, seat: int, player: str) -> bool:
+        """Take a seat at one of the match's tables for the whole match;
+        False when the same request came before."""
+        check_command_id(command_id)
+        request = fingerprint(JoinMatch(table, seat, player))
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            stream = self.match(key)
+            if stream.repeat(command_id, request) is not None:
+                return False
+            records, _ = stream.record(command_id, request, stream.match.take(table, seat, player))
+            try:
+                self.cardroom.commit(records)
+            except Conflict:
+                continue
+            return True
+        raise Conflict(f"match {key} kept changing under this request; try again")
+
+    def deal_match(self, key: UUID, table: int, *, at: int) -> Outcome:
+        """Deal the match's next deal at its table ``table``: every seat
+        bought in for the deal's stack from the table's bank, the deck from
+        the deal's committed seed. Refused (:class:`WaitingForTables`) while
+        seats are empty or the table is as far ahead of the slowest as the
+        match allows."""
+        setup = self.match(key).match.setup
+        if not 0 <= table < len(setup.tables):
+            raise SeatError(f"match {key} has tables 0 to {len(setup.tables) - 1}, not {table}")
+        table_key = UUID(setup.tables[table])
+
+        def deal(work: _Work, request: str) -> Outcome:
+            if work.table.table.dealt is not None:
+                raise HandInProgressError(f"table {table} is playing deal {work.table.table.hands}")
+            match = self.cardroom.match(key).match
+            number = match.next_deal(table)
+            if work.table.table.hands != number - 1:
+                raise RuntimeError(f"table {table} has dealt {work.table.table.hands} hands")
+            command_key = f"match/deal/{number}"
+            work.bank = bank_id(key, table)
+            for seat in range(1, setup.config.seats + 1):
+                player = match.players[table, seat]
+                work.at_table(command_key, SitDown(seat, player, setup.stack, at), request)
+            self._deal_hand(work, command_key, request, match.seed(number), at)
+            return work.outcome(work.table.commands[command_key].events, number)
+
+        return self._run(table_key, None, DealMatch(str(key), table, at), deal)
+
+    def match_of(self, table: UUID) -> tuple[UUID, int] | None:
+        """The match a table belongs to and its place in it, or None."""
+        stream = self.table(table)
+        return self._match_of(stream)
+
+    def _match_of(self, stream: TableStream) -> tuple[UUID, int] | None:
+        config = stream.table.config
+        if config is None or not config.rules.fixed_seats:
+            return None
+        known = self._matches.get(stream.id)
+        if known is None:
+            opened = next((k for k in stream.commands if k.startswith("match-table/")), None)
+            if opened is None:  # a duplicate table no match opened: none does
+                return None
+            _, key, number = opened.split("/")
+            known = self._matches[stream.id] = (UUID(key), int(number))
+        return known
+
+    def _not_a_match_table(self, stream: TableStream) -> None:
+        if self._match_of(stream) is not None:
+            raise MatchTable(
+                f"table {stream.id} belongs to a duplicate match: the match seats and deals it"
+            )
+
+    def _end_deal(self, work: _Work, table_key: str, request: str) -> None:
+        """After a match table's hand ends: every seat's stack goes back to
+        the table's bank, and the match records the table's stacks (and,
+        from the last table to end the deal, its seed) in the same
+        transaction."""
+        where = self._match_of(work.table)
+        if where is None:
+            return
+        key, number = where
+        table = work.table.table
+        deal = table.hands
+        finished = work.table.commands[table_key].events
+        stacks = {s.number: s.stack for s in table.seats}
+        if not any(isinstance(e, HandFinished) for e in finished):
+            raise RuntimeError(f"table {work.table.id} ended deal {deal} without its stacks")
+        work.bank = bank_id(key, number)
+        for seat in sorted(stacks):
+            work.at_table(table_key, StandUp(seat), request, deal)
+        stream = self.cardroom.match(key)
+        events = stream.match.end_deal(number, deal, stacks)
+        records, _ = stream.record(f"deal/{deal}/table/{number}", request, events)
+        work.records += records
 
     # ---- hands
 
@@ -589,6 +829,7 @@ class Room:
 
     def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
         def run(work: _Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
             return work.outcome(work.at_table(command_id, command, request))
 
         return self._run(table_id, command_id, command, run)
@@ -656,6 +897,7 @@ class Room:
                     request,
                     work.table.table.hands,
                 )
+                self._end_deal(work, table_key, request)
                 return
             waiting = waiting_on(hand)
             leaving = work.table.table.leaving if waiting else ()

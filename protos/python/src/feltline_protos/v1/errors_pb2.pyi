@@ -105,6 +105,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     views (it was started with --no-projector): ask a server that runs the
     projector.
     """
+    ERROR_REASON_MATCH_NOT_FOUND: _ErrorReason.ValueType  # 29
+    """NOT_FOUND: no match has this id."""
+    ERROR_REASON_MATCH_TABLE: _ErrorReason.ValueType  # 30
+    """FAILED_PRECONDITION: the table belongs to a duplicate match, which
+    seats its players and deals it; use MatchService.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -196,5 +202,11 @@ ERROR_REASON_VIEWS_UNAVAILABLE: ErrorReason.ValueType  # 28
 """FAILED_PRECONDITION: this server keeps no ledger, pot or hand-index
 views (it was started with --no-projector): ask a server that runs the
 projector.
+"""
+ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 29
+"""NOT_FOUND: no match has this id."""
+ERROR_REASON_MATCH_TABLE: ErrorReason.ValueType  # 30
+"""FAILED_PRECONDITION: the table belongs to a duplicate match, which
+seats its players and deals it; use MatchService.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
