@@ -5,6 +5,8 @@ no reply or stream, while any table still plays it."""
 
 from __future__ import annotations
 
+import io
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -15,11 +17,12 @@ import pytest
 
 from feltline.api import convert
 from feltline.demo import TABLES
+from feltline.domain.ids import hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
-from feltline_protos.v1 import auth_pb2, common_pb2, matches_pb2, watch_pb2
+from feltline_protos.v1 import auth_pb2, common_pb2, matches_pb2, replay_pb2, watch_pb2
 
 from .conftest import ON_BOTH_STORES, Live
 
@@ -153,11 +156,27 @@ def test_a_match_plays_through_the_api_and_no_seed_shows_before_its_deal_ends(
             assert not got[1].HasField("current_hand"), name
         assert not got[0].revealed
         assert not got[0].standings[0].score
+    # Nor does the Replay service serve it: to every role it is still in play.
+    ended_early = str(hand_id(UUID(tables[1]), 1))
+    for name, reader in readers.items():
+        assert ended_early not in {h.hand_id for h in reader.list_hands()}, name
+        with pytest.raises(FeltlineError) as refused:
+            reader.get_hand(ended_early)
+        assert refused.value.reason == "HAND_IN_PROGRESS", name
+        history = io.StringIO()
+        reader.export_history(replay_pb2.EXPORT_FORMAT_OHH, history)
+        assert ended_early not in history.getvalue(), name
+    log = "\n".join(readers["auditor"].export_hands())
+    assert seed.hex() not in log
+    assert ended_early not in log
+    assert json.loads(log.splitlines()[0])["complete"] is False  # a hand was withheld
     assert players[0, 1].get_table(tables[0]).HasField("current_hand")
     sent += play_deal(live, players, match.match_id, t=0, deal=1, policy=calls)
     assert not any(seed in p for p in sent)  # the players' own replies never carry it
     state = readers["auditor"].get_match(match.match_id)
     assert [d.seed for d in state.revealed] == [seed]
+    assert ended_early in {h.hand_id for h in readers["auditor"].list_hands()}
+    assert readers["auditor"].get_hand(ended_early).events[-1].hand_ended.seed == seed
     assert sum(r.score for r in state.revealed[0].results) == 0
     # Now the auditor's watch of table 1 goes on to deal 1, seed included.
     items = watched(readers["auditor"], tables[1], after="0.0.0.0")

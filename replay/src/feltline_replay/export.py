@@ -11,7 +11,7 @@ chain starts at its first record.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from uuid import UUID, uuid5
@@ -58,6 +58,10 @@ class Selection:
         }
 
 
+# Whether the hand of this table and number is to be left out of a log.
+Withheld = Callable[[UUID, int], bool]
+
+
 @dataclass(frozen=True)
 class Dealt:
     """What a table's stream says of one of its hands."""
@@ -78,6 +82,7 @@ class Plan:
 
     tables: list[UUID] = field(default_factory=list)
     hands: dict[UUID, list[int]] = field(default_factory=dict)
+    withheld: int = 0  # finished hands left out on the exporter's word
 
     @property
     def count(self) -> int:
@@ -98,8 +103,9 @@ def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
             dealt = None
 
 
-def plan(rows: Rows, selection: Selection) -> Plan:
-    """Which hands the selection picks, read from the tables' streams."""
+def plan(rows: Rows, selection: Selection, withheld: Withheld | None = None) -> Plan:
+    """Which hands the selection picks, read from the tables' streams,
+    but for those ``withheld`` names (noted in the plan)."""
     chosen = Plan()
     wanted = set(selection.hands)
     recent: list[Dealt] = []
@@ -109,6 +115,9 @@ def plan(rows: Rows, selection: Selection) -> Plan:
         picked = []
         for dealt in finished_hands(rows, table):
             if wanted and dealt.id not in wanted:
+                continue
+            if withheld is not None and withheld(table, dealt.number):
+                chosen.withheld += 1
                 continue
             if selection.players and not dealt.players & set(selection.players):
                 continue
@@ -139,16 +148,19 @@ def export(
     *,
     public_key: str | None = None,
     now: datetime | None = None,
+    withheld: Withheld | None = None,
 ) -> Iterator[Record]:
     """The log's lines: the header, then each chosen table's records and its
-    chosen hands' records, as stored."""
-    chosen = plan(rows, selection)
+    chosen hands' records, as stored. A hand ``withheld`` names is left
+    out, and the log then says it is not complete (a server withholds a
+    duplicate match's deal until every table has played it)."""
+    chosen = plan(rows, selection, withheld)
     yield header(
         public_key=public_key,
         exported_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
         source=rows.source,
         selection={**selection.describe(), "exported_hands": chosen.count},
-        complete=selection.everything,
+        complete=selection.everything and not chosen.withheld,
     )
     yield from records(rows, chosen.tables, chosen.hands)
 

@@ -156,21 +156,27 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     # ---- finding hands
 
-    def finished(self, table: UUID, order: int) -> tuple[list[Finished], HandDealt | None]:
-        """The table's finished hands, in order, and its hand in progress."""
+    def finished(self, table: UUID, order: int) -> tuple[list[Finished], set[int]]:
+        """The table's finished hands, in order, and the numbers of those
+        still in play. A match's hand is in play until the match reveals
+        its deal: the same cards may still be in play at another table."""
         t = self.room.table(table).table
         assert t.config is not None
         game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
         name = t.name or f"{t.config.rules.game} table"
         done: list[Finished] = []
+        playing: set[int] = set()
         dealt: HandDealt | None = None
         for s in self.hub.table_records(table):
             if isinstance(s.event, HandDealt):
                 dealt = s.event
+                playing.add(dealt.hand)
             elif isinstance(s.event, HandFinished) and dealt is not None:
-                done.append(Finished(table, order, dealt, s.event, game, name))
+                if not self.hub.unrevealed(table, dealt.hand):
+                    done.append(Finished(table, order, dealt, s.event, game, name))
+                    playing.discard(dealt.hand)
                 dealt = None
-        return done, dealt
+        return done, playing
 
     def every_hand(self, table: UUID | None = None) -> list[Finished]:
         """Every finished hand (of ``table``, if given), oldest first; a
@@ -204,15 +210,16 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         found = self.named(UUID(text))
         if found is not None:
             key, number = found
-            done, live = self.finished(key, self.hub.tables().index(key))
+            done, playing = self.finished(key, self.hub.tables().index(key))
             for f in done:
                 if f.number == number:
                     return f
-            if live is not None and live.hand == number:
+            if number in playing:
                 raise ApiError(
                     R.ERROR_REASON_HAND_IN_PROGRESS,
-                    f"hand {text} (hand {number} of table {key}) has not ended: it can be "
-                    "replayed once it has, when its seed is revealed",
+                    f"hand {text} (hand {number} of table {key}) is still in play (or, at a "
+                    "duplicate match's table, its deal is at another table): it can be "
+                    "replayed once it has ended everywhere, when its seed is revealed",
                     metadata={"hand_id": text, "table_id": str(key)},
                 )
         raise _no_hand(text)
@@ -497,7 +504,8 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 left_out.append(replay_pb2.LeftOutHand(hand_id=hand.id, reason=reason))
             return reason is None
 
-        found = logged_hands(export(self.rows, selection, public_key=key), reader)
+        logged = export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed)
+        found = logged_hands(logged, reader)
         pending: list[str] = []
         size = 0
         for piece in form.many(filter(held, found)):
@@ -514,7 +522,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         key = self.room.cardroom.signer.public_hex
         batch: list[str] = []
         size = 0
-        for record in export(self.rows, selection, public_key=key):
+        for record in export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed):
             text = log.line(record)
             batch.append(text)
             size += len(text)
