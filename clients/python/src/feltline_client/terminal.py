@@ -20,12 +20,13 @@ import argparse
 import os
 import sys
 import uuid
+from pathlib import Path
 from typing import TextIO
 
 from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
 from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
-from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
 
 VERBS = {
     "fold": "folds",
@@ -149,10 +150,21 @@ class Terminal:
     """The loop: print the stream, and on your turn ask for a move."""
 
     def __init__(
-        self, client: Client, table_id: str, stdin: TextIO, stdout: TextIO, hands: int | None
+        self,
+        client: Client,
+        table_id: str,
+        stdin: TextIO,
+        stdout: TextIO,
+        hands: int | None,
+        *,
+        save: Path | None = None,
     ) -> None:
         self.client, self.table_id = client, table_id
         self.stdin, self.stdout, self.hands = stdin, stdout, hands
+        self.save = save  # a folder: each hand you played saved there as a replayer page
+        self.playing = (
+            ""  # the id of the hand you were dealt into, until the table takes its result
+        )
         self.tracker = Tracker()
         self.players: dict[int, str] = {}  # who sits where
         self.big_blind = False  # a newcomer waiting for the big blind
@@ -171,6 +183,8 @@ class Terminal:
                     self.say(line)
             mine = self.tracker.feed(item)
             self.follow_seats(item)
+            if self.save is not None and item.HasField("event"):
+                self.keep(item.event, self.save)
             if item.HasField("turn") and not mine:
                 self.say(f"seat {item.turn.seat} to act")
             if mine and not self.ask():
@@ -211,6 +225,28 @@ class Terminal:
                 self.big_blind, self.waiting = False, ""
             else:
                 self.note_wait(dealt.hand_number)
+
+    def keep(self, event: events_pb2.Event, folder: Path) -> None:
+        """Save each hand you were dealt into, as it ends (its result goes
+        to the table in the same commit), as the Replay service's HTML page
+        of it, as you may see it."""
+        kind = event.WhichOneof("kind")
+        if kind == "hand_started" and any(
+            s.seat == self.tracker.seat for s in event.hand_started.seats
+        ):
+            self.playing = event.hand_id
+        elif kind == "hand_ended" and self.playing:
+            hand, self.playing = self.playing, ""
+            path = folder / f"{hand}.html"
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                with path.open("w", encoding="utf-8") as page:
+                    self.client.export_history(replay_pb2.EXPORT_FORMAT_HTML, page, hand_ids=[hand])
+            except (FeltlineError, OSError) as e:
+                path.unlink(missing_ok=True)
+                self.say(f"could not save the hand: {e}")
+                return
+            self.say(f"hand saved: {path}")
 
     def note_wait(self, hand_number: int) -> None:
         """Say, once, why this seat is not in a hand: it waits for players
@@ -305,6 +341,12 @@ def main(
     )
     parser.add_argument("--tls-cert", help="the client certificate a server requires (PEM)")
     parser.add_argument("--tls-key", help="its private key (PEM)")
+    parser.add_argument(
+        "--save-html",
+        type=Path,
+        metavar="DIR",
+        help="save each hand you play in DIR as a page that replays it in a browser",
+    )
     args = parser.parse_args(argv)
     out = stdout or sys.stdout
     if not args.token:
@@ -323,7 +365,9 @@ def main(
             if args.seat:
                 client.sit_down(table_id, args.seat, args.buy_in)
                 print(f"you sit down at seat {args.seat} with {args.buy_in}", file=out)
-            terminal = Terminal(client, table_id, stdin or sys.stdin, out, args.hands)
+            terminal = Terminal(
+                client, table_id, stdin or sys.stdin, out, args.hands, save=args.save_html
+            )
             terminal.run()
             if terminal.tracker.seat and not terminal.tracker.closed:
                 client.stand_up(table_id)
