@@ -356,7 +356,12 @@ def test_contributors_are_the_seats_with_chips_in_each_pot() -> None:
 def test_the_projector_s_lag_is_nothing_once_caught_up(played: Played) -> None:
     status = played.client(SPECTATOR).ledger.projector_status()
     head = played.room.cardroom.recorder.max_notification_id()
-    assert {p.projection for p in status.projections} == {"ledger", "hand_index", "pots", "standings"}
+    assert {p.projection for p in status.projections} == {
+        "ledger",
+        "hand_index",
+        "pots",
+        "standings",
+    }
     for p in status.projections:
         assert (p.position, p.head, p.events_behind) == (head, head, 0)
         assert p.time_behind.ToTimedelta() < timedelta(seconds=5)
