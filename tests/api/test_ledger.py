@@ -29,7 +29,7 @@ from feltline.projections.pots import LivePot, SeatInPot, TablePots
 from feltline.projections.projector import Projector
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Room
+from feltline.store.room import Cardroom, Room
 from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import auth_pb2, common_pb2, ledger_pb2
 from tests.postgres import store_env
@@ -623,13 +623,47 @@ def test_a_page_token_is_refused_with_other_filters_or_made_up(played: Played) -
     )
 
 
-def test_a_server_without_its_projector_says_so(live: Live) -> None:
-    """The conftest's server runs no projector, as --no-projector."""
+def test_a_server_given_no_views_says_so(live: Live) -> None:
+    """The conftest's server is given no views."""
     admin = live.client(ADMIN)
     table = admin.list_tables_page().tables
     failed = grpc.StatusCode.FAILED_PRECONDITION
     error = _refused(admin.ledger.summary, failed, "VIEWS_UNAVAILABLE")
-    assert "--no-projector" in error.message
+    assert "feltline project" in error.message
     _refused(admin.ledger.projector_status, failed, "VIEWS_UNAVAILABLE")
     _refused(lambda: admin.ledger.table_pots(str(uuid4())), failed, "VIEWS_UNAVAILABLE")
     assert table == []
+
+
+def test_a_server_without_its_projector_reads_the_views_another_keeps(tmp_path: Path) -> None:
+    """``feltline serve --no-projector`` beside ``feltline project``: this
+    server runs no projector, yet answers from the views the other keeps,
+    and its lag is theirs."""
+    env = {"SQLITE_DBNAME": str(tmp_path / "shared.db")}
+    signer = Signer.generate()
+    room = open_store(env, signer)
+    play(room, 1, 200, seed=3, pool=PLAYERS)
+    store = StoreConfig.from_env(env).env
+    server = Feltline(
+        room, signer.public_key, clock=Seconds(0), tick=3600,
+        projector=Projector(room.cardroom, store), project=False,
+    ).start()  # fmt: skip
+    elsewhere = Room(Cardroom(signer, env=store))  # the other process's own store
+    keeper = Projector(elsewhere.cardroom, store)
+    head = room.cardroom.recorder.max_notification_id()
+    token = tokens.mint(signer, AUDITOR, now=datetime.now(UTC), ttl=timedelta(hours=1))
+    with Client(server.target, token) as auditor:
+        try:
+            status = auditor.ledger.projector_status()
+            assert all(p.events_behind == head for p in status.projections)  # nobody keeps them
+            keeper.start()
+            status = auditor.ledger.caught_up()
+            assert all(p.position == head for p in status.projections)
+            summary = auditor.ledger.summary()
+            assert summary.balanced
+            assert summary.minted > 0
+        finally:
+            keeper.stop()
+            server.stop()
+            elsewhere.close()
+            room.close()

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument(
         "--no-projector",
         action="store_true",
-        help="keep no views in this process (run 'feltline project' beside it instead)",
+        help="run no projector in this process: the views it reads are kept by a "
+        "'feltline project' beside it",
     )
     project = commands.add_parser(
         "project",
@@ -182,8 +183,12 @@ def _serve(
         return _refuse(f"cannot open the store: {e}")
     signer = room.cardroom.signer
     try:
-        views = Projector(room.cardroom, config.env) if projector else None
-        server = Feltline(room, signer.public_key, address, tls=tls, projector=views).start()
+        # With --no-projector the views are still read: a `feltline project`
+        # beside this server keeps them.
+        views = Projector(room.cardroom, config.env)
+        server = Feltline(
+            room, signer.public_key, address, tls=tls, projector=views, project=projector
+        ).start()
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
         return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")

@@ -93,9 +93,13 @@ class Feltline:
         max_workers: int = 64,
         tls: Tls | None = None,
         projector: Projector | None = None,
+        project: bool = True,
     ) -> None:
         self.room = room
         self.projector = projector
+        # Whether this process runs the projector, or reads the views that
+        # another keeps (``feltline serve --no-projector`` beside ``feltline project``).
+        self.project = project
         self.tls = tls
         self.hub = Hub(room, clock=clock)
         # The stored tables, found before the port opens: a store that
@@ -122,7 +126,7 @@ class Feltline:
     def start(self) -> Feltline:
         self.server.start()
         self.clock.start()
-        if self.projector is not None:
+        if self.projector is not None and self.project:
             self.room.listen(self.projector.poke)
             self.projector.start()
         return self
@@ -131,7 +135,7 @@ class Feltline:
         self.clock.stop()
         self.hub.stop()
         self.server.stop(grace)
-        if self.projector is not None:
+        if self.projector is not None and self.project:
             self.projector.stop()
 
     def __enter__(self) -> Feltline:

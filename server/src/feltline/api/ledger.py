@@ -5,7 +5,9 @@ results and the hands it was dealt into; auditors and admins everything.
 Every answer comes from the views, which follow the log a little behind
 it, never from replaying streams. The store is asked only whether a named
 table or account exists, so that a name the views have not reached yet is
-told apart from one that never was. A server without its projector
+told apart from one that never was. A server given no views (the
+embedded use; ``feltline serve`` always reads them, kept by its own
+projector or, with ``--no-projector``, by a ``feltline project`` beside it)
 answers ``FAILED_PRECONDITION`` (``VIEWS_UNAVAILABLE``).
 """
 
@@ -73,8 +75,9 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         if self.projector is None:
             raise ApiError(
                 R.ERROR_REASON_VIEWS_UNAVAILABLE,
-                "this server keeps no ledger views: it was started with --no-projector; "
-                "send LedgerService calls to a server that runs its projector",
+                "this server reads no ledger views: it was started without them (feltline "
+                "serve always reads them, kept by its own projector or by a feltline project "
+                "beside it); send LedgerService calls to such a server",
             )
         return self.projector
 
