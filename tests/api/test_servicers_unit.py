@@ -37,9 +37,10 @@ from feltline.audit.keys import Signer
 from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from feltline.engine.turn import waiting_on
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room, waiting_on
+from feltline.store.room import Cardroom, Room
 from feltline_protos.v1 import (
     accounts_pb2,
     auth_pb2,

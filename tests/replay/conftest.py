@@ -18,8 +18,9 @@ from feltline.engine.events import Action, Choice
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
+from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room, waiting_on
+from feltline.store.room import Cardroom, Room
 from tests.store.players import Players, cid, finished, open_tables
 
 HANDS = 320

@@ -13,8 +13,9 @@ from feltline.demo import TABLES
 from feltline.engine.events import Action
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room, waiting_on
+from feltline.store.room import Cardroom, Room
 from feltline_replay.cli import main
 
 

@@ -20,7 +20,8 @@ from feltline.engine.errors import RuleError
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake
 from feltline.engine.table import Table
-from feltline.store.room import Outcome, Room, waiting_on
+from feltline.engine.turn import waiting_on
+from feltline.store.room import Outcome, Room
 from tests.engine.players import choose
 
 RAKE = Rake(basis_points=500, cap=20)

@@ -22,8 +22,9 @@ from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import BoardDealt, CardDealt, Event, HandEnded, HandStarted
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from feltline.engine.turn import waiting_on
 from feltline.store.check import check
-from feltline.store.room import MatchTable, Room, waiting_on
+from feltline.store.room import MatchTable, Room
 from tests.engine.players import choose
 
 from .conftest import Store

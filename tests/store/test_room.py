@@ -35,9 +35,10 @@ from feltline.engine.table import (
     TableClosedError,
     TimeCharged,
 )
+from feltline.engine.turn import waiting_on
 from feltline.store.check import check
 from feltline.store.hands import Conflict
-from feltline.store.room import ClockRunning, Committed, NotFound, Room, waiting_on
+from feltline.store.room import ClockRunning, Committed, NotFound, Room
 from tests.engine.players import choose
 
 from .conftest import Store

@@ -13,7 +13,8 @@ import pytest
 from feltline.domain.table import TableRecord
 from feltline.engine.events import Acted, Action
 from feltline.engine.table import HandFinished
-from feltline.store.room import Room, Stale, waiting_on
+from feltline.engine.turn import waiting_on
+from feltline.store.room import Room, Stale
 
 from .conftest import Store
 from .test_room import seated

@@ -1,18 +1,26 @@
-"""Who acts first in a betting round, game by game."""
+"""Whose turn it is: who acts first in a betting round, game by game, whom
+the hand waits on now, and what such a seat may do, so that every layer
+above asks the engine instead of working the rules out again."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from feltline.engine import betting
 from feltline.engine.cards import ACE, JOKER_INDEX, Card
+from feltline.engine.events import Action
 from feltline.engine.rules import DRAW_GAMES, Game
-from feltline.engine.state import Hand
+from feltline.engine.state import Hand, Phase
 from feltline.engine.values import high
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
 # slower than a module's own names: the hot paths read these.
 _HOLDEM = Game.HOLDEM
 _STUD_HI_LO = Game.STUD_HI_LO
+_BETTING = Phase.BETTING
+_DRAWING = Phase.DRAWING
+_DECLARING = Phase.DECLARING
 
 
 def first_to_act(hand: Hand) -> int:
@@ -62,3 +70,50 @@ def showing(cards: Sequence[Card]) -> tuple[int, ...]:
         return (0, *[1] * len(ranks), *sorted(ranks, reverse=True))
     pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
     return (0, *[n for n, _ in pattern], *[rank for _, rank in pattern])
+
+
+def waiting_on(hand: Hand) -> tuple[int, ...]:
+    """The seats the hand waits on: whoever is to bet or draw, or everyone
+    still to declare."""
+    phase = hand.phase
+    if phase is _BETTING or phase is _DRAWING:
+        return hand.round.pending[:1]
+    if phase is _DECLARING:
+        return hand.round.pending
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """What a seat the hand waits on may do: betting ``actions`` (with what a
+    call or the bring-in costs, and the totals a bet, raise or completion
+    may go to), or a draw of at most ``max_discards`` cards, or a
+    declaration."""
+
+    actions: tuple[Action, ...] = ()
+    call_amount: int = 0
+    min_to: int = 0
+    max_to: int = 0
+    draw: bool = False
+    max_discards: int = 0
+    declare: bool = False
+
+
+def choices(hand: Hand, seat: int) -> Choices | None:
+    """What ``seat`` may do now, or None when the hand is not waiting on it."""
+    if seat not in waiting_on(hand):
+        return None
+    if hand.phase is _DRAWING:
+        return Choices(draw=True, max_discards=hand.rules.draw_limit(len(hand.players)))
+    if hand.phase is _DECLARING:
+        return Choices(declare=True)
+    o = betting.options(hand)
+    if o.bring_in:
+        actions = [Action.BRING_IN]
+        cost = o.bring_in
+    else:
+        actions = [Action.CALL, Action.FOLD] if o.to_call else [Action.CHECK, Action.FOLD]
+        cost = o.to_call
+    if o.raise_action is not None:
+        actions.append(o.raise_action)
+    return Choices(tuple(actions), cost, o.least, o.most)

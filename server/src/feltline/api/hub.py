@@ -33,10 +33,11 @@ from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
+from feltline.engine.turn import waiting_on
 from feltline.store.check import PAGE
 from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.hands import Conflict
-from feltline.store.room import Committed, Room, waiting_on
+from feltline.store.room import Committed, Room
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")

@@ -46,8 +46,8 @@ from feltline.engine.events import (
 )
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished
+from feltline.engine.turn import waiting_on
 from feltline.store.faults import Unreadable
-from feltline.store.room import waiting_on
 from feltline.store.rows import StoredRows
 from feltline_protos.v1 import (
     auth_pb2,

@@ -17,14 +17,13 @@ from feltline.api.redaction import Viewer, sees_down_cards
 from feltline.api.tokens import Caller
 from feltline.domain.hand import HandStream
 from feltline.domain.table import TableStream
-from feltline.engine import betting
 from feltline.engine.events import Action, Event, StreetBegan
 from feltline.engine.house import DEFAULT_ACTION_CLOCK, DEFAULT_ANTE_CAP, TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 from feltline.engine.table import Table
+from feltline.engine.turn import Choices, choices, waiting_on
 from feltline.engine.values import System
-from feltline.store.room import waiting_on
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2
 
 R = errors_pb2.ErrorReason
@@ -172,36 +171,22 @@ def turn_of(hand: Hand, deadline: int, who: Viewer) -> tables_pb2.Turn | None:
         return None
     seat = who.seat if who.seat in waiting else waiting[0]
     turn = tables_pb2.Turn(seat=seat, deadline=timestamp(deadline))
-    if who.role == auth_pb2.ROLE_PLAYER and who.seat == seat:
-        turn.options.CopyFrom(legal(hand, seat))
+    own = who.role == auth_pb2.ROLE_PLAYER and who.seat == seat
+    options = choices(hand, seat) if own else None
+    if options is not None:
+        turn.options.CopyFrom(legal(options))
     return turn
 
 
-def legal(hand: Hand, seat: int) -> tables_pb2.LegalActions:
-    if hand.phase is Phase.DRAWING:
-        limit = hand.rules.draw_limit(len(hand.players))
-        return tables_pb2.LegalActions(draw=True, max_discards=limit)
-    if hand.phase is Phase.DECLARING:
-        return tables_pb2.LegalActions(declare=True)
-    o = betting.options(hand)
-    if o.bring_in:
-        actions = [Action.BRING_IN]
-        if o.raise_action is not None:
-            actions.append(o.raise_action)
-        return tables_pb2.LegalActions(
-            actions=[action_kind(a) for a in actions],
-            call_amount=o.bring_in,
-            min_to=o.least,
-            max_to=o.most,
-        )
-    actions = [Action.CALL, Action.FOLD] if o.to_call else [Action.CHECK, Action.FOLD]
-    if o.raise_action is not None:
-        actions.append(o.raise_action)
+def legal(options: Choices) -> tables_pb2.LegalActions:
     return tables_pb2.LegalActions(
-        actions=[action_kind(a) for a in actions],
-        call_amount=o.to_call,
-        min_to=o.least,
-        max_to=o.most,
+        actions=[action_kind(a) for a in options.actions],
+        call_amount=options.call_amount,
+        min_to=options.min_to,
+        max_to=options.max_to,
+        draw=options.draw,
+        max_discards=options.max_discards,
+        declare=options.declare,
     )
 
 

@@ -37,7 +37,7 @@ from feltline.engine.events import HandEnded
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline.store.room import waiting_on
+from feltline.engine.turn import waiting_on
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason

@@ -31,7 +31,8 @@ from feltline.engine.deck import commitment
 from feltline.engine.events import HandEnded, HandStarted
 from feltline.engine.state import Phase
 from feltline.engine.table import HandDealt, HandFinished
-from feltline.store.room import Cardroom, waiting_on
+from feltline.engine.turn import waiting_on
+from feltline.store.room import Cardroom
 
 PAGE = 1000
 

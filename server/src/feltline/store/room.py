@@ -72,7 +72,7 @@ from feltline.engine.deck import SEED_BYTES
 from feltline.engine.errors import ConfigError, Kind, RuleError
 from feltline.engine.events import Action, Choice, Event, HandEnded, HandStarted, PassedOut
 from feltline.engine.house import TableConfig
-from feltline.engine.state import Hand, Phase
+from feltline.engine.state import Phase
 from feltline.engine.table import (
     AddChips,
     ChipsAdded,
@@ -93,6 +93,7 @@ from feltline.engine.table import (
     TableCommand,
     TableEvent,
 )
+from feltline.engine.turn import waiting_on
 from feltline.store.commit import GroupCommit
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
@@ -1054,13 +1055,3 @@ def current_to(hand: HandStream, move: Command, seen: int) -> bool:
         return False
     p = h.player(move.seat)
     return p.live and p.choice is None
-
-
-def waiting_on(hand: Hand) -> tuple[int, ...]:
-    """The seats the hand waits on: whoever is to bet or draw, or everyone
-    still to declare."""
-    if hand.phase in (Phase.BETTING, Phase.DRAWING):
-        return hand.round.pending[:1]
-    if hand.phase is Phase.DECLARING:
-        return hand.round.pending
-    return ()
