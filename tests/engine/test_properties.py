@@ -25,11 +25,13 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from feltline.engine import turn
 from feltline.engine.cards import parse_cards
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     Acted,
+    Action,
     BoardDealt,
     Event,
     HandEnded,
@@ -57,6 +59,7 @@ from .players import (
     CALM,
     Style,
     legal,
+    on_the_clock,
     passive,
     play,
     random_command,
@@ -168,6 +171,8 @@ def play_checked(
     decided = 0
     attempt = command
     while True:
+        if hand.phase is not Phase.NOT_STARTED:
+            offers_what_is_allowed(hand, judge)
         snapshot = _frozen(hand)
         try:
             got = decide(hand, attempt)
@@ -198,6 +203,32 @@ def play_checked(
         with pytest.raises(RuleError):
             decide(hand, attempt)
     return events
+
+
+def offers_what_is_allowed(hand: Hand, judge: Judge) -> None:
+    """The engine's turn (:func:`turn.choices`) waits on the seats the test
+    players see on the clock and offers each exactly what the independent
+    ``judge`` allows, with the same amounts."""
+    clock = on_the_clock(hand)
+    assert sorted(turn.waiting_on(hand)) == sorted(clock)
+    for p in hand.players:
+        offered = turn.choices(hand, p.seat)
+        if p.seat not in clock:
+            assert offered is None, f"seat {p.seat} is offered {offered} off the clock"
+            continue
+        assert offered is not None, f"seat {p.seat} is on the clock but offered nothing"
+        if hand.phase is Phase.DRAWING:
+            limit = hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players))
+            assert offered == turn.Choices(draw=True, max_discards=limit)
+        elif hand.phase is Phase.DECLARING:
+            assert offered == turn.Choices(declare=True)
+        else:
+            allowed = judge.allowed(hand)
+            raising = () if allowed.raising is None else (allowed.raising,)
+            assert sorted(offered.actions) == sorted((*allowed.moves, *raising))
+            staying = allowed.moves.get(Action.CALL, allowed.moves.get(Action.BRING_IN, p.bet))
+            assert offered.call_amount == staying - p.bet
+            assert (offered.min_to, offered.max_to) == (allowed.least, allowed.most)
 
 
 def _frozen(hand: Hand) -> bytes:

@@ -325,8 +325,7 @@ def _draw(hand: Hand, c: Draw) -> list[Event]:
     if not set(discards) <= set(p.cards):
         strangers = " ".join(str(card) for card in discards if card not in p.cards)
         raise IllegalDraw(f"seat {c.seat} does not hold {strangers}")
-    # A duplicate deal reserves each seat room for the limit of a full table.
-    limit = hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players))
+    limit = turn.discard_limit(hand)
     if len(discards) > limit:
         raise IllegalDraw(f"seat {c.seat} cannot draw {len(discards)} cards: the limit is {limit}")
     return dealing.draw(hand, p, discards)

@@ -21,6 +21,7 @@ _STUD_HI_LO = Game.STUD_HI_LO
 _BETTING = Phase.BETTING
 _DRAWING = Phase.DRAWING
 _DECLARING = Phase.DECLARING
+_FOLD = Action.FOLD
 
 
 def first_to_act(hand: Hand) -> int:
@@ -104,16 +105,23 @@ def choices(hand: Hand, seat: int) -> Choices | None:
     if seat not in waiting_on(hand):
         return None
     if hand.phase is _DRAWING:
-        return Choices(draw=True, max_discards=hand.rules.draw_limit(len(hand.players)))
+        return Choices(draw=True, max_discards=discard_limit(hand))
     if hand.phase is _DECLARING:
         return Choices(declare=True)
     o = betting.options(hand)
     if o.bring_in:
-        actions = [Action.BRING_IN]
+        # Left of a low card all in on the ante, the bring-in may be folded.
+        actions = [Action.BRING_IN] if seat == bring_in_seat(hand) else [Action.BRING_IN, _FOLD]
         cost = o.bring_in
     else:
-        actions = [Action.CALL, Action.FOLD] if o.to_call else [Action.CHECK, Action.FOLD]
+        actions = [Action.CALL, _FOLD] if o.to_call else [Action.CHECK, _FOLD]
         cost = o.to_call
     if o.raise_action is not None:
         actions.append(o.raise_action)
     return Choices(tuple(actions), cost, o.least, o.most)
+
+
+def discard_limit(hand: Hand) -> int:
+    """The most cards a seat may throw in a draw: a duplicate deal reserves
+    each seat room for the limit of a full table, so that limit holds."""
+    return hand.rules.draw_limit(hand.rules.fixed_seats or len(hand.players))
