@@ -29,9 +29,9 @@ def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> 
     assert config.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
     assert config.env["SQLITE_DBNAME"] == "feltline.db"
     assert config.key_file == Path("feltline.key")
-    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "HANDS_", "CARDROOM_")]
+    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "CARDROOM_")]
     forced = StoreConfig.from_env(dict.fromkeys(names, "y"))
-    assert [forced.env[name] for name in names] == ["n", "n", "n"]
+    assert [forced.env[name] for name in names] == ["n", "n"]
 
 
 def test_open_room_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

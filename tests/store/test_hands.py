@@ -28,8 +28,7 @@ from feltline.engine.events import (
 from feltline.engine.hand import replay
 from feltline.engine.rules import Game
 from feltline.store.faults import Unreadable
-from feltline.store.hands import Conflict
-from feltline.store.room import Room, waiting_on
+from feltline.store.room import Conflict, Room, waiting_on
 
 from .conftest import Store
 from .play import play, play_out

@@ -35,8 +35,7 @@ from feltline.engine.table import (
     TimeCharged,
 )
 from feltline.store.check import check
-from feltline.store.hands import Conflict
-from feltline.store.room import ClockRunning, Committed, NotFound, Room, waiting_on
+from feltline.store.room import ClockRunning, Committed, Conflict, NotFound, Room, waiting_on
 
 from .conftest import Store
 from .play import play_out

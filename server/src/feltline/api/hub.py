@@ -35,8 +35,7 @@ from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
 from feltline.store.check import PAGE
 from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.hands import Conflict
-from feltline.store.room import Committed, Room, waiting_on
+from feltline.store.room import Committed, Conflict, Room, waiting_on
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")
