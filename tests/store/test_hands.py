@@ -3,6 +3,7 @@ written exactly once per request, and refused when tampered with."""
 
 import hashlib
 import random
+import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -59,18 +60,29 @@ def test_a_stored_hand_replays_and_its_seed_explains_every_card(store: Store, ga
             assert event.cards == tuple(stubs[event.stub][i] for i in event.positions)
 
 
-def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(store: Store) -> None:
+def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[bytes] = []
+    csprng = secrets.token_bytes
+
+    def token_bytes(n: int) -> bytes:
+        drawn.append(csprng(n))
+        return drawn[-1]
+
+    monkeypatch.setattr(secrets, "token_bytes", token_bytes)  # watch the OS CSPRNG
     room = store.room()
     table = seated(room, 2)
-    seeds = set()
+    seeds = []
     for number in (1, 2):
         shuffled = room.deal(table, f"d{number}", at=0).hand[1]
         assert isinstance(shuffled, DeckShuffled)
         assert len(shuffled.seed) == 32
         assert shuffled.audience() == frozenset()
-        seeds.add(shuffled.seed)
+        seeds.append(shuffled.seed)
         play_out(room, table, number, random.Random(number))
-    assert len(seeds) == 2
+    assert len(set(seeds)) == 2
+    assert seeds == [seed for seed in drawn if len(seed) == 32]  # each deal's, from the OS
 
 
 def test_the_same_command_id_returns_the_first_result_without_a_new_event(store: Store) -> None:
