@@ -13,7 +13,6 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.store.config import StoreConfig
-from feltline.store.hands import Hands
 from feltline.store.room import Cardroom, Room
 from tests.postgres import PG, store_env
 
@@ -27,20 +26,17 @@ class Store:
     signer: Signer
     execute_sql: Callable[[str, tuple[object, ...]], list[tuple[object, ...]]]
     events_table: str
-    opened: list[Hands]
+    opened: list[Cardroom]
 
-    def open(self, **extra: str) -> Hands:
-        hands = Hands(self.signer, env={**StoreConfig.from_env(self.env).env, **extra})
-        self.opened.append(hands)
-        return hands
-
-    def cardroom(self) -> Cardroom:
-        cardroom = Cardroom(self.signer, env=StoreConfig.from_env(self.env).env)
+    def cardroom(self, **extra: str) -> Cardroom:
+        """A writer on the store; ``extra`` settings (a cipher, a compressor)
+        over the store's own."""
+        cardroom = Cardroom(self.signer, env={**StoreConfig.from_env(self.env).env, **extra})
         self.opened.append(cardroom)
         return cardroom
 
-    def room(self) -> Room:
-        return Room(self.cardroom())
+    def room(self, **extra: str) -> Room:
+        return Room(self.cardroom(**extra))
 
     def sql(self, statement: str, *params: object) -> list[tuple[object, ...]]:
         return self.execute_sql(statement.format(events=self.events_table), params)
@@ -49,7 +45,7 @@ class Store:
 @pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     signer = Signer.generate()
-    opened: list[Hands] = []
+    opened: list[Cardroom] = []
     if request.param == "sqlite":
         path = tmp_path / "feltline.db"
 
@@ -67,6 +63,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
                 cursor = conn.execute(statement.replace("?", "%s"), params)  # type: ignore[arg-type]
                 return cursor.fetchall() if cursor.description else []
 
-        yield Store(env, signer, postgres_sql, f"{schema}.hands_events", opened)
-    for hands in opened:
-        hands.close()
+        yield Store(env, signer, postgres_sql, f"{schema}.cardroom_events", opened)
+    for cardroom in opened:
+        cardroom.close()

@@ -1,22 +1,26 @@
-"""Whole hands through the store, one command id per command."""
+"""Whole hands through the Room, the server's one way of writing them."""
 
 from __future__ import annotations
 
 import random
-import uuid
 from uuid import UUID
 
 from feltline.demo import TABLES
-from feltline.engine.commands import StartHand
+from feltline.domain.ids import hand_id
+from feltline.engine.commands import Act, Declare, Draw, StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import SeatAtStart
+from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
-from feltline.engine.state import Phase
-from feltline.store.hands import Hands
+from feltline.store.room import Room
 from tests.engine.players import choose
+
+from .players import cid
 
 
 def start(game: Game) -> StartHand:
+    """A first hand of ``game`` for the engine alone, seedless: for tests
+    that write a hand's records themselves."""
     holdem = game is Game.HOLDEM
     return StartHand(
         TABLES[game],
@@ -28,14 +32,30 @@ def start(game: Game) -> StartHand:
     )
 
 
-def play(hands: Hands, game: Game, rng: random.Random) -> UUID:
-    hand_id = uuid.uuid4()
-    hands.execute(hand_id, "start", start(game), at=0)
-    n = 0
-    while (hand := hands.get(hand_id).hand).phase is not Phase.ENDED:
-        n += 1
+def play_out(room: Room, table: UUID, number: int, rng: random.Random, *, at: int = 0) -> None:
+    """Random moves until hand ``number`` ends."""
+    while room.table(table).table.dealt is not None:
+        move = choose(room.hand(table, number).hand, rng)
         try:
-            hands.execute(hand_id, f"c{n}", choose(hand, rng), at=0)
+            if isinstance(move, Act):
+                room.act(table, number, cid(), move.seat, move.action, amount=move.amount, at=at)
+            elif isinstance(move, Draw):
+                room.draw(table, number, cid(), move.seat, move.discards, at=at)
+            elif isinstance(move, Declare):
+                room.declare(table, number, cid(), move.seat, move.choice, at=at)
         except RuleError:
             continue
-    return hand_id
+
+
+def play(room: Room, game: Game, rng: random.Random) -> tuple[UUID, UUID]:
+    """A new table of ``game`` whose four bots, bought in for the most the
+    table allows, play its first hand to the end: the table's id and the hand's."""
+    config = TableConfig(TABLES[game], 6)
+    table = room.open_table(cid(), config, at=0)
+    buy_in = config.buy_in_limits()[1]
+    for seat in range(1, 5):
+        room.mint(cid(), f"bot {seat}", buy_in, by="admin")
+        room.sit_down(table, cid(), seat, f"bot {seat}", buy_in, at=0)
+    room.deal(table, cid(), at=0)
+    play_out(room, table, 1, rng)
+    return table, hand_id(table, 1)

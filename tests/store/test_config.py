@@ -9,7 +9,6 @@ from eventsourcing.cryptography import AESCipher
 from feltline.audit import chain
 from feltline.audit.codec import encode_event
 from feltline.demo import TABLES
-from feltline.domain.chained import sign
 from feltline.domain.hand import Recorded
 from feltline.engine.deck import DECK_ALGORITHM
 from feltline.engine.events import HandStarted
@@ -21,6 +20,8 @@ from feltline.store.signing import open_room
 
 from .conftest import Store
 from .play import play, start
+from .players import cid
+from .test_room import seated
 
 
 def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> None:
@@ -28,9 +29,9 @@ def test_sqlite_file_in_the_working_directory_is_the_default(tmp_path: Path) -> 
     assert config.env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
     assert config.env["SQLITE_DBNAME"] == "feltline.db"
     assert config.key_file == Path("feltline.key")
-    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "HANDS_", "CARDROOM_")]
+    names = [f"{p}POSTGRES_ENABLE_DB_FUNCTIONS" for p in ("", "CARDROOM_")]
     forced = StoreConfig.from_env(dict.fromkeys(names, "y"))
-    assert [forced.env[name] for name in names] == ["n", "n", "n"]
+    assert [forced.env[name] for name in names] == ["n", "n"]
 
 
 def test_open_room_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,13 +45,13 @@ def test_open_room_follows_the_environment(tmp_path: Path, monkeypatch: pytest.M
 
 def test_encryption_at_rest_hides_names_and_still_loads(store: Store) -> None:
     key = AESCipher.create_key(32)
-    hands = store.open(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
-    hand_id = play(hands, Game.DRAW_DECLARE, random.Random(2))
+    room = store.room(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
+    _, hand_id = play(room, Game.DRAW_DECLARE, random.Random(2))
     states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
     assert b"bot 1" not in states
     assert b"HandEnded" not in states
     assert (
-        store.open(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
+        store.cardroom(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
         .get(hand_id)
         .seal
         is not None
@@ -75,9 +76,9 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
             data=data,
         )
         stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", "", 0))
-    hands = store.open()
-    hands.save(*sign(stored, hands.signer))
-    loaded = hands.get(hand_id)
+    cardroom = store.cardroom()
+    cardroom.commit(stored)
+    loaded = store.cardroom().get(hand_id)
     first = loaded.commands["start"][1][0]
     assert isinstance(first, HandStarted)
     assert first.algorithm == DECK_ALGORITHM
@@ -86,10 +87,11 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
 
 
 def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store) -> None:
-    hands = store.open()
-    hand_id = uuid.uuid4()
-    hands.execute(hand_id, "start", start(Game.HOLDEM), at=17)
-    assert hands.get(hand_id).since == 17
+    room = store.room()
+    table = seated(room, 2)
+    room.deal(table, cid(), at=17)
+    hand_id = room.hand(table, 1).id
+    assert store.cardroom().get(hand_id).since == 17
     rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
     ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
     for row in ours:
@@ -101,13 +103,13 @@ def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store)
             row[0],
             row[1],
         )
-    assert store.open().get(hand_id).since == 0
+    assert store.cardroom().get(hand_id).since == 0
 
 
 def test_compressed_events_still_load(store: Store) -> None:
-    hands = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
-    hand_id = play(hands, Game.STUD_HI_LO, random.Random(3))
+    room = store.room(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    _, hand_id = play(room, Game.STUD_HI_LO, random.Random(3))
     states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
     assert b"HandEnded" not in states
-    reopened = store.open(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    reopened = store.cardroom(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
     assert reopened.get(hand_id).seal is not None

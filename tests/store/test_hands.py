@@ -1,7 +1,10 @@
+"""Hands as the Room stores them: replayable, explained by their seed,
+written exactly once per request, and refused when tampered with."""
+
 import hashlib
 import random
+import secrets
 import threading
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -11,10 +14,10 @@ from feltline.audit.keys import Signer
 from feltline.domain.chained import TamperedError
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import dealing
-from feltline.engine.commands import Act
 from feltline.engine.deck import shuffle
 from feltline.engine.errors import NotYourTurn
 from feltline.engine.events import (
+    Acted,
     Action,
     BoardDealt,
     CardDealt,
@@ -25,17 +28,19 @@ from feltline.engine.events import (
 )
 from feltline.engine.hand import replay
 from feltline.engine.rules import Game
-from feltline.store.hands import Conflict
+from feltline.engine.turn import waiting_on
+from feltline.store.faults import Unreadable
+from feltline.store.room import Conflict, Room
 
 from .conftest import Store
-from .play import play, start
+from .play import play, play_out
+from .test_room import seated
 
 
 @pytest.mark.parametrize("game", list(Game))
 def test_a_stored_hand_replays_and_its_seed_explains_every_card(store: Store, game: Game) -> None:
-    hands = store.open()
-    hand_id = play(hands, game, random.Random(3))
-    stream = store.open().get(hand_id)
+    _, hand_id = play(store.room(), game, random.Random(3))
+    stream = store.cardroom().get(hand_id)
     events = [e for _, done in stream.commands.values() for e in done]
     assert stream.seal is not None
     assert stream.hand == replay(events)
@@ -56,75 +61,89 @@ def test_a_stored_hand_replays_and_its_seed_explains_every_card(store: Store, ga
             assert event.cards == tuple(stubs[event.stub][i] for i in event.positions)
 
 
-def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(store: Store) -> None:
-    hands = store.open()
-    seeds = set()
-    for _ in range(2):
-        hand_id = uuid.uuid4()
-        first = hands.execute(hand_id, "start", start(Game.HOLDEM), at=0)
-        shuffled = first[1]
+def test_the_seed_is_drawn_afresh_and_only_its_commitment_shows_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[bytes] = []
+    csprng = secrets.token_bytes
+
+    def token_bytes(n: int) -> bytes:
+        drawn.append(csprng(n))
+        return drawn[-1]
+
+    monkeypatch.setattr(secrets, "token_bytes", token_bytes)  # watch the OS CSPRNG
+    room = store.room()
+    table = seated(room, 2)
+    seeds = []
+    for number in (1, 2):
+        shuffled = room.deal(table, f"d{number}", at=0).hand[1]
         assert isinstance(shuffled, DeckShuffled)
         assert len(shuffled.seed) == 32
         assert shuffled.audience() == frozenset()
-        seeds.add(shuffled.seed)
-    assert len(seeds) == 2
+        seeds.append(shuffled.seed)
+        play_out(room, table, number, random.Random(number))
+    assert len(set(seeds)) == 2
+    assert seeds == [seed for seed in drawn if len(seed) == 32]  # each deal's, from the OS
 
 
 def test_the_same_command_id_returns_the_first_result_without_a_new_event(store: Store) -> None:
-    hands = store.open()
-    hand_id = uuid.uuid4()
-    started = hands.execute(hand_id, "start", start(Game.HOLDEM), at=0)
-    version = hands.get(hand_id).version
-    assert hands.execute(hand_id, "start", start(Game.HOLDEM), at=0) == started
-    seat = hands.get(hand_id).hand.to_act
-    assert seat is not None
-    called = hands.execute(hand_id, "a1", Act(seat, Action.CALL), at=0)
-    assert hands.execute(hand_id, "a1", Act(seat, Action.CALL), at=0) == called
-    assert hands.get(hand_id).version == version + len(called)
+    room = store.room()
+    table = seated(room, 3)
+    dealt = room.deal(table, "start", at=0)
+    version = room.hand(table, 1).version
+    assert room.deal(table, "start", at=0) == dealt
+    seat = waiting_on(room.hand(table, 1).hand)[0]
+    called = room.act(table, 1, "a1", seat, Action.CALL, at=0)
+    assert room.act(table, 1, "a1", seat, Action.CALL, at=0) == called
+    assert store.room().hand(table, 1).version == version + len(called.hand)
     with pytest.raises(CommandIdReused):
-        hands.execute(hand_id, "a1", Act(seat, Action.FOLD), at=0)
+        room.act(table, 1, "a1", seat, Action.FOLD, at=0)
 
 
-def test_two_writers_on_one_hand_cannot_both_succeed(store: Store) -> None:
-    one, two = store.open(), store.open()
-    hand_id = uuid.uuid4()
-    one.execute(hand_id, "start", start(Game.HOLDEM), at=0)
-    seen_by_one, seen_by_two = one.get(hand_id), two.get(hand_id)
-    seat = seen_by_one.hand.to_act
-    assert seat is not None
-    one.decide(seen_by_one, "fold", Act(seat, Action.FOLD), at=0)
-    with pytest.raises(Conflict, match="run it again"):
-        two.decide(seen_by_two, "call", Act(seat, Action.CALL), at=0)
+def test_two_writers_on_one_hand_cannot_both_succeed(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = store.room(), store.room()
+    table = seated(one, 3)
+    two.deal(table, "start", at=0)  # two holds the hand it dealt
+    one.look()
+    seat = waiting_on(one.hand(table, 1).hand)[0]
+    one.act(table, 1, "fold", seat, Action.FOLD, at=0)
+    with monkeypatch.context() as m:
+        m.setattr(two, "look", lambda: None)  # two decides on the hand as it last saw it
+        two.retries = 1
+        with pytest.raises(Conflict, match="kept changing under this request; try again"):
+            two.act(table, 1, "call", seat, Action.CALL, at=0)
+    two.retries = 5
     with pytest.raises(NotYourTurn):  # the retry decides against the new state
-        two.execute(hand_id, "call", Act(seat, Action.CALL), at=0)
+        two.act(table, 1, "call", seat, Action.CALL, at=0)
 
 
 def test_writers_racing_in_threads_store_one_action(store: Store) -> None:
-    writers = [store.open() for _ in range(4)]
-    hand_id = uuid.uuid4()
-    writers[0].execute(hand_id, "start", start(Game.HOLDEM), at=0)
-    seat = writers[0].get(hand_id).hand.to_act
-    assert seat is not None
-    barrier = threading.Barrier(len(writers))
+    rooms = [store.room() for _ in range(4)]
+    table = seated(rooms[0], 3)
+    rooms[0].deal(table, "start", at=0)
+    seat = waiting_on(rooms[0].hand(table, 1).hand)[0]
+    barrier = threading.Barrier(len(rooms))
 
     def race(n: int) -> str:
         barrier.wait()
         try:
-            writers[n].execute(hand_id, f"w{n}", Act(seat, Action.CALL), at=0)
+            rooms[n].act(table, 1, f"w{n}", seat, Action.CALL, at=0)
         except (Conflict, NotYourTurn) as e:
             return type(e).__name__
         return "stored"
 
-    with ThreadPoolExecutor(len(writers)) as pool:
-        outcomes = list(pool.map(race, range(len(writers))))
+    with ThreadPoolExecutor(len(rooms)) as pool:
+        outcomes = list(pool.map(race, range(len(rooms))))
     assert outcomes.count("stored") == 1
-    acted = [e for e in writers[0].get(hand_id).commands.items() if e[0].startswith("w")]
+    stored = store.room().hand(table, 1).commands
+    acted = [k for k, (_, made) in stored.items() if any(isinstance(e, Acted) for e in made)]
     assert len(acted) == 1
 
 
 def test_tampering_with_one_stored_byte_is_detected(store: Store) -> None:
-    hands = store.open()
-    hand_id = play(hands, Game.STUD_HI_LO, random.Random(5))
+    _, hand_id = play(store.room(), Game.STUD_HI_LO, random.Random(5))
     rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
     ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
     ended = next(r for r in ours if b'"type":"HandEnded"' in bytes(r[2]))  # type: ignore[arg-type]
@@ -138,13 +157,13 @@ def test_tampering_with_one_stored_byte_is_detected(store: Store) -> None:
         ended[1],
     )
     with pytest.raises(TamperedError, match="chain link"):
-        store.open().get(hand_id)
+        store.cardroom().get(hand_id)
 
 
 def test_a_forged_chain_fails_the_signature(store: Store) -> None:
-    hands = store.open()
-    hand_id = play(hands, Game.HOLDEM, random.Random(6))
-    stream = hands.get(hand_id)
+    room = store.room()
+    table, _ = play(room, Game.HOLDEM, random.Random(6))
+    stream = room.hand(table, 1)
     assert stream.seal is not None
     forged = replace(stream.seal, signature=Signer.generate().sign(stream.link).hex())
     with pytest.raises(TamperedError, match="signature"):
@@ -152,7 +171,14 @@ def test_a_forged_chain_fails_the_signature(store: Store) -> None:
 
 
 def test_a_hand_resealed_with_another_key_is_not_trusted(store: Store) -> None:
-    hand_id = play(store.open(), Game.HOLDEM, random.Random(6))
+    _, hand_id = play(store.room(), Game.HOLDEM, random.Random(6))
     store.signer = Signer.generate()
     with pytest.raises(TamperedError, match="not by this server's key"):
-        store.open().get(hand_id)
+        store.cardroom().get(hand_id)
+
+
+def test_a_room_opened_with_another_key_does_not_serve_the_hand(store: Store) -> None:
+    table, _ = play(store.room(), Game.HOLDEM, random.Random(7))
+    store.signer = Signer.generate()
+    with pytest.raises(Unreadable, match="not by this server's key"):  # nor is its table
+        Room(store.cardroom()).hand(table, 1)

@@ -19,8 +19,7 @@ from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused, Sealed
 from feltline.domain.ids import CommandIdError, hand_id
 from feltline.domain.table import TableRecord
-from feltline.engine.commands import Act, Declare, Draw
-from feltline.engine.errors import NotYourTurn, RuleError
+from feltline.engine.errors import NotYourTurn
 from feltline.engine.events import Acted, Action, HandEnded, HandStarted
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game
@@ -37,11 +36,10 @@ from feltline.engine.table import (
 )
 from feltline.engine.turn import waiting_on
 from feltline.store.check import check
-from feltline.store.hands import Conflict
-from feltline.store.room import ClockRunning, Committed, NotFound, Room
-from tests.engine.players import choose
+from feltline.store.room import ClockRunning, Committed, Conflict, NotFound, Room
 
 from .conftest import Store
+from .play import play_out
 from .players import Players, cid, finished, open_tables
 
 HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)  # no limit 5/10: buy-ins 400 to 1000
@@ -54,21 +52,6 @@ def seated(room: Room, players: int, config: TableConfig = HOLDEM) -> UUID:
         room.mint(cid(), f"p{seat}", 1000, by="admin")
         room.sit_down(table, cid(), seat, f"p{seat}", 500, at=0)
     return table
-
-
-def play_out(room: Room, table: UUID, number: int, rng: random.Random) -> None:
-    """Random moves until hand ``number`` ends."""
-    while room.table(table).table.dealt is not None:
-        move = choose(room.hand(table, number).hand, rng)
-        try:
-            if isinstance(move, Act):
-                room.act(table, number, cid(), move.seat, move.action, amount=move.amount, at=0)
-            elif isinstance(move, Draw):
-                room.draw(table, number, cid(), move.seat, move.discards, at=0)
-            elif isinstance(move, Declare):
-                room.declare(table, number, cid(), move.seat, move.choice, at=0)
-        except RuleError:
-            continue
 
 
 def test_chips_move_between_accounts_and_seats(store: Store) -> None:

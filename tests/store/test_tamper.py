@@ -31,7 +31,7 @@ from .test_room import seated
 
 def _rewrite(store: Store, cardroom: Cardroom, records: list[Any]) -> None:
     """Store ``records`` over the rows at their positions, as SQL would."""
-    table = store.events_table.replace("hands_events", "cardroom_events")
+    table = store.events_table
     rows = store.execute_sql(f"SELECT originator_id, originator_version FROM {table}", ())
     for record in records:
         key = next(

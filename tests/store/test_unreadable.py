@@ -21,7 +21,7 @@ def test_a_table_that_does_not_decode_is_refused_logged_once_and_the_others_load
     writer = store.room()
     good = writer.open_table("good", config, at=1, name="good")
     bad = writer.open_table("bad", config, at=1)
-    events = store.events_table.replace("hands_events", "cardroom_events")  # PostgreSQL's
+    events = store.events_table
     store.sql(
         f"UPDATE {events} SET state = ? WHERE originator_id = ? AND originator_version = 1",
         b"{not json",

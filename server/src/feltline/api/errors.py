@@ -36,8 +36,7 @@ from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
 from feltline.engine import table
 from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.hands import Conflict
-from feltline.store.room import MatchNotFound, MatchTable, Stale
+from feltline.store.room import Conflict, MatchNotFound, MatchTable, Stale
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")

@@ -36,8 +36,7 @@ from feltline.engine.errors import RuleError
 from feltline.engine.turn import waiting_on
 from feltline.store.check import PAGE
 from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.hands import Conflict
-from feltline.store.room import Committed, Room
+from feltline.store.room import Committed, Conflict, Room
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")

@@ -23,11 +23,10 @@ DEFAULTS = {
 }
 
 # Feltline is tested with the library's plain inserts only, so the
-# database-functions insert mode stays off, also under the applications'
-# prefixed names, which the library would read first.
+# database-functions insert mode stays off, also under the application's
+# prefixed name, which the library would read first.
 FORCED = {
     "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
-    "HANDS_POSTGRES_ENABLE_DB_FUNCTIONS": "n",
     "CARDROOM_POSTGRES_ENABLE_DB_FUNCTIONS": "n",
 }
 

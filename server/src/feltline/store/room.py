@@ -43,14 +43,20 @@ from dataclasses import dataclass, field, replace
 from typing import cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import (
+    IntegrityError,
+    MapperDeserialisationError,
+    PersistenceError,
+    StoredEvent,
+)
 
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
 from feltline.domain.account import project as project_account
-from feltline.domain.chained import sign
+from feltline.domain.chained import TamperedError, sign
 from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
+from feltline.domain.hand import project as project_hand
 from feltline.domain.ids import (
     account_id,
     bank_id,
@@ -97,11 +103,15 @@ from feltline.engine.turn import waiting_on
 from feltline.store.commit import GroupCommit
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
-from feltline.store.hands import Conflict, Hands
 
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
+
+
+class Conflict(Exception):
+    """Another writer stored events in these streams first; run the request
+    again to decide it against the new state."""
 
 
 class NotFound(RuleError):
@@ -169,10 +179,14 @@ class Stale(RuleError):
         self.sequence = sequence
 
 
-class Cardroom(Hands):
+class Cardroom(Application[UUID]):
     """Every table, hand and account in one events table (``cardroom_events``),
     so that one save is one transaction; saves from concurrent requests are
     committed together (:mod:`feltline.store.commit`).
+
+    Every stream it loads is checked link by link and vouched for by its
+    last signature (:meth:`vouch`); a hand is written only as part of what
+    :class:`Room` decided, the seed drawn there.
 
     ``elsewhere`` tells whether another process stored events since the
     last look (:mod:`feltline.store.elsewhere`).
@@ -184,7 +198,9 @@ class Cardroom(Hands):
     holds up the others only for the insert itself."""
 
     def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
-        super().__init__(signer, env)
+        super().__init__(env)
+        self.signer = signer
+        self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
         self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
@@ -192,6 +208,32 @@ class Cardroom(Hands):
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.stored(self.recorder.insert_events(rows))
+
+    def vouch(
+        self, kind: str, stream_id: UUID, signer: str, *, trusted: frozenset[str] | None = None
+    ) -> None:
+        """Refuse a stream whose last record is not signed, or is signed by
+        a key this server does not trust (the store's keys, or ``trusted``):
+        its chain then proves nothing."""
+        if not signer:
+            raise TamperedError(f"{kind} {stream_id}: its last stored event is not signed")
+        if signer not in (self.trusted if trusted is None else trusted):
+            raise TamperedError(
+                f"{kind} {stream_id} is signed by key {signer}, "
+                f"not by this server's key {self.signer.public_hex}"
+            )
+
+    def get(self, hand_id: UUID) -> HandStream:
+        """The hand's stream, checked link by link and against this server's
+        key; a new one if none is stored."""
+        try:
+            stream: HandStream = self.repository.get(hand_id, projector_func=project_hand)
+        except AggregateNotFoundError:
+            return HandStream.new(hand_id)
+        except MapperDeserialisationError as e:
+            raise TamperedError(f"hand {hand_id}: a stored event does not decode: {e}") from e
+        self.vouch("hand", hand_id, stream.signer)
+        return stream
 
     def table(self, table_id: UUID) -> TableStream:
         """The stored table, or a new one if none is stored. A table whose

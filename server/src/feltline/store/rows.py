@@ -15,14 +15,14 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper
 
 from feltline.store.check import PAGE
-from feltline.store.hands import Hands
+from feltline.store.room import Cardroom
 
 
 class StoredRows:
     """The rows of ``cardroom``'s store (:class:`feltline_replay.store.Rows`);
     ``tables`` lists its tables in the order they were opened."""
 
-    def __init__(self, cardroom: Hands, tables: Callable[[], list[UUID]], source: str) -> None:
+    def __init__(self, cardroom: Cardroom, tables: Callable[[], list[UUID]], source: str) -> None:
         self._recorder = cardroom.recorder
         self._mapper: Mapper[UUID] = cardroom.mapper
         self._tables = tables
