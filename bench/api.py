@@ -1,6 +1,7 @@
 """How fast play goes through the gRPC API, beside two bare gRPC anchors.
 
     uv run python bench/api.py [--seconds 20] [--tables 16] [--store sqlite|postgres|both]
+    uv run python bench/api.py --open-loop --tables 400 --seconds 60 [--interval 2]
 
 A real Feltline server runs in a subprocess on a loopback port over a
 temporary store (a SQLite file, or a fresh schema of the PostgreSQL at
@@ -27,9 +28,19 @@ calling ``Act`` on its turn. Its rate is the ceiling of the shape in gRPC
 Python on the machine, whatever the server does; Feltline's rate is shown
 as a share of both anchors.
 
+With ``--open-loop``, Feltline alone at a cardroom's pace: each table has
+a schedule, one action every ``--interval`` seconds (2 by default) from a
+random phase, and the seat to act sends its action at its slot, not when
+the last reply came. Each ``Act`` is timed from its slot, so a reply that
+comes late makes the next ones late too and queueing is not hidden (a turn
+that reaches the bot after its slot counts from the slot). Figures: p50,
+p99 and p99.9. With many tables, use ``--tables 400 --seconds 60``.
+
 Each server's process id is printed, to attach a profiler while it runs
 (``uvx py-spy top --pid PID``, or ``record``), and, where ``/proc`` is,
-its CPU time in the window: cores used, and CPU per call.
+its CPU time in the window: cores used, and CPU per call. Each figure
+carries the machine's one-minute load average at the window's end: the
+bench's clients share the cores with the server.
 
 A script, never a test: it prints figures and ratios and never fails.
 """
@@ -92,22 +103,28 @@ class Result:
     latencies: list[float]  # seconds, every call in the window
     refused: int = 0
     server_cpu: float | None = None  # the server's CPU seconds in the window
+    load: float = 0.0  # the machine's one-minute load average at the window's end
 
     @property
     def rate(self) -> float:
         return self.calls / self.seconds
 
-    def percentile(self, p: int) -> float:
+    def percentile(self, p: float) -> float:
+        """The ``p``-th percentile in ms, to a tenth of a percent (99.9)."""
         if len(self.latencies) < 2:
             return float("nan")
-        return statistics.quantiles(self.latencies, n=100, method="inclusive")[p - 1] * 1000
+        cuts = statistics.quantiles(self.latencies, n=1000, method="inclusive")
+        return cuts[round(p * 10) - 1] * 1000
 
-    def line(self) -> str:
+    def line(self, tail: bool = False) -> str:
+        """The figures; with ``tail``, p99.9 too (for the open-loop run)."""
         line = (
             f"{self.name:<31} {self.rate:6.0f} calls/s   p50 {self.percentile(50):6.2f} ms"
-            f"   p99 {self.percentile(99):6.2f} ms   ({self.calls} calls in {self.seconds:.1f} s"
+            f"   p99 {self.percentile(99):6.2f} ms"
+            + (f"   p99.9 {self.percentile(99.9):6.2f} ms" if tail else "")
+            + f"   ({self.calls} calls in {self.seconds:.1f} s"
             + (f", {self.refused} refused" if self.refused else "")
-            + ")"
+            + f"; load average {self.load:.2f})"
         )
         if self.server_cpu is None or not self.calls:
             return line
@@ -148,7 +165,23 @@ class Window:
             self.latencies,
             self.refused,
             server_cpu,
+            os.getloadavg()[0],
         )
+
+
+class Schedule:
+    """A table's slots for the open-loop run: one every ``interval`` seconds
+    from ``first``, each taken by whichever seat acts next."""
+
+    def __init__(self, first: float, interval: float) -> None:
+        self.next, self.interval = first, interval
+        self.lock = threading.Lock()  # the table's four bots share it
+
+    def take(self) -> float:
+        with self.lock:
+            slot = self.next
+            self.next += self.interval
+            return slot
 
 
 # ---- the servers, each in a subprocess of its own
@@ -339,12 +372,17 @@ def run_fanout(tables: int, seconds: float, warmup: float) -> Result:
 
 
 class TimedClient(Client):
-    """The SDK's client, timing every ``Act`` it sends."""
+    """The SDK's client, timing every ``Act`` it sends; with a schedule, it
+    waits for the table's next slot and times the action from there."""
 
     window: Window | None = None
+    schedule: Schedule | None = None
 
     def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
         began = time.perf_counter()
+        if self.schedule is not None:
+            began = self.schedule.take()
+            time.sleep(max(0.0, began - time.perf_counter()))
         ok = False
         try:
             reply = super().act(request)
@@ -361,7 +399,11 @@ def run_feltline(
     tables: int,
     seconds: float,
     warmup: float,
+    *,
+    interval: float | None = None,
 ) -> Result:
+    """Bots playing ``tables`` tables, each acting as soon as it may, or,
+    with ``interval``, at its table's slots (the open loop)."""
     from feltline.api import convert, tokens
     from feltline.api.tokens import Role
     from feltline.audit.keys import Signer
@@ -387,9 +429,11 @@ def run_feltline(
             )
             bots: list[Player] = []
             channels: list[grpc.Channel] = []
+            schedules: list[tuple[Schedule, list[TimedClient]]] = []
             rng = random.Random(1)
             for n in range(tables):
                 table = admin.create_table(config, f"bench {n}")
+                schedules.append((Schedule(0.0, interval or 0.0), []))
                 for seat in range(1, PLAYERS + 1):
                     player = f"bench-{n}-{seat}"
                     admin.mint_chips(player, 1000 * BUY_IN, "bench")
@@ -398,6 +442,7 @@ def run_feltline(
                     client = TimedClient(
                         token=token(auth_pb2.ROLE_PLAYER, player), channel=channel, timeout=30
                     )
+                    schedules[-1][1].append(client)
                     strategy = Casual(random.Random(rng.random()))
                     bots.append(
                         Player(
@@ -405,9 +450,6 @@ def run_feltline(
                         )
                     )
             admin.close()
-            start = time.perf_counter() + warmup
-            window = Window(start, start + seconds)
-            TimedClient.window = window
             hands: set[tuple[str, int]] = set()
             lock = threading.Lock()
 
@@ -420,6 +462,15 @@ def run_feltline(
 
             for bot in bots:
                 bot.sit()
+            now = time.perf_counter()
+            for schedule, seated in schedules:
+                if interval is not None:  # slots from a random phase, after all sat
+                    schedule.next = now + rng.uniform(0, interval)
+                    for client in seated:
+                        client.schedule = schedule
+            start = now + warmup
+            window = Window(start, start + seconds)
+            TimedClient.window = window
             threads = [
                 threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
                 for bot in bots
@@ -428,6 +479,8 @@ def run_feltline(
                 t.start()
             cpu = window.server_cpu(pid)
             TimedClient.window = None
+            for schedule, _seated in schedules:  # play the last hands out at once
+                schedule.next = schedule.interval = 0.0
             for bot in bots:
                 bot.stop()
             for t in threads:
@@ -450,6 +503,35 @@ def postgres_schema() -> Iterator[dict[str, str]]:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
+def open_loop(tables: int, interval: float, store: str, seconds: float, warmup: float) -> None:
+    """Feltline at a cardroom's pace, timed from each action's slot."""
+    print(
+        f"open loop: {tables} no-limit hold'em tables x {PLAYERS} bots, one action per table"
+        f" every {interval:g} s ({tables / interval:.0f}/s offered); {seconds:.0f} s measured"
+        f" after {warmup:.0f} s"
+    )
+    runs: list[Result] = []
+    if store in ("sqlite", "both"):
+        runs.append(
+            run_feltline("feltline Act, SQLite", {}, tables, seconds, warmup, interval=interval)
+        )
+        print(runs[-1].line(tail=True))
+    if store in ("postgres", "both"):
+        with postgres_schema() as env:
+            runs.append(
+                run_feltline(
+                    "feltline Act, Postgres", env, tables, seconds, warmup, interval=interval
+                )
+            )
+        print(runs[-1].line(tail=True))
+    for run in runs:
+        p99, p999 = run.percentile(99), run.percentile(99.9)
+        print(
+            f"{run.name}: p99 {p99:.1f} ms (goal < 20 ms: {'met' if p99 < 20 else 'not met'}),"
+            f" p99.9 {p999:.1f} ms (goal < 50 ms: {'met' if p999 < 50 else 'not met'})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window per run")
@@ -462,6 +544,14 @@ def main() -> None:
         dest="anchors",
         action="store_false",
         help="skip the echo and the fan-out (to profile)",
+    )
+    parser.add_argument(
+        "--open-loop",
+        action="store_true",
+        help="Feltline alone, each table acting on a schedule (no anchors)",
+    )
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between a table's actions"
     )
     parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
@@ -478,6 +568,9 @@ def main() -> None:
             serve_feltline(Path(args.key), env)
         return
 
+    if args.open_loop:
+        open_loop(args.tables, args.interval, args.store, args.seconds, args.warmup)
+        return
     connections = args.tables * PLAYERS
     print(
         f"{connections} connections, one unary call at a time each; "
