@@ -36,6 +36,10 @@ comes late makes the next ones late too and queueing is not hidden (a turn
 that reaches the bot after its slot counts from the slot). Figures: p50,
 p99 and p99.9. With many tables, use ``--tables 400 --seconds 60``.
 
+With ``--py-spy FILE`` py-spy records each Feltline server over the
+window (raw stacks, to FILE with the store's name added) and
+``bench/spent.py`` prints where its CPU went, part by part, per action.
+
 Each server's process id is printed, to attach a profiler while it runs
 (``uvx py-spy top --pid PID``, or ``record``), and, where ``/proc`` is,
 its CPU time in the window: cores used, and CPU per call. Each figure
@@ -48,17 +52,20 @@ A script, never a test: it prints figures and ratios and never fails.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -69,15 +76,19 @@ import psycopg
 
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import auth_pb2, play_pb2
+from feltline_client.client import Seen
+from feltline_client.table import Tracker, send
+from feltline_protos.v1 import auth_pb2, play_pb2, play_pb2_grpc, watch_pb2, watch_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' PostgreSQL
 
 from serving import cpu_seconds, subprocess_server  # beside this script
+from spent import report
 
 from tests.postgres import PG, store_env
 
 PLAYERS = 4
+SAMPLES = 100  # py-spy's samples per second
 BUY_IN = 1000
 ECHO = "/feltline.bench.Echo/Echo"
 WATCH = "/feltline.bench.FanOut/Watch"
@@ -372,17 +383,12 @@ def run_fanout(tables: int, seconds: float, warmup: float) -> Result:
 
 
 class TimedClient(Client):
-    """The SDK's client, timing every ``Act`` it sends; with a schedule, it
-    waits for the table's next slot and times the action from there."""
+    """The SDK's client, timing every ``Act`` it sends."""
 
     window: Window | None = None
-    schedule: Schedule | None = None
 
     def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
         began = time.perf_counter()
-        if self.schedule is not None:
-            began = self.schedule.take()
-            time.sleep(max(0.0, began - time.perf_counter()))
         ok = False
         try:
             reply = super().act(request)
@@ -393,17 +399,32 @@ class TimedClient(Client):
                 self.window.record(began, time.perf_counter() - began, ok)
 
 
-def run_feltline(
-    name: str,
-    env: dict[str, str],
-    tables: int,
-    seconds: float,
-    warmup: float,
-    *,
-    interval: float | None = None,
-) -> Result:
-    """Bots playing ``tables`` tables, each acting as soon as it may, or,
-    with ``interval``, at its table's slots (the open loop)."""
+class Draft(Client):
+    """The SDK's client as a form: ``send`` fills in the ``ActRequest`` a
+    move makes, kept here, and nothing is sent."""
+
+    def __init__(self) -> None:
+        super().__init__("127.0.0.1:9")  # never connected: a channel connects on a call
+        self.request = play_pb2.ActRequest()
+
+    def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
+        self.request = request
+        return play_pb2.ActResponse()
+
+
+@dataclass
+class Seated:
+    """A Feltline server with its tables set and their bots seated."""
+
+    target: str
+    pid: int
+    seats: list[tuple[str, int, str]]  # table id, seat, the player's token
+    rng: random.Random
+
+
+@contextmanager
+def seated_server(env: dict[str, str], tables: int) -> Iterator[Seated]:
+    """A server over a fresh store, ``tables`` tables of four seated bots."""
     from feltline.api import convert, tokens
     from feltline.api.tokens import Role
     from feltline.audit.keys import Signer
@@ -427,69 +448,177 @@ def run_feltline(
             config = convert.table_config(
                 TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)
             )
-            bots: list[Player] = []
-            channels: list[grpc.Channel] = []
-            schedules: list[tuple[Schedule, list[TimedClient]]] = []
-            rng = random.Random(1)
+            seats = []
             for n in range(tables):
-                table = admin.create_table(config, f"bench {n}")
-                schedules.append((Schedule(0.0, interval or 0.0), []))
+                table_id = admin.create_table(config, f"bench {n}").table_id
                 for seat in range(1, PLAYERS + 1):
                     player = f"bench-{n}-{seat}"
                     admin.mint_chips(player, 1000 * BUY_IN, "bench")
-                    channel = grpc.insecure_channel(target, options=OWN_CONNECTION)
-                    channels.append(channel)
-                    client = TimedClient(
-                        token=token(auth_pb2.ROLE_PLAYER, player), channel=channel, timeout=30
-                    )
-                    schedules[-1][1].append(client)
-                    strategy = Casual(random.Random(rng.random()))
-                    bots.append(
-                        Player(
-                            client, table.table_id, strategy, seat=seat, buy_in=BUY_IN, rebuy=True
-                        )
-                    )
+                    seats.append((table_id, seat, token(auth_pb2.ROLE_PLAYER, player)))
             admin.close()
-            hands: set[tuple[str, int]] = set()
-            lock = threading.Lock()
+            yield Seated(target, pid, seats, random.Random(1))
 
-            def hand_done(table_id: str) -> Callable[[int], None]:
-                def done(number: int) -> None:
-                    with lock:
-                        hands.add((table_id, number))
 
-                return done
+def run_feltline(
+    name: str,
+    env: dict[str, str],
+    tables: int,
+    seconds: float,
+    warmup: float,
+    *,
+    stacks: Path | None = None,
+) -> Result:
+    """Bots at ``tables`` tables, each acting as soon as it may."""
+    with seated_server(env, tables) as room:
+        bots: list[Player] = []
+        channels: list[grpc.Channel] = []
+        for table_id, seat, player_token in room.seats:
+            channel = grpc.insecure_channel(room.target, options=OWN_CONNECTION)
+            channels.append(channel)
+            client = TimedClient(token=player_token, channel=channel, timeout=30)
+            strategy = Casual(random.Random(room.rng.random()))
+            bots.append(Player(client, table_id, strategy, seat=seat, buy_in=BUY_IN, rebuy=True))
+        start = time.perf_counter() + warmup
+        window = Window(start, start + seconds)
+        TimedClient.window = window
+        hands: set[tuple[str, int]] = set()
+        lock = threading.Lock()
 
-            for bot in bots:
-                bot.sit()
-            now = time.perf_counter()
-            for schedule, seated in schedules:
-                if interval is not None:  # slots from a random phase, after all sat
-                    schedule.next = now + rng.uniform(0, interval)
-                    for client in seated:
-                        client.schedule = schedule
-            start = now + warmup
-            window = Window(start, start + seconds)
-            TimedClient.window = window
-            threads = [
-                threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
-                for bot in bots
-            ]
-            for t in threads:
-                t.start()
-            cpu = window.server_cpu(pid)
-            TimedClient.window = None
-            for schedule, _seated in schedules:  # play the last hands out at once
-                schedule.next = schedule.interval = 0.0
-            for bot in bots:
-                bot.stop()
-            for t in threads:
-                t.join(timeout=15)
-            for c in channels:
-                c.close()
-            result = window.result(name, cpu)
-            print(f"  ({len(hands)} hands finished at {tables} tables)")
-            return result
+        def hand_done(table_id: str) -> Callable[[int], None]:
+            def done(number: int) -> None:
+                with lock:
+                    hands.add((table_id, number))
+
+            return done
+
+        for bot in bots:
+            bot.sit()
+        threads = [
+            threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
+            for bot in bots
+        ]
+        for t in threads:
+            t.start()
+        recording = None if stacks is None else record(room.pid, window, stacks)
+        cpu = window.server_cpu(room.pid)
+        TimedClient.window = None
+        if recording is not None:
+            recording.wait()
+        for bot in bots:
+            bot.stop()
+        for t in threads:
+            t.join(timeout=15)
+        for c in channels:
+            c.close()
+        result = window.result(name, cpu)
+        print(f"  ({len(hands)} hands finished at {tables} tables)")
+        if stacks is not None:
+            print(report(stacks, result.calls, SAMPLES))
+        return result
+
+
+def run_open_loop(
+    name: str,
+    env: dict[str, str],
+    tables: int,
+    *,
+    seconds: float,
+    warmup: float,
+    interval: float,
+    stacks: Path | None = None,
+) -> Result:
+    """Bots at ``tables`` tables, each table acting once every ``interval``
+    seconds. One asyncio loop plays every seat: a thread per bot, as the
+    closed loop has, would leave 1,600 of them fighting for the GIL here."""
+    with seated_server(env, tables) as room:
+        for table_id, seat, player_token in room.seats:  # one shared channel to sit
+            with Client(room.target, player_token, timeout=30) as client:
+                client.sit_down(table_id, seat, BUY_IN)
+        return asyncio.run(
+            _open_loop(room, name, seconds=seconds, warmup=warmup, interval=interval, stacks=stacks)
+        )
+
+
+async def _open_loop(
+    room: Seated,
+    name: str,
+    *,
+    seconds: float,
+    warmup: float,
+    interval: float,
+    stacks: Path | None,
+) -> Result:
+    draft = Draft()
+    start = time.perf_counter() + warmup
+    window = Window(start, start + seconds)
+    schedules: dict[str, Schedule] = {}
+    hands: set[tuple[str, int]] = set()
+
+    async def seat(table_id: str, seat: int, player_token: str) -> None:
+        metadata = (("authorization", f"Bearer {player_token}"),)
+        schedule = schedules.setdefault(
+            table_id, Schedule(time.perf_counter() + room.rng.uniform(0, interval), interval)
+        )
+        strategy = Casual(random.Random(room.rng.random()))
+        async with grpc.aio.insecure_channel(room.target, options=OWN_CONNECTION) as channel:
+            play = play_pb2_grpc.PlayServiceStub(channel)
+            watch = watch_pb2_grpc.WatchServiceStub(channel)
+            tracker, acted = Tracker(), Seen(0, 0)
+            request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
+            async for batch in watch.WatchTableBatches(request, metadata=metadata):
+                for item in batch.messages:
+                    if item.event.WhichOneof("kind") == "hand_finished":
+                        hands.add((table_id, tracker.hand_number))
+                    spot = tracker.spot() if tracker.feed(item) else None
+                    if spot is None or tracker.seen <= acted:
+                        continue
+                    acted = tracker.seen
+                    send(draft, table_id, acted, strategy.decide(spot))
+                    action = draft.request
+                    action.request_id = str(uuid.UUID(int=room.rng.getrandbits(128), version=4))
+                    slot = schedule.take()
+                    await asyncio.sleep(slot - time.perf_counter())
+                    ok = True
+                    try:
+                        await play.Act(action, metadata=metadata, timeout=30)
+                    except grpc.aio.AioRpcError:
+                        ok = False  # refused (the clock acted first): counted, not fatal
+                    window.record(slot, time.perf_counter() - slot, ok)
+
+    tasks = [asyncio.create_task(seat(*s)) for s in room.seats]
+    recording = None
+    if stacks is not None:
+        recording = await asyncio.to_thread(record, room.pid, window, stacks)
+    cpu = await asyncio.to_thread(window.server_cpu, room.pid)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if recording is not None:
+        await asyncio.to_thread(recording.wait)
+    result = window.result(name, cpu)
+    print(f"  ({len(hands)} hands finished at {len(schedules)} tables)")
+    if stacks is not None:
+        print(report(stacks, result.calls, SAMPLES))
+    return result
+
+
+def record(pid: int, window: Window, stacks: Path) -> subprocess.Popen[bytes]:
+    """py-spy recording process ``pid`` over the window (from now, if it began)."""
+    time.sleep(max(0.0, window.start - time.perf_counter()))
+    spy = shutil.which("py-spy")
+    return subprocess.Popen(
+        [
+            *([spy] if spy else ["uvx", "py-spy"]),
+            "record",
+            f"--pid={pid}",
+            f"--duration={round(window.end - time.perf_counter())}",
+            f"--rate={SAMPLES}",
+            "--nonblocking",  # never pauses the server to read it
+            "--format=raw",
+            f"--output={stacks}",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
 
 
 @contextmanager
@@ -503,24 +632,33 @@ def postgres_schema() -> Iterator[dict[str, str]]:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-def open_loop(tables: int, interval: float, store: str, seconds: float, warmup: float) -> None:
+def stacks_of(spy: Path | None, store: str) -> Path | None:
+    """Where py-spy writes a store's stacks: FILE.sqlite, FILE.postgres."""
+    return None if spy is None else spy.with_name(f"{spy.name}.{store}")
+
+
+def open_loop(args: argparse.Namespace) -> None:
     """Feltline at a cardroom's pace, timed from each action's slot."""
+    tables, interval = args.tables, args.interval
     print(
         f"open loop: {tables} no-limit hold'em tables x {PLAYERS} bots, one action per table"
-        f" every {interval:g} s ({tables / interval:.0f}/s offered); {seconds:.0f} s measured"
-        f" after {warmup:.0f} s"
+        f" every {interval:g} s ({tables / interval:.0f}/s offered); {args.seconds:.0f} s"
+        f" measured after {args.warmup:.0f} s"
     )
     runs: list[Result] = []
-    if store in ("sqlite", "both"):
-        runs.append(
-            run_feltline("feltline Act, SQLite", {}, tables, seconds, warmup, interval=interval)
-        )
-        print(runs[-1].line(tail=True))
-    if store in ("postgres", "both"):
-        with postgres_schema() as env:
+    for store, name in (("sqlite", "SQLite"), ("postgres", "Postgres")):
+        if args.store not in (store, "both"):
+            continue
+        with postgres_schema() if store == "postgres" else nullcontext({}) as env:
             runs.append(
-                run_feltline(
-                    "feltline Act, Postgres", env, tables, seconds, warmup, interval=interval
+                run_open_loop(
+                    f"feltline Act, {name}",
+                    env,
+                    tables,
+                    seconds=args.seconds,
+                    warmup=args.warmup,
+                    interval=interval,
+                    stacks=stacks_of(args.py_spy, store),
                 )
             )
         print(runs[-1].line(tail=True))
@@ -553,6 +691,9 @@ def main() -> None:
     parser.add_argument(
         "--interval", type=float, default=2.0, help="seconds between a table's actions"
     )
+    parser.add_argument(
+        "--py-spy", type=Path, metavar="FILE", help="record each Feltline server with py-spy"
+    )
     parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
     parser.add_argument("--env", action="append", default=[], help=argparse.SUPPRESS)
@@ -569,7 +710,7 @@ def main() -> None:
         return
 
     if args.open_loop:
-        open_loop(args.tables, args.interval, args.store, args.seconds, args.warmup)
+        open_loop(args)
         return
     connections = args.tables * PLAYERS
     print(
@@ -586,13 +727,27 @@ def main() -> None:
     runs: list[Result] = []
     if args.store in ("sqlite", "both"):
         runs.append(
-            run_feltline("feltline Act, SQLite", {}, args.tables, args.seconds, args.warmup)
+            run_feltline(
+                "feltline Act, SQLite",
+                {},
+                args.tables,
+                args.seconds,
+                args.warmup,
+                stacks=stacks_of(args.py_spy, "sqlite"),
+            )
         )
         print(runs[-1].line())
     if args.store in ("postgres", "both"):
         with postgres_schema() as env:
             runs.append(
-                run_feltline("feltline Act, Postgres", env, args.tables, args.seconds, args.warmup)
+                run_feltline(
+                    "feltline Act, Postgres",
+                    env,
+                    args.tables,
+                    args.seconds,
+                    args.warmup,
+                    stacks=stacks_of(args.py_spy, "postgres"),
+                )
             )
         print(runs[-1].line())
     if echo is None or fanout is None:
