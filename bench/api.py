@@ -614,6 +614,7 @@ def record(pid: int, window: Window, stacks: Path) -> subprocess.Popen[bytes]:
             f"--duration={round(window.end - time.perf_counter())}",
             f"--rate={SAMPLES}",
             "--nonblocking",  # never pauses the server to read it
+            "--gil",  # only the thread holding the GIL: Python's CPU, not its waits
             "--format=raw",
             f"--output={stacks}",
         ],

@@ -5,8 +5,9 @@
 At a table of people the server is idle most of the time, waiting on
 someone to decide, while every seat and spectator keeps a watch open. This
 opens ``--tables`` tables on a real server in a subprocess (a temporary
-SQLite store), has ``--watchers`` spectators watch each through the SDK
-(``WatchTableBatches``), and reads the server's CPU from ``/proc`` over a
+SQLite store), has ``--watchers`` spectators watch each
+(``WatchTableBatches``, the SDK's stream, from one asyncio loop over one
+connection), and reads the server's CPU from ``/proc`` over a
 quiet window. Beside it, in the same run, the anchor: a bare ``grpc.aio``
 server holding as many open response streams that never send. The
 difference is what Feltline itself spends on being ready.
@@ -25,6 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,7 +34,7 @@ import grpc
 from serving import cpu_seconds, subprocess_server  # beside this script
 
 from feltline_client import Client
-from feltline_protos.v1 import auth_pb2
+from feltline_protos.v1 import auth_pb2, watch_pb2, watch_pb2_grpc
 
 QUIET = "/feltline.bench.Quiet/Wait"
 
@@ -107,23 +109,55 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
             admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
             config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
             ids = [admin.create_table(config, f"idle {n}").table_id for n in range(tables)]
-            stop = threading.Event()
-            clients = [
-                Client(target, token(auth_pb2.ROLE_SPECTATOR)) for _ in range(tables * watchers)
-            ]
+            admin.close()
+            with Spectators(target, token(auth_pb2.ROLE_SPECTATOR), ids * watchers):
+                time.sleep(1)  # the last snapshots sent
+                return quiet_cores(pid, seconds)
 
-            def watch(client: Client, table_id: str) -> None:
-                for _ in client.watch(table_id, stop=stop):
-                    pass
 
-            for n, client in enumerate(clients):
-                threading.Thread(target=watch, args=(client, ids[n % tables]), daemon=True).start()
-            time.sleep(3)  # every watch open and past its snapshot
-            cores = quiet_cores(pid, seconds)
-            stop.set()
-            for client in [admin, *clients]:
-                client.close()
-    return cores
+class Spectators:
+    """A watch on each of ``table_ids``, all in one asyncio loop on a thread
+    of its own over one connection (as the bare anchor's streams are): a
+    thread per watch stalls the client well before 10,000 of them.
+    Entering waits until every watch has had its snapshot."""
+
+    def __init__(self, target: str, token: str, table_ids: list[str]) -> None:
+        self.target, self.table_ids = target, table_ids
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.loop = asyncio.new_event_loop()
+        self.watching = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.done: Future[None] | None = None
+
+    def __enter__(self) -> Spectators:
+        self.thread.start()
+        self.done = asyncio.run_coroutine_threadsafe(self._watch(), self.loop)
+        if not self.watching.wait(timeout=600):
+            raise RuntimeError("the watches did not all open")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.done is not None:
+            self.done.cancel()  # cancels the watches, on the loop
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
+
+    async def _watch(self) -> None:
+        left = len(self.table_ids)
+        async with grpc.aio.insecure_channel(self.target) as channel:
+            stub = watch_pb2_grpc.WatchServiceStub(channel)
+
+            async def one(table_id: str) -> None:
+                nonlocal left
+                request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
+                first = True
+                async for _ in stub.WatchTableBatches(request, metadata=self.metadata):
+                    if first:
+                        first, left = False, left - 1
+                        if not left:
+                            self.watching.set()
+
+            await asyncio.gather(*(one(t) for t in self.table_ids))
 
 
 def run_quiet(streams: int, seconds: float) -> float:

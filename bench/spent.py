@@ -1,16 +1,16 @@
 """Where a server's CPU goes, from a py-spy recording of it.
 
-    uvx py-spy record --pid PID --format raw --nonblocking -o stacks.txt --duration 20
+    uvx py-spy record --pid PID --format raw --nonblocking --gil -o stacks.txt --duration 20
     uv run python bench/spent.py stacks.txt [--calls 8520] [--rate 100]
 
 ``bench/api.py --py-spy FILE`` records its Feltline server over the
 measured window and prints this summary itself, with the calls made in
-it. Each sample stands for 1/``--rate`` s of a thread's CPU, so with
-``--calls`` each part is also shown in microseconds per call. py-spy
-samples the threads that are running (a thread waiting on the GIL or on a
-socket is idle and not sampled), so the shares are of the CPU the
-server's Python threads spend; gRPC's own C threads are not sampled, and
-the rest of the ``/proc`` CPU is theirs.
+it. Each sample stands for 1/``--rate`` s of CPU, so with ``--calls``
+each part is also shown in microseconds per call. With ``--gil`` py-spy
+samples only the thread holding the GIL, so the shares are of the time
+Python runs (without it, threads blocked in C count as running too); what
+runs with the GIL released (gRPC's C core, SQLite's and libpq's I/O) is the
+rest of the ``/proc`` CPU.
 
 Each sample goes to the innermost frame of its stack that a part below
 claims (time in C, as in ``orjson`` or ``sqlite3``, lands in the Python
@@ -80,8 +80,7 @@ def report(path: Path, calls: int | None = None, rate: float = 100.0) -> str:
         return f"{path}: no samples"
     per_call = 1e6 / rate / calls if calls else None  # microseconds a sample is, per call
     lines = [
-        f"{total} samples of running Python threads ({path})"
-        + (f", {total * per_call:.0f} us per call" if per_call else ""),
+        f"{total} samples ({path})" + (f", {total * per_call:.0f} us per call" if per_call else ""),
         f"{'part':<48} {'innermost':>9} {'inclusive':>9}"
         + (f" {'us/call':>8}" if per_call else ""),
     ]
