@@ -1,7 +1,7 @@
 """Where a server's CPU goes, from a py-spy recording of it.
 
     uvx py-spy record --pid PID --format raw --nonblocking --gil -o stacks.txt --duration 20
-    uv run python bench/spent.py stacks.txt [--calls 8520] [--rate 100]
+    uv run python bench/spent.py stacks.txt [--calls 8520] [--rate 100] [--under Room.act]
 
 ``bench/api.py --py-spy FILE`` records its Feltline server over the
 measured window and prints this summary itself, with the calls made in
@@ -32,6 +32,8 @@ from pathlib import Path
 # (part, pattern on "function (file:line)"), most specific first. py-spy
 # names a file from its package: "store/room.py", "grpc/aio/_server.py".
 PARTS = [
+    # The wrapper's line awaiting context.write: gRPC's Cython, which has no frames.
+    ("gRPC writing to watch streams", r"around\.<locals>\.body \(api/intercept\.py"),
     ("JSON encoding and decoding", r"[(/]json/|audit/codec\.py|[Tt]ranscod"),
     ("signing and hashing", r"keys\.py|cryptography|domain/ids\.py|[(/]hashlib|[(/]hmac"),
     ("eventsourcing's mapper and application", r"eventsourcing/(?!sqlite|postgres)"),
@@ -40,11 +42,11 @@ PARTS = [
     ("watchers (feed, watch, redaction)", r"[(/]api/(feed|watch|redaction|secrecy)\.py"),
     ("API handlers (play, views, convert, auth, logs)", r"[(/]api/|structlog"),
     ("thread-pool hop", r"concurrent/futures"),
-    ("asyncio event loop (and gRPC aio Cython, frameless)", r"[(/]asyncio/"),
+    ("asyncio loop running gRPC aio callbacks", r"[(/]asyncio/"),
     ("gRPC (Python and Cython)", r"grpc"),
 ]
 COMPILED = [(part, re.compile(pattern)) for part, pattern in PARTS]
-OTHER = "other (stdlib, protobuf, C code below a bare thread)"
+OTHER = "other (stdlib, protobuf, C below a bare thread)"
 
 
 def read(path: Path) -> Iterable[tuple[list[str], int]]:
@@ -81,15 +83,26 @@ def report(path: Path, calls: int | None = None, rate: float = 100.0) -> str:
     per_call = 1e6 / rate / calls if calls else None  # microseconds a sample is, per call
     lines = [
         f"{total} samples ({path})" + (f", {total * per_call:.0f} us per call" if per_call else ""),
-        f"{'part':<48} {'innermost':>9} {'inclusive':>9}"
+        f"{'part':<50} {'innermost':>9} {'inclusive':>9}"
         + (f" {'us/call':>8}" if per_call else ""),
     ]
     for part in [*(p for p, _ in PARTS), OTHER]:
-        line = f"{part:<48} {own[part] / total:9.1%} {inclusive[part] / total:9.1%}"
+        line = f"{part:<50} {own[part] / total:9.1%} {inclusive[part] / total:9.1%}"
         if per_call:
             line += f" {own[part] * per_call:8.0f}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def under(path: Path, function: str) -> float:
+    """The share of samples with ``function`` (as py-spy names it, such as
+    ``Room._catch_up``) anywhere in their stack."""
+    total = inside = 0
+    for stack, count in read(path):
+        total += count
+        if any(frame.split(" (", 1)[0] == function for frame in stack):
+            inside += count
+    return inside / total if total else 0.0
 
 
 def main() -> None:
@@ -97,8 +110,13 @@ def main() -> None:
     parser.add_argument("stacks", type=Path, help="py-spy record --format raw output")
     parser.add_argument("--calls", type=int, help="calls made while it was recorded")
     parser.add_argument("--rate", type=float, default=100.0, help="py-spy's samples per second")
+    parser.add_argument(
+        "--under", action="append", default=[], help="also the share under this function"
+    )
     args = parser.parse_args()
     print(report(args.stacks, args.calls, args.rate))
+    for function in args.under:
+        print(f"under {function}: {under(args.stacks, function):.1%}")
 
 
 if __name__ == "__main__":
