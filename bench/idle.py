@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import tempfile
 import threading
@@ -175,6 +176,11 @@ def run_quiet(streams: int, seconds: float) -> float:
     return cores
 
 
+def load() -> str:
+    """The machine's one-minute load average: other work shares the cores."""
+    return f"load average {os.getloadavg()[0]:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=1000)
@@ -192,9 +198,9 @@ def main() -> None:
     streams = args.tables * args.watchers
     print(f"{args.tables} tables, {args.watchers} watch(es) each; {args.seconds:.0f} s quiet")
     quiet = run_quiet(streams, args.seconds)
-    print(f"bare gRPC, {streams} open streams:  server CPU {quiet:.3f} cores")
+    print(f"bare gRPC, {streams} open streams:  server CPU {quiet:.3f} cores  ({load()})")
     feltline = run_feltline(args.tables, args.watchers, args.seconds)
-    print(f"Feltline, idle tables:           server CPU {feltline:.3f} cores")
+    print(f"Feltline, idle tables:           server CPU {feltline:.3f} cores  ({load()})")
     print(
         f"Feltline's own idle work: {max(0.0, feltline - quiet) * 1000 / args.tables:.2f} ms "
         "of CPU per table per second"
