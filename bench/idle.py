@@ -127,14 +127,20 @@ class Spectators:
         self.metadata = (("authorization", f"Bearer {token}"),)
         self.loop = asyncio.new_event_loop()
         self.watching = threading.Event()
+        self.left = len(table_ids)  # watches yet to have their snapshot
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.done: Future[None] | None = None
 
     def __enter__(self) -> Spectators:
         self.thread.start()
         self.done = asyncio.run_coroutine_threadsafe(self._watch(), self.loop)
-        if not self.watching.wait(timeout=600):
-            raise RuntimeError("the watches did not all open")
+        patience = time.monotonic() + 600
+        while not self.watching.wait(timeout=1):
+            if self.done.done():
+                self.done.result()  # a watch failed: its error
+                raise RuntimeError("the watches ended before all opened")
+            if time.monotonic() > patience:
+                raise RuntimeError(f"{self.left} of the watches had no snapshot in 10 minutes")
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -144,18 +150,16 @@ class Spectators:
         self.thread.join(timeout=30)
 
     async def _watch(self) -> None:
-        left = len(self.table_ids)
         async with grpc.aio.insecure_channel(self.target) as channel:
             stub = watch_pb2_grpc.WatchServiceStub(channel)
 
             async def one(table_id: str) -> None:
-                nonlocal left
                 request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
                 first = True
                 async for _ in stub.WatchTableBatches(request, metadata=self.metadata):
                     if first:
-                        first, left = False, left - 1
-                        if not left:
+                        first, self.left = False, self.left - 1
+                        if not self.left:
                             self.watching.set()
 
             await asyncio.gather(*(one(t) for t in self.table_ids))
