@@ -6,8 +6,8 @@ At a table of people the server is idle most of the time, waiting on
 someone to decide, while every seat and spectator keeps a watch open. This
 opens ``--tables`` tables on a real server in a subprocess (a temporary
 SQLite store), has ``--watchers`` spectators watch each
-(``WatchTableBatches``, the SDK's stream, from one asyncio loop over one
-connection), and reads the server's CPU from ``/proc`` over a
+(``WatchTableBatches``, the SDK's stream, from one asyncio loop, a hundred
+to a connection), and reads the server's CPU from ``/proc`` over a
 quiet window. Beside it, in the same run, the anchor: a bare ``grpc.aio``
 server holding as many open response streams that never send. The
 difference is what Feltline itself spends on being ready.
@@ -38,6 +38,9 @@ from feltline_client import Client
 from feltline_protos.v1 import auth_pb2, watch_pb2, watch_pb2_grpc
 
 QUIET = "/feltline.bench.Quiet/Wait"
+# Watches sharing one connection: 10,000 on one, the server cancels some
+# while the snapshots queue behind one flow-control window.
+PER_CONNECTION = 100
 
 
 def serve_feltline(key: str, db: str) -> None:
@@ -118,8 +121,8 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
 
 class Spectators:
     """A watch on each of ``table_ids``, all in one asyncio loop on a thread
-    of its own over one connection (as the bare anchor's streams are): a
-    thread per watch stalls the client well before 10,000 of them.
+    of its own, ``PER_CONNECTION`` to a connection: a thread per watch
+    stalls the client well before 10,000 of them.
     Entering waits until every watch has had its snapshot."""
 
     def __init__(self, target: str, token: str, table_ids: list[str]) -> None:
@@ -150,10 +153,16 @@ class Spectators:
         self.thread.join(timeout=30)
 
     async def _watch(self) -> None:
-        async with grpc.aio.insecure_channel(self.target) as channel:
-            stub = watch_pb2_grpc.WatchServiceStub(channel)
+        options = [("grpc.use_local_subchannel_pool", 1)]  # a connection each
+        channels = [
+            grpc.aio.insecure_channel(self.target, options=options)
+            for _ in range(0, len(self.table_ids), PER_CONNECTION)
+        ]
+        try:
+            stubs = [watch_pb2_grpc.WatchServiceStub(channel) for channel in channels]
 
-            async def one(table_id: str) -> None:
+            async def one(n: int, table_id: str) -> None:
+                stub = stubs[n // PER_CONNECTION]
                 request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
                 first = True
                 async for _ in stub.WatchTableBatches(request, metadata=self.metadata):
@@ -162,7 +171,10 @@ class Spectators:
                         if not self.left:
                             self.watching.set()
 
-            await asyncio.gather(*(one(t) for t in self.table_ids))
+            await asyncio.gather(*(one(n, t) for n, t in enumerate(self.table_ids)))
+        finally:
+            for channel in channels:
+                await channel.close()
 
 
 def run_quiet(streams: int, seconds: float) -> float:
