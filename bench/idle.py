@@ -41,6 +41,9 @@ QUIET = "/feltline.bench.Quiet/Wait"
 # Watches sharing one connection: with all 10,000 on one, some ended
 # CANCELLED before their snapshot (why was not looked into).
 PER_CONNECTION = 100
+# Watches waiting on their snapshot at once: spectators arrive over time, and
+# 3,000 opened at once ended CANCELLED too.
+OPENING = 100
 
 
 def serve_feltline(key: str, db: str) -> None:
@@ -161,12 +164,16 @@ class Spectators:
         try:
             stubs = [watch_pb2_grpc.WatchServiceStub(channel) for channel in channels]
 
+            opening = asyncio.Semaphore(OPENING)
+
             async def one(n: int, table_id: str) -> None:
                 stub = stubs[n // PER_CONNECTION]
                 request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
+                await opening.acquire()
                 first = True
                 async for _ in stub.WatchTableBatches(request, metadata=self.metadata):
                     if first:
+                        opening.release()
                         first, self.left = False, self.left - 1
                         if not self.left:
                             self.watching.set()
