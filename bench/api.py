@@ -1,6 +1,7 @@
 """How fast play goes through the gRPC API, beside two bare gRPC anchors.
 
     uv run python bench/api.py [--seconds 20] [--tables 16] [--store sqlite|postgres|both]
+    uv run python bench/api.py --open-loop --tables 400 --seconds 60 [--interval 2]
 
 A real Feltline server runs in a subprocess on a loopback port over a
 temporary store (a SQLite file, or a fresh schema of the PostgreSQL at
@@ -27,9 +28,27 @@ calling ``Act`` on its turn. Its rate is the ceiling of the shape in gRPC
 Python on the machine, whatever the server does; Feltline's rate is shown
 as a share of both anchors.
 
+With ``--open-loop``, Feltline alone at a cardroom's pace: each table has
+a schedule, one action every ``--interval`` seconds (2 by default) from a
+random phase, and the seat to act sends its action at its slot, not when
+the last reply came. Each ``Act`` is timed from its slot, so a reply that
+comes late makes the next ones late too and queueing is not hidden (a turn
+that reaches the bot after its slot counts from the slot). The seats are
+played by one asyncio loop, each on a connection of its own, with the
+SDK's ``Tracker`` and ``Casual``; a seat that goes broke stays broke
+(a minute is a few hands). Figures: p50, p99 and p99.9, and the rate
+done beside the rate offered. The goal: 400 tables, p99 under 20 ms and
+p99.9 under 50 ms (``--tables 400 --seconds 60``).
+
+With ``--py-spy FILE`` py-spy records each Feltline server over the
+window (raw stacks, to FILE with the store's name added) and
+``bench/spent.py`` prints where its CPU went, part by part, per action.
+
 Each server's process id is printed, to attach a profiler while it runs
 (``uvx py-spy top --pid PID``, or ``record``), and, where ``/proc`` is,
-its CPU time in the window: cores used, and CPU per call.
+its CPU time in the window: cores used, and CPU per call. Each figure
+carries the machine's one-minute load average at the window's end: the
+bench's clients share the cores with the server.
 
 A script, never a test: it prints figures and ratios and never fails.
 """
@@ -37,17 +56,20 @@ A script, never a test: it prints figures and ratios and never fails.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -58,15 +80,19 @@ import psycopg
 
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import auth_pb2, play_pb2
+from feltline_client.client import Seen
+from feltline_client.table import Tracker, send
+from feltline_protos.v1 import auth_pb2, play_pb2, play_pb2_grpc, watch_pb2, watch_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' PostgreSQL
 
 from serving import cpu_seconds, subprocess_server  # beside this script
+from spent import report
 
 from tests.postgres import PG, store_env
 
 PLAYERS = 4
+SAMPLES = 100  # py-spy's samples per second
 BUY_IN = 1000
 ECHO = "/feltline.bench.Echo/Echo"
 WATCH = "/feltline.bench.FanOut/Watch"
@@ -92,22 +118,28 @@ class Result:
     latencies: list[float]  # seconds, every call in the window
     refused: int = 0
     server_cpu: float | None = None  # the server's CPU seconds in the window
+    load: float = 0.0  # the machine's one-minute load average at the window's end
 
     @property
     def rate(self) -> float:
         return self.calls / self.seconds
 
-    def percentile(self, p: int) -> float:
+    def percentile(self, p: float) -> float:
+        """The ``p``-th percentile in ms, to a tenth of a percent (99.9)."""
         if len(self.latencies) < 2:
             return float("nan")
-        return statistics.quantiles(self.latencies, n=100, method="inclusive")[p - 1] * 1000
+        cuts = statistics.quantiles(self.latencies, n=1000, method="inclusive")
+        return cuts[round(p * 10) - 1] * 1000
 
-    def line(self) -> str:
+    def line(self, tail: bool = False) -> str:
+        """The figures; with ``tail``, p99.9 too (for the open-loop run)."""
         line = (
             f"{self.name:<31} {self.rate:6.0f} calls/s   p50 {self.percentile(50):6.2f} ms"
-            f"   p99 {self.percentile(99):6.2f} ms   ({self.calls} calls in {self.seconds:.1f} s"
+            f"   p99 {self.percentile(99):6.2f} ms"
+            + (f"   p99.9 {self.percentile(99.9):6.2f} ms" if tail else "")
+            + f"   ({self.calls} calls in {self.seconds:.1f} s"
             + (f", {self.refused} refused" if self.refused else "")
-            + ")"
+            + f"; load average {self.load:.2f})"
         )
         if self.server_cpu is None or not self.calls:
             return line
@@ -148,7 +180,23 @@ class Window:
             self.latencies,
             self.refused,
             server_cpu,
+            os.getloadavg()[0],
         )
+
+
+class Schedule:
+    """A table's slots for the open-loop run: one every ``interval`` seconds
+    from ``first``, each taken by whichever seat acts next."""
+
+    def __init__(self, first: float, interval: float) -> None:
+        self.next, self.interval = first, interval
+        self.lock = threading.Lock()  # the table's four bots share it
+
+    def take(self) -> float:
+        with self.lock:
+            slot = self.next
+            self.next += self.interval
+            return slot
 
 
 # ---- the servers, each in a subprocess of its own
@@ -355,13 +403,32 @@ class TimedClient(Client):
                 self.window.record(began, time.perf_counter() - began, ok)
 
 
-def run_feltline(
-    name: str,
-    env: dict[str, str],
-    tables: int,
-    seconds: float,
-    warmup: float,
-) -> Result:
+class Draft(Client):
+    """The SDK's client as a form: ``send`` fills in the ``ActRequest`` a
+    move makes, kept here, and nothing is sent."""
+
+    def __init__(self) -> None:
+        super().__init__("127.0.0.1:9")  # never connected: a channel connects on a call
+        self.request = play_pb2.ActRequest()
+
+    def act(self, request: play_pb2.ActRequest) -> play_pb2.ActResponse:
+        self.request = request
+        return play_pb2.ActResponse()
+
+
+@dataclass
+class Seated:
+    """A Feltline server with its tables set and their bots seated."""
+
+    target: str
+    pid: int
+    seats: list[tuple[str, int, str]]  # table id, seat, the player's token
+    rng: random.Random
+
+
+@contextmanager
+def seated_server(env: dict[str, str], tables: int) -> Iterator[Seated]:
+    """A server over a fresh store, ``tables`` tables of four seated bots."""
     from feltline.api import convert, tokens
     from feltline.api.tokens import Role
     from feltline.audit.keys import Signer
@@ -385,58 +452,178 @@ def run_feltline(
             config = convert.table_config(
                 TableConfig(TABLES[Game.HOLDEM], PLAYERS, action_clock=60)
             )
-            bots: list[Player] = []
-            channels: list[grpc.Channel] = []
-            rng = random.Random(1)
+            seats = []
             for n in range(tables):
-                table = admin.create_table(config, f"bench {n}")
+                table_id = admin.create_table(config, f"bench {n}").table_id
                 for seat in range(1, PLAYERS + 1):
                     player = f"bench-{n}-{seat}"
                     admin.mint_chips(player, 1000 * BUY_IN, "bench")
-                    channel = grpc.insecure_channel(target, options=OWN_CONNECTION)
-                    channels.append(channel)
-                    client = TimedClient(
-                        token=token(auth_pb2.ROLE_PLAYER, player), channel=channel, timeout=30
-                    )
-                    strategy = Casual(random.Random(rng.random()))
-                    bots.append(
-                        Player(
-                            client, table.table_id, strategy, seat=seat, buy_in=BUY_IN, rebuy=True
-                        )
-                    )
+                    seats.append((table_id, seat, token(auth_pb2.ROLE_PLAYER, player)))
             admin.close()
-            start = time.perf_counter() + warmup
-            window = Window(start, start + seconds)
-            TimedClient.window = window
-            hands: set[tuple[str, int]] = set()
-            lock = threading.Lock()
+            yield Seated(target, pid, seats, random.Random(1))
 
-            def hand_done(table_id: str) -> Callable[[int], None]:
-                def done(number: int) -> None:
-                    with lock:
-                        hands.add((table_id, number))
 
-                return done
+def run_feltline(
+    name: str,
+    env: dict[str, str],
+    tables: int,
+    seconds: float,
+    warmup: float,
+    *,
+    stacks: Path | None = None,
+) -> Result:
+    """Bots at ``tables`` tables, each acting as soon as it may."""
+    with seated_server(env, tables) as room:
+        bots: list[Player] = []
+        channels: list[grpc.Channel] = []
+        for table_id, seat, player_token in room.seats:
+            channel = grpc.insecure_channel(room.target, options=OWN_CONNECTION)
+            channels.append(channel)
+            client = TimedClient(token=player_token, channel=channel, timeout=30)
+            strategy = Casual(random.Random(room.rng.random()))
+            bots.append(Player(client, table_id, strategy, seat=seat, buy_in=BUY_IN, rebuy=True))
+        start = time.perf_counter() + warmup
+        window = Window(start, start + seconds)
+        TimedClient.window = window
+        hands: set[tuple[str, int]] = set()
+        lock = threading.Lock()
 
-            for bot in bots:
-                bot.sit()
-            threads = [
-                threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
-                for bot in bots
-            ]
-            for t in threads:
-                t.start()
-            cpu = window.server_cpu(pid)
-            TimedClient.window = None
-            for bot in bots:
-                bot.stop()
-            for t in threads:
-                t.join(timeout=15)
-            for c in channels:
-                c.close()
-            result = window.result(name, cpu)
-            print(f"  ({len(hands)} hands finished at {tables} tables)")
-            return result
+        def hand_done(table_id: str) -> Callable[[int], None]:
+            def done(number: int) -> None:
+                with lock:
+                    hands.add((table_id, number))
+
+            return done
+
+        for bot in bots:
+            bot.sit()
+        threads = [
+            threading.Thread(target=bot.play, args=(hand_done(bot.table_id),), daemon=True)
+            for bot in bots
+        ]
+        for t in threads:
+            t.start()
+        recording = None if stacks is None else record(room.pid, window, stacks)
+        cpu = window.server_cpu(room.pid)
+        TimedClient.window = None
+        if recording is not None:
+            recording.wait()
+        for bot in bots:
+            bot.stop()
+        for t in threads:
+            t.join(timeout=15)
+        for c in channels:
+            c.close()
+        result = window.result(name, cpu)
+        print(f"  ({len(hands)} hands finished at {tables} tables)")
+        if stacks is not None:
+            print(report(stacks, result.calls, SAMPLES))
+        return result
+
+
+def run_open_loop(
+    name: str,
+    env: dict[str, str],
+    tables: int,
+    *,
+    seconds: float,
+    warmup: float,
+    interval: float,
+    stacks: Path | None = None,
+) -> Result:
+    """Bots at ``tables`` tables, each table acting once every ``interval``
+    seconds. One asyncio loop plays every seat: a thread per bot, as the
+    closed loop has, would leave 1,600 of them fighting for the GIL here."""
+    with seated_server(env, tables) as room:
+        for table_id, seat, player_token in room.seats:  # one shared channel to sit
+            with Client(room.target, player_token, timeout=30) as client:
+                client.sit_down(table_id, seat, BUY_IN)
+        return asyncio.run(
+            _open_loop(room, name, seconds=seconds, warmup=warmup, interval=interval, stacks=stacks)
+        )
+
+
+async def _open_loop(
+    room: Seated,
+    name: str,
+    *,
+    seconds: float,
+    warmup: float,
+    interval: float,
+    stacks: Path | None,
+) -> Result:
+    draft = Draft()
+    start = time.perf_counter() + warmup
+    window = Window(start, start + seconds)
+    schedules: dict[str, Schedule] = {}
+    hands: set[tuple[str, int]] = set()
+
+    async def seat(table_id: str, seat: int, player_token: str) -> None:
+        metadata = (("authorization", f"Bearer {player_token}"),)
+        schedule = schedules.setdefault(
+            table_id, Schedule(time.perf_counter() + room.rng.uniform(0, interval), interval)
+        )
+        strategy = Casual(random.Random(room.rng.random()))
+        async with grpc.aio.insecure_channel(room.target, options=OWN_CONNECTION) as channel:
+            play = play_pb2_grpc.PlayServiceStub(channel)
+            watch = watch_pb2_grpc.WatchServiceStub(channel)
+            tracker, acted = Tracker(), Seen(0, 0)
+            request = watch_pb2.WatchTableBatchesRequest(table_id=table_id)
+            async for batch in watch.WatchTableBatches(request, metadata=metadata):
+                for item in batch.messages:
+                    if item.event.WhichOneof("kind") == "hand_finished":
+                        hands.add((table_id, tracker.hand_number))
+                    spot = tracker.spot() if tracker.feed(item) else None
+                    if spot is None or tracker.seen <= acted:
+                        continue
+                    acted = tracker.seen
+                    send(draft, table_id, acted, strategy.decide(spot))
+                    action = draft.request
+                    action.request_id = str(uuid.UUID(int=room.rng.getrandbits(128), version=4))
+                    slot = schedule.take()
+                    await asyncio.sleep(slot - time.perf_counter())
+                    ok = True
+                    try:
+                        await play.Act(action, metadata=metadata, timeout=30)
+                    except grpc.aio.AioRpcError:
+                        ok = False  # refused (the clock acted first): counted, not fatal
+                    window.record(slot, time.perf_counter() - slot, ok)
+
+    tasks = [asyncio.create_task(seat(*s)) for s in room.seats]
+    recording = None
+    if stacks is not None:
+        recording = await asyncio.to_thread(record, room.pid, window, stacks)
+    cpu = await asyncio.to_thread(window.server_cpu, room.pid)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if recording is not None:
+        await asyncio.to_thread(recording.wait)
+    result = window.result(name, cpu)
+    print(f"  ({len(hands)} hands finished at {len(schedules)} tables)")
+    if stacks is not None:
+        print(report(stacks, result.calls, SAMPLES))
+    return result
+
+
+def record(pid: int, window: Window, stacks: Path) -> subprocess.Popen[bytes]:
+    """py-spy recording process ``pid`` over the window (from now, if it began)."""
+    time.sleep(max(0.0, window.start - time.perf_counter()))
+    spy = shutil.which("py-spy")
+    return subprocess.Popen(
+        [
+            *([spy] if spy else ["uvx", "py-spy"]),
+            "record",
+            f"--pid={pid}",
+            f"--duration={round(window.end - time.perf_counter())}",
+            f"--rate={SAMPLES}",
+            "--nonblocking",  # never pauses the server to read it
+            "--gil",  # only the thread holding the GIL: Python's CPU, not its waits
+            "--format=raw",
+            f"--output={stacks}",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
 
 
 @contextmanager
@@ -448,6 +635,44 @@ def postgres_schema() -> Iterator[dict[str, str]]:
             yield store_env(schema, POSTGRES_POOL_SIZE="20")
         finally:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def stacks_of(spy: Path | None, store: str) -> Path | None:
+    """Where py-spy writes a store's stacks: FILE.sqlite, FILE.postgres."""
+    return None if spy is None else spy.with_name(f"{spy.name}.{store}")
+
+
+def open_loop(args: argparse.Namespace) -> None:
+    """Feltline at a cardroom's pace, timed from each action's slot."""
+    tables, interval = args.tables, args.interval
+    print(
+        f"open loop: {tables} no-limit hold'em tables x {PLAYERS} bots, one action per table"
+        f" every {interval:g} s ({tables / interval:.0f}/s offered); {args.seconds:.0f} s"
+        f" measured after {args.warmup:.0f} s"
+    )
+    runs: list[Result] = []
+    for store, name in (("sqlite", "SQLite"), ("postgres", "Postgres")):
+        if args.store not in (store, "both"):
+            continue
+        with postgres_schema() if store == "postgres" else nullcontext({}) as env:
+            runs.append(
+                run_open_loop(
+                    f"feltline Act, {name}",
+                    env,
+                    tables,
+                    seconds=args.seconds,
+                    warmup=args.warmup,
+                    interval=interval,
+                    stacks=stacks_of(args.py_spy, store),
+                )
+            )
+        print(runs[-1].line(tail=True))
+    for run in runs:
+        p99, p999 = run.percentile(99), run.percentile(99.9)
+        print(
+            f"{run.name}: p99 {p99:.1f} ms (goal < 20 ms: {'met' if p99 < 20 else 'not met'}),"
+            f" p99.9 {p999:.1f} ms (goal < 50 ms: {'met' if p999 < 50 else 'not met'})"
+        )
 
 
 def main() -> None:
@@ -462,6 +687,17 @@ def main() -> None:
         dest="anchors",
         action="store_false",
         help="skip the echo and the fan-out (to profile)",
+    )
+    parser.add_argument(
+        "--open-loop",
+        action="store_true",
+        help="Feltline alone, each table acting on a schedule (no anchors)",
+    )
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between a table's actions"
+    )
+    parser.add_argument(
+        "--py-spy", type=Path, metavar="FILE", help="record each Feltline server with py-spy"
     )
     parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
@@ -478,6 +714,9 @@ def main() -> None:
             serve_feltline(Path(args.key), env)
         return
 
+    if args.open_loop:
+        open_loop(args)
+        return
     connections = args.tables * PLAYERS
     print(
         f"{connections} connections, one unary call at a time each; "
@@ -493,13 +732,27 @@ def main() -> None:
     runs: list[Result] = []
     if args.store in ("sqlite", "both"):
         runs.append(
-            run_feltline("feltline Act, SQLite", {}, args.tables, args.seconds, args.warmup)
+            run_feltline(
+                "feltline Act, SQLite",
+                {},
+                args.tables,
+                args.seconds,
+                args.warmup,
+                stacks=stacks_of(args.py_spy, "sqlite"),
+            )
         )
         print(runs[-1].line())
     if args.store in ("postgres", "both"):
         with postgres_schema() as env:
             runs.append(
-                run_feltline("feltline Act, Postgres", env, args.tables, args.seconds, args.warmup)
+                run_feltline(
+                    "feltline Act, Postgres",
+                    env,
+                    args.tables,
+                    args.seconds,
+                    args.warmup,
+                    stacks=stacks_of(args.py_spy, "postgres"),
+                )
             )
         print(runs[-1].line())
     if echo is None or fanout is None:
