@@ -388,6 +388,14 @@ def test_bad_requests_are_refused_precisely(played: Live) -> None:
     _refused(lambda: auditor.verify_hand(str(uuid.uuid4())), missing, "HAND_NOT_FOUND")
     _refused(lambda: auditor.list_hands_page(page_token="x"), bad, "INVALID_REQUEST")
     _refused(lambda: auditor.list_hands_page(page_token="-3"), bad, "INVALID_REQUEST")
+    first = auditor.list_hands_page(page_size=2)
+    assert first.next_page_token
+    elsewhere = first.next_page_token  # a token resumes only the list that gave it
+    _refused(
+        lambda: auditor.list_hands_page(page_token=elsewhere, player_id="p1"),
+        bad,
+        "INVALID_REQUEST",
+    )
     _refused(lambda: auditor.list_hands_page(page_size=201), bad, "INVALID_REQUEST")
     e = _refused(lambda: auditor.list_hands_page(start_time=10, end_time=5), bad, "INVALID_REQUEST")
     assert [v.field for v in e.violations] == ["end_time"]

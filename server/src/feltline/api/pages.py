@@ -50,14 +50,28 @@ def after(asked: str, page_token: str, shape: Sequence[type[int] | type[str]]) -
         and all(type(v) is t for v, t in zip(decoded[1:], shape, strict=True))
     )
     if not fits:
-        raise ApiError(
-            errors_pb2.ERROR_REASON_INVALID_REQUEST,
-            "page_token is not one this server gave out for this request: send the "
-            "next_page_token of the previous page, with the same filters",
-            violations=[("page_token", "not a page token for this request's filters")],
-        )
+        raise _not_ours()
     assert isinstance(decoded, list)
     return tuple(decoded[1:])
+
+
+def offset(asked: str, page_token: str) -> int:
+    """How many rows ``page_token`` resumes after, for a list paged by
+    position (0 for the first page); refused as :func:`after` refuses."""
+    key = after(asked, page_token, (int,))
+    start = int(key[0]) if key is not None else 0
+    if start < 0:
+        raise _not_ours()
+    return start
+
+
+def _not_ours() -> ApiError:
+    return ApiError(
+        errors_pb2.ERROR_REASON_INVALID_REQUEST,
+        "page_token is not one this server gave out for this request: send the "
+        "next_page_token of the previous page, with the same filters",
+        violations=[("page_token", "not a page token for this request's filters")],
+    )
 
 
 def size(page_size: int) -> int:

@@ -22,7 +22,7 @@ from uuid import UUID
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from feltline.api import views
+from feltline.api import pages, views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
@@ -67,7 +67,6 @@ from feltline_replay.verify import verify
 R = errors_pb2.ErrorReason
 PLAYER, SPECTATOR = auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR
 AUDITOR, ADMIN = auth_pb2.ROLE_AUDITOR, auth_pb2.ROLE_ADMIN
-DEFAULT_PAGE = 50
 RECALLED = 10  # GLI-19: the last ten games
 BATCH = 256 * 1024  # characters of log lines per ExportHands message
 SOURCE = "feltline server"
@@ -110,14 +109,6 @@ class Finished:
 
 def _timestamp(seconds: int | None) -> Timestamp:
     return Timestamp(seconds=seconds or 0)
-
-
-def _bad_token() -> ApiError:
-    return ApiError(
-        R.ERROR_REASON_INVALID_REQUEST,
-        "page_token is not one this server gave out: send the next_page_token you got",
-        violations=[("page_token", "not a page token from this server")],
-    )
 
 
 def _times(
@@ -310,13 +301,9 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     violations=[("player_id", "must be empty or the caller's own")],
                 )
             player = caller.player_id
-        try:
-            start = int(request.page_token or "0")
-        except ValueError:
-            raise _bad_token() from None
-        if start < 0:
-            raise _bad_token()
         since, until = _times(request)
+        asked = pages.query("ListHands", request.table_id, player, since, until)
+        start = pages.offset(asked, request.page_token)
         table = UUID(request.table_id) if request.table_id else None
         if table is not None and table not in self.hub.tables():
             raise ApiError(
@@ -331,11 +318,10 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             and (since is None or f.dealt.at >= since)
             and (until is None or f.dealt.at < until)
         ]
-        size = request.page_size or DEFAULT_PAGE
-        end = start + size
+        end = start + pages.size(request.page_size)
         return replay_pb2.ListHandsResponse(
             hands=[self.summary(f, self.records(f)) for f in wanted[start:end]],
-            next_page_token=str(end) if end < len(wanted) else "",
+            next_page_token=pages.token(asked, (end,)) if end < len(wanted) else "",
         )
 
     def GetHand(
