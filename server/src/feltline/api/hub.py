@@ -253,10 +253,16 @@ class Hub:
     def unrevealed(self, table_id: UUID, deal: int) -> bool:
         """Whether hand ``deal`` of a match's table is a deal the match has
         not revealed yet (never, at a table of no match)."""
+        revealed = self.revealed(table_id)
+        return revealed is not None and revealed < deal
+
+    def revealed(self, table_id: UUID) -> int | None:
+        """How many deals the match of this table has revealed; None at a
+        table of no match."""
         place = self.room.match_of(table_id)
         if place is None:
-            return False
-        return len(self.room.match(place[0]).match.revealed) < deal
+            return None
+        return len(self.room.match(place[0]).match.revealed)
 
     def _epoch(self) -> int:
         """How many times another process was seen to store something: a

@@ -158,12 +158,13 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         done: list[Finished] = []
         playing: set[int] = set()
         dealt: HandDealt | None = None
+        revealed = self.hub.revealed(table)  # the match's, read once for every hand
         for s in self.hub.table_records(table):
             if isinstance(s.event, HandDealt):
                 dealt = s.event
                 playing.add(dealt.hand)
             elif isinstance(s.event, HandFinished) and dealt is not None:
-                if not self.hub.unrevealed(table, dealt.hand):
+                if revealed is None or dealt.hand <= revealed:
                     done.append(Finished(table, order, dealt, s.event, game, name))
                     playing.discard(dealt.hand)
                 dealt = None
