@@ -271,12 +271,13 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     from feltline.api import logging as logs
     from feltline.api.app import Feltline
     from feltline.audit.keys import Signer
+    from feltline.cardroom.room import Room
     from feltline.store.config import StoreConfig
-    from feltline.store.room import Cardroom, Room
+    from feltline.store.streams import Streams
 
     logs.configure(level=logging.WARNING)
     signer = Signer.load(key)
-    room = Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
+    room = Room(Streams(signer, env=StoreConfig.from_env(env).env))
     # Watches live on the event loop; each unary call in flight holds a thread.
     server = Feltline(room, signer.public_key, tick=0.2, max_workers=64)
     server.start()

@@ -50,12 +50,13 @@ def serve_feltline(key: str, db: str) -> None:
     from feltline.api import logging as logs
     from feltline.api.app import Feltline
     from feltline.audit.keys import Signer
+    from feltline.cardroom.room import Room
     from feltline.store.config import StoreConfig
-    from feltline.store.room import Cardroom, Room
+    from feltline.store.streams import Streams
 
     logs.configure(level=logging.WARNING)
     signer = Signer.load(Path(key))
-    room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
+    room = Room(Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
     server = Feltline(room, signer.public_key).start()
     print(server.port, flush=True)
     sys.stdin.read()  # until the parent closes our stdin

@@ -20,9 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.postgres import store_env
 from tests.store.players import Players, finished, open_tables
 
@@ -46,9 +47,9 @@ def main() -> None:
                 conn.execute(f"CREATE SCHEMA {schema}")
             raw = store_env(schema)
         env = StoreConfig.from_env(raw).env
-        cardroom = Cardroom(Signer.generate(), env=env)
-        room = Room(cardroom)
-        projector = Projector(cardroom, env)
+        streams = Streams(Signer.generate(), env=env)
+        room = Room(streams)
+        projector = Projector(streams, env)
         room.listen(projector.poke)
         projector.start()
         lags: list[float] = []
@@ -73,7 +74,7 @@ def main() -> None:
         sampler.join()
         projector.stop()
         projector.follower.catch_up()
-        stored = int(cardroom.recorder.max_notification_id() or 0)
+        stored = int(streams.recorder.max_notification_id() or 0)
         began = time.monotonic()
         projector.rebuild()
         rebuilt = time.monotonic() - began
@@ -88,7 +89,7 @@ def main() -> None:
         print(
             f"  lag while bots played: p50 {cuts[49] * 1000:.0f} ms, p99 {cuts[98] * 1000:.0f} ms"
         )
-        cardroom.close()
+        streams.close()
 
 
 if __name__ == "__main__":

@@ -42,13 +42,14 @@ from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_replay.histories import LoggedHand, phh
 from feltline_replay.show import Viewer
 
@@ -174,18 +175,18 @@ def bench(name: str, env: dict[str, str], sizes: Callable[[], Sizes], args: Any)
     print(f"\n== {name}")
     raw, raw_cpu = raw_rate(env, args.seconds, 1)
     raw_many, _ = raw_rate(env, args.seconds, args.tables)
-    room = Room(Cardroom(Signer.generate(), env=env))
+    room = Room(Streams(Signer.generate(), env=env))
     one, one_cpu = action_rate(seat(room, 1, "one"), args.seconds)
     tables = seat(room, args.tables, "many")
-    commit = room.cardroom.group_commit
+    commit = room.streams.group_commit
     before = commit.requests, commit.transactions
     many, _ = action_rate(tables, args.seconds)
     per_transaction = (commit.requests - before[0]) / (commit.transactions - before[1])
     storage(room, sizes, args.hands)
     room.close()
-    alone = Room(Cardroom(Signer.generate(), env=env))
+    alone = Room(Streams(Signer.generate(), env=env))
     # Bench only: bypass group commit to show what it buys.
-    alone.cardroom.group_commit = alone.cardroom.recorder.insert_events  # type: ignore[assignment]
+    alone.streams.group_commit = alone.streams.recorder.insert_events  # type: ignore[assignment]
     many_alone, _ = action_rate(seat(alone, args.tables, "alone"), args.seconds)
     alone.close()
     raw_after, _ = raw_rate(env, args.seconds, 1)

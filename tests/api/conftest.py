@@ -16,8 +16,9 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_client import Client
 from tests.postgres import store_env
 
@@ -69,7 +70,7 @@ def open_room(path: Path, signer: Signer) -> Room:
 
 
 def open_store(env: dict[str, str], signer: Signer) -> Room:
-    return Room(Cardroom(signer, env=StoreConfig.from_env(env).env))
+    return Room(Streams(signer, env=StoreConfig.from_env(env).env))
 
 
 @contextmanager

@@ -69,7 +69,7 @@ def test_closing_mid_hand_returns_every_chip_and_ends_the_watch(live: Live) -> N
     assert "hand_ended" in kinds
     assert items[-1].event.table_closed.reason == "maintenance"
     assert [live.room.balance(f"p{n}") for n in (1, 2)] == [5_000, 5_000]
-    ledger = check(live.room.cardroom)
+    ledger = check(live.room.streams)
     assert ledger.problems == []
     assert ledger.seats == 0
     # Watching a closed table gives its snapshot and ends.

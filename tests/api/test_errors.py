@@ -21,7 +21,7 @@ from feltline.engine.events import SeatAtStart
 from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
-from feltline.store.room import Conflict
+from feltline.store.streams import Conflict
 from feltline_protos.v1 import errors_pb2
 from tests.engine.players import choose
 

@@ -135,4 +135,4 @@ def test_a_full_disk_refuses_actions_unavailable_logs_once_and_play_resumes_when
     events = [line["event"] for line in logs if line["event"].startswith("store_")]
     assert events == ["store_full", "store_writable"]
     assert not [line for line in logs if line["log_level"] == "error"][1:]
-    assert check(live.room.cardroom).problems == []
+    assert check(live.room.streams).problems == []

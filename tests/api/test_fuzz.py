@@ -143,7 +143,7 @@ def check_one(
         "GetTable": client.tables.GetTable,
         "GetAccount": client.accounts.GetAccount,
     }
-    recorder = live.room.cardroom.recorder
+    recorder = live.room.streams.recorder
     before = recorder.max_notification_id()
     balance = admin.get_account("p1").balance if funded else 0
     try:

@@ -16,13 +16,14 @@ import pytest
 
 from feltline.api.hub import Hub
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.events import Action
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 
 TABLE = uuid.uuid4()
 HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)
@@ -31,7 +32,7 @@ HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[Hub]:
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "hub.db")}).env
-    room = Room(Cardroom(Signer.generate(), env=env))
+    room = Room(Streams(Signer.generate(), env=env))
     yield Hub(room)
     room.close()
 

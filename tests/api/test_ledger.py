@@ -22,6 +22,7 @@ from feltline.api.app import Feltline
 from feltline.api.ledger import contributors
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id
 from feltline.engine.events import PotAwarded
 from feltline.engine.pot import collect
@@ -29,7 +30,7 @@ from feltline.projections.pots import LivePot, SeatInPot, TablePots
 from feltline.projections.projector import Projector
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import auth_pb2, common_pb2, ledger_pb2
 from tests.postgres import store_env
@@ -89,7 +90,7 @@ def played(
     playing = Players(room, tables[1], random.Random(2), pool=PLAYERS)
     while room.table(tables[1]).table.dealt is None:  # a hand in progress, for its pots
         playing.step()
-    projector = Projector(room.cardroom, StoreConfig.from_env(env).env)
+    projector = Projector(room.streams, StoreConfig.from_env(env).env)
     server = Feltline(
         room, signer.public_key, clock=Seconds(0), tick=3600, projector=projector
     ).start()
@@ -123,7 +124,7 @@ def _refused(call: Callable[[], object], code: grpc.StatusCode, reason: str) -> 
 
 def _funded(played: Played) -> list[str]:
     """The players whose accounts were opened (which the random play decides)."""
-    return [p for p in PLAYERS if played.room.cardroom.account(account_id(p)).version]
+    return [p for p in PLAYERS if played.room.streams.account(account_id(p)).version]
 
 
 def _drain(result: object) -> None:
@@ -144,12 +145,12 @@ def _change(entry: ledger_pb2.LedgerEntry, account: str) -> int:
 def test_the_summary_accounts_for_every_chip_as_the_store_does(played: Played) -> None:
     auditor = played.client(AUDITOR)
     summary = auditor.ledger.summary()
-    store = check(played.room.cardroom)
+    store = check(played.room.streams)
     assert store.balanced, store.problems
     assert not store.problems
     assert summary.balanced
     assert list(summary.problems) == []
-    assert summary.position == played.room.cardroom.recorder.max_notification_id()
+    assert summary.position == played.room.streams.recorder.max_notification_id()
     assert summary.minted == store.minted > 0
     assert summary.in_accounts == store.accounts
     assert summary.cashed_out == store.cashed_out > 0
@@ -173,7 +174,7 @@ def test_each_account_s_book_and_entries_match_the_store(played: Played) -> None
     at_tables = longest = 0
     for player in PLAYERS:
         account = str(account_id(player))
-        stored = played.room.cardroom.account(account_id(player))
+        stored = played.room.streams.account(account_id(player))
         if stored.version == 0:  # never funded, so never opened
             _refused(lambda p=player: auditor.ledger.account(p), NOT_FOUND, "ACCOUNT_NOT_FOUND")
             continue
@@ -355,7 +356,7 @@ def test_contributors_are_the_seats_with_chips_in_each_pot() -> None:
 
 def test_the_projector_s_lag_is_nothing_once_caught_up(played: Played) -> None:
     status = played.client(SPECTATOR).ledger.projector_status()
-    head = played.room.cardroom.recorder.max_notification_id()
+    head = played.room.streams.recorder.max_notification_id()
     assert {p.projection for p in status.projections} == {
         "ledger",
         "hand_index",
@@ -404,7 +405,7 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Fresh]:
     signer = Signer.generate()
     room = open_store(env, signer)
     (table,) = play(room, 1, 60, seed=5, pool=PLAYERS)
-    projector = Projector(room.cardroom, StoreConfig.from_env(env).env)
+    projector = Projector(room.streams, StoreConfig.from_env(env).env)
     server = Feltline(
         room, signer.public_key, clock=Seconds(0), tick=3600, projector=projector
     ).start()
@@ -646,11 +647,11 @@ def test_a_server_without_its_projector_reads_the_views_another_keeps(tmp_path: 
     store = StoreConfig.from_env(env).env
     server = Feltline(
         room, signer.public_key, clock=Seconds(0), tick=3600,
-        projector=Projector(room.cardroom, store), project=False,
+        projector=Projector(room.streams, store), project=False,
     ).start()  # fmt: skip
-    elsewhere = Room(Cardroom(signer, env=store))  # the other process's own store
-    keeper = Projector(elsewhere.cardroom, store)
-    head = room.cardroom.recorder.max_notification_id()
+    elsewhere = Room(Streams(signer, env=store))  # the other process's own store
+    keeper = Projector(elsewhere.streams, store)
+    head = room.streams.recorder.max_notification_id()
     token = tokens.mint(signer, AUDITOR, now=datetime.now(UTC), ttl=timedelta(hours=1))
     with Client(server.target, token) as auditor:
         try:

@@ -266,7 +266,7 @@ def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live
     made = live.server.hub.hand_records(key, 1, before)
     acted = [s.event for s in made if s is not None]
     assert getattr(acted[0], "timed_out", False)
-    assert check(live.room.cardroom).problems == []
+    assert check(live.room.streams).problems == []
 
 
 @ON_BOTH_STORES

@@ -196,7 +196,7 @@ def test_a_match_plays_through_the_api_and_no_seed_shows_before_its_deal_ends(
     # folding and calling scored differently on every deal (over both they may cancel out)
     assert all(any(r.score for r in deal.results) for deal in results.revealed)
     assert results.standings[0].rank == 1
-    assert check(live.room.cardroom).problems == []
+    assert check(live.room.streams).problems == []
 
 
 @ON_BOTH_STORES
@@ -285,7 +285,7 @@ def test_absent_players_are_timed_out_and_a_match_survives_restarts(live: Live) 
     results = live.client(AUDITOR).match_results(match.match_id)
     assert len(results.revealed) == 3
     assert all(sum(r.score for r in d.results) == 0 for d in results.revealed)
-    assert check(live.room.cardroom).problems == []
+    assert check(live.room.streams).problems == []
 
 
 def test_a_table_ahead_waits_for_the_slowest_and_resumes(live: Live) -> None:

@@ -34,13 +34,14 @@ from feltline.api.tables import TableServicer
 from feltline.api.tokens import Caller, Role
 from feltline.api.watch import WatchServicer
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_protos.v1 import (
     accounts_pb2,
     auth_pb2,
@@ -191,7 +192,7 @@ def _reason(trailing: Any) -> str:
 @pytest.fixture
 def unit(tmp_path: Path) -> Iterator[Unit]:
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "unit.db")}).env
-    room = Room(Cardroom(Signer.generate(), env=env))
+    room = Room(Streams(Signer.generate(), env=env))
     hub = Hub(room, clock=lambda: 1_900_000_000)
     as_caller = [_caller(ADMIN)]
 
@@ -311,7 +312,7 @@ def test_close_table_is_for_admins_and_cancels_the_hand(unit: Unit) -> None:
     assert closed.code is grpc.StatusCode.OK, closed.details
     assert closed.response.table.state == tables_pb2.TABLE_STATE_CLOSED
     assert [unit.room.balance(p) for p in ("p1", "p2")] == [5_000, 5_000]
-    assert check(unit.room.cardroom).problems == []
+    assert check(unit.room.streams).problems == []
     again = unit.call(ADMIN, "CloseTable", close)  # a retry answers as before
     assert again.code is grpc.StatusCode.OK
     other = tables_pb2.CloseTableRequest(table_id=table, request_id=_rid())

@@ -88,7 +88,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
             assert time.monotonic() < deadline, "a watch never sent its snapshot"
             done.wait(0.05)
         _play(bots, 4)
-        stored = live.room.cardroom.table(UUID(table))
+        stored = live.room.streams.table(UUID(table))
         after = {name: int(items[0].cursor.split(".")[0]) for name, items in seen.items()}
         every = {name: list(range(after[name] + 1, stored.version + 1)) for name in seen}
         for _ in range(100):  # each watch reads the other's writes within a poll or two
@@ -102,7 +102,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
             assert items[0].HasField("snapshot")
             assert _table_events(items) == every[name], name
             for number in range(1, stored.table.hands + 1):
-                hand = live.room.cardroom.events.get(hand_id(UUID(table), number))
+                hand = live.room.streams.events.get(hand_id(UUID(table), number))
                 got = [i.event.sequence for i in items if i.event.hand_number == number]
                 assert got == list(range(1, len(list(hand)))), (name, number)  # all but the seal
         for target in (live.server.target, other.target):  # both show the table as stored
@@ -111,7 +111,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
                 stored.table.hands,
                 [s.stack for s in stored.table.seats],
             )
-        assert check(live.room.cardroom).problems == []
+        assert check(live.room.streams).problems == []
     finally:
         other.stop()
         room.close()
@@ -154,7 +154,7 @@ def test_one_decision_raced_through_both_servers_is_applied_once_in_every_round(
             outcomes.append(_race(through[seat], table, Seen.of(hand), check=checking))
         assert len(outcomes) == 200
         assert all(sorted(o) == ["STALE_STATE", "applied"] for o in outcomes), outcomes
-        assert check(live.room.cardroom).problems == []
+        assert check(live.room.streams).problems == []
     finally:
         other.stop()
         room.close()

@@ -16,9 +16,10 @@ from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.cli import main
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_client import Client
 from feltline_protos.v1 import auth_pb2
 
@@ -32,7 +33,7 @@ def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Feltline
     monkeypatch.delenv("FELTLINE_TOKEN", raising=False)
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "floor.db")}).env
     logs.configure(stream=io.StringIO())  # the server's log, apart from the commands' output
-    room = Room(Cardroom(signer, env=env))
+    room = Room(Streams(signer, env=env))
     running = Feltline(room, signer.public_key, tick=0.2).start()
     monkeypatch.setenv("FELTLINE_TARGET", running.target)
     yield running

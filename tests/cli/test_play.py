@@ -16,8 +16,9 @@ import pytest
 from feltline.api import logging as logs
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 # Self-correcting: whichever of the two is not allowed is refused and the
@@ -126,7 +127,7 @@ def server(tmp_path: Path) -> Iterator[tuple[Feltline, Path]]:
     signer = Signer.create(key_file)
     logs.configure(stream=io.StringIO())
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "shared.db")}).env
-    room = Room(Cardroom(signer, env=env))
+    room = Room(Streams(signer, env=env))
     running = Feltline(room, signer.public_key, tick=0.2).start()
     yield running, key_file
     running.stop()

@@ -16,12 +16,13 @@ import pytest
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.postgres import PG, required
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
@@ -57,7 +58,7 @@ def refused(done: subprocess.CompletedProcess[str]) -> str:
 def running(tmp_path: Path) -> Iterator[Feltline]:
     signer = Signer.generate()
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "first.db")}).env
-    room = Room(Cardroom(signer, env=env))
+    room = Room(Streams(signer, env=env))
     server = Feltline(room, signer.public_key).start()
     yield server
     server.stop()
@@ -78,7 +79,7 @@ def test_a_server_does_not_share_its_port(running: Feltline, tmp_path: Path) -> 
     servers; Feltline's server refuses instead."""
     signer = Signer.generate()
     room = Room(
-        Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "b.db")}).env)
+        Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "b.db")}).env)
     )
     try:
         with pytest.raises(ListenError, match="the port is in use"):
@@ -90,7 +91,7 @@ def test_a_server_does_not_share_its_port(running: Feltline, tmp_path: Path) -> 
 def _stored(path: Path, tables: int) -> None:
     """A store of ``tables`` tables, whole in its main file."""
     room = Room(
-        Cardroom(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
+        Streams(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
     )
     for n in range(tables):
         room.open_table(f"t{n}", TableConfig(TABLES[Game.HOLDEM], 6), at=1, name=f"t{n}")
@@ -150,7 +151,7 @@ def test_a_good_store_a_new_one_and_one_in_use_pass_the_check(
     preflight.check_sqlite(str(tmp_path / "new.db"))
     assert not (tmp_path / "new.db").exists()
     room = Room(
-        Cardroom(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
+        Streams(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
     )
     try:
         room.open_table("more", TableConfig(TABLES[Game.HOLDEM], 6), at=1)

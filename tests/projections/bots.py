@@ -10,13 +10,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from uuid import UUID
 
+from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id
 from feltline.projections.follow import Follower
 from feltline.projections.ledger import account_book, books
 from feltline.projections.view import View
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Room
 from tests.store.players import PLAYERS, Players, open_tables
 
 
@@ -68,7 +68,7 @@ def ledger_matches_streams(room: Room, ledger: View, tables: Sequence[UUID]) -> 
     applied twice would move one of them."""
     room.look()  # another writer's commits too
     balances = books(ledger)
-    minted = check(room.cardroom)
+    minted = check(room.streams)
     assert minted.balanced, minted.problems
     assert -balances["mint"] == minted.minted > 0
     assert balances.get("cashier", 0) == minted.cashed_out

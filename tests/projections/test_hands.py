@@ -25,7 +25,7 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
     env = StoreConfig.from_env(store.env).env
     index, ledger = open_view(HandIndexView, env), open_view(LedgerView, env)
     pots = open_view(PotsView, env)
-    follower = Follower(room.cardroom, [HandIndex(index), Ledger(ledger), Pots(pots)])
+    follower = Follower(room.streams, [HandIndex(index), Ledger(ledger), Pots(pots)])
     tables = play(room, 4, 60)
     follower.catch_up()  # built while the bots play: the rest comes later
     more = play(room, 4, 100, seed=8)
@@ -90,7 +90,7 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
     live = [rows(index), rows(ledger), rows(pots)]
     for view in (index, ledger, pots):
         view.drop()
-    Follower(room.cardroom, [HandIndex(index), Ledger(ledger), Pots(pots)]).catch_up()
+    Follower(room.streams, [HandIndex(index), Ledger(ledger), Pots(pots)]).catch_up()
     assert [rows(index), rows(ledger), rows(pots)] == live
 
 

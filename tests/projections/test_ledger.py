@@ -35,10 +35,10 @@ def test_the_ledger_balances_everywhere_and_matches_the_streams(store: Store) ->
     room.close_table(tables[0], "closing", at=10**6)
     env = StoreConfig.from_env(store.env).env
     view, pots = open_view(LedgerView, env), open_view(PotsView, env)
-    follower = Follower(room.cardroom, [Ledger(view), Pots(pots)])
+    follower = Follower(room.streams, [Ledger(view), Pots(pots)])
     follower.catch_up()
     balances = books(view)
-    minted = check(room.cardroom)
+    minted = check(room.streams)
     assert minted.balanced, minted.problems
     assert -balances["mint"] == minted.minted
     assert sum(b for k, b in balances.items() if k != "mint") == minted.minted

@@ -32,10 +32,10 @@ def test_the_ledger_sees_a_matchs_chips_go_out_and_come_back_every_deal(store: S
     seat_everyone(room, match)
     play(room, match, [random.Random(31), random.Random(32)])
     view = open_view(LedgerView, StoreConfig.from_env(store.env).env)
-    Follower(room.cardroom, [Ledger(view)]).catch_up()
+    Follower(room.streams, [Ledger(view)]).catch_up()
     balances = books(view)
     seats = SEATS[Game.DRAW_DECLARE]
-    assert -balances["mint"] == check(room.cardroom).minted == 2 * seats * STACK
+    assert -balances["mint"] == check(room.streams).minted == 2 * seats * STACK
     for t, table in enumerate(room.match(match).match.tables):
         assert balances[account_book(bank_id(match, t))] == seats * STACK
         for seat in range(1, seats + 1):
@@ -55,7 +55,7 @@ def test_the_standings_view_scores_revealed_deals_only_as_the_match_does(store: 
         step(room, match, 0, rngs[0])
     assert len(room.match(match).match.revealed) == 1
     view = open_view(StandingsView, StoreConfig.from_env(store.env).env)
-    follower = Follower(room.cardroom, [Standings(view)])
+    follower = Follower(room.streams, [Standings(view)])
     follower.catch_up()
     stream_standings = [
         (s.table, s.seat, s.player, s.score, s.matchpoints, s.chips)

@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.projections.follow import Log
 from feltline.projections.projector import Projector
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.postgres import store_env
 from tests.projections.bots import ledger_matches_streams, projector_process, rows
 from tests.store.players import open_tables
@@ -31,7 +32,7 @@ def test_two_writer_processes_and_a_projector_process_skip_nothing_and_double_no
     signer = Signer.create(key)
     raw = {**store_env(postgres_schema), "FELTLINE_KEY_FILE": str(key)}
     env = StoreConfig.from_env(raw).env
-    Cardroom(signer, env=env).close()  # the tables made once, before the processes race
+    Streams(signer, env=env).close()  # the tables made once, before the processes race
     log = Log(env=env)
     children: list[subprocess.Popen[bytes]] = []
     try:
@@ -60,7 +61,7 @@ def test_two_writer_processes_and_a_projector_process_skip_nothing_and_double_no
         assert projector.wait(10) == 0, projector.stderr.read() if projector.stderr else ""
 
         live = {name: rows(view) for name, view in watching.views.items()}
-        room = Room(Cardroom(signer, env=env))
+        room = Room(Streams(signer, env=env))
         try:
             tables = open_tables(room, 8)  # opened by the writers: opening again finds them
             ledger_matches_streams(room, watching.view("ledger"), tables)

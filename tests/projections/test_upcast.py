@@ -80,8 +80,8 @@ def test_views_built_from_old_event_versions_equal_views_built_from_new(
     assert {name for name, version in UPCASTERS} == set(EVENT_ADDED_SINCE_V1)  # none missed
     room = store.room()
     play(room, 4, 120)
-    stored = room.cardroom.recorder.select_notifications(1, 10**6)
-    transcoder = room.cardroom.mapper.transcoder
+    stored = room.streams.recorder.select_notifications(1, 10**6)
+    transcoder = room.streams.mapper.transcoder
     downgraded = 0
     old_log: list[StoredEvent] = []
     for n in stored:

@@ -10,15 +10,16 @@ from __future__ import annotations
 import sys
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.projections.bots import play
 
 
 def main(argv: list[str]) -> int:
     tables, steps, seed, first = (int(a) for a in argv)
     config = StoreConfig.from_env()
-    room = Room(Cardroom(Signer.load(config.key_file), env=config.env))
+    room = Room(Streams(Signer.load(config.key_file), env=config.env))
     try:
         play(room, tables, steps, seed, first)
     finally:

@@ -13,6 +13,7 @@ from uuid import UUID
 import pytest
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.events import Action, Choice
 from feltline.engine.house import TableConfig
@@ -20,7 +21,7 @@ from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.store.players import Players, cid, finished, open_tables
 
 HANDS = 320
@@ -41,8 +42,8 @@ def play(
     in the SQLite file ``path`` or the store ``env`` names."""
     signer = Signer.generate()
     env = StoreConfig.from_env(env or {"SQLITE_DBNAME": str(path)}).env
-    cardroom = Cardroom(signer, env=env)
-    room = Room(cardroom)
+    streams = Streams(signer, env=env)
+    room = Room(streams)
     ids = open_tables(room, tables)
     rng = random.Random(seed)
     players = [Players(room, t, rng) for t in ids]

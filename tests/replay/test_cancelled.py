@@ -9,20 +9,21 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.events import Action
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_replay.cli import main
 
 
 def test_a_hand_cancelled_by_a_closing_table_verifies(tmp_path: Path) -> None:
     path = tmp_path / "feltline.db"
     signer = Signer.generate()
-    room = Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
+    room = Room(Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
     table = room.open_table("closing", TableConfig(TABLES[Game.HOLDEM], 6), at=0)
     for seat in (1, 2, 3):
         room.mint(f"mint-{seat}", f"p{seat}", 500, by="admin")

@@ -15,9 +15,10 @@ from uuid import UUID
 import pytest
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_replay.cli import main
 from feltline_replay.duplicate import check_match, side_by_side
 from feltline_replay.store import SqliteRows
@@ -25,7 +26,7 @@ from tests.store.test_match import create, play, seat_everyone, step
 
 
 def room_at(path: Path, signer: Signer) -> Room:
-    return Room(Cardroom(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
+    return Room(Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
 
 
 @pytest.fixture

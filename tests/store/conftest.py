@@ -12,8 +12,9 @@ import psycopg
 import pytest
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.postgres import PG, store_env
 
 
@@ -26,17 +27,17 @@ class Store:
     signer: Signer
     execute_sql: Callable[[str, tuple[object, ...]], list[tuple[object, ...]]]
     events_table: str
-    opened: list[Cardroom]
+    opened: list[Streams]
 
-    def cardroom(self, **extra: str) -> Cardroom:
+    def streams(self, **extra: str) -> Streams:
         """A writer on the store; ``extra`` settings (a cipher, a compressor)
         over the store's own."""
-        cardroom = Cardroom(self.signer, env={**StoreConfig.from_env(self.env).env, **extra})
-        self.opened.append(cardroom)
-        return cardroom
+        streams = Streams(self.signer, env={**StoreConfig.from_env(self.env).env, **extra})
+        self.opened.append(streams)
+        return streams
 
     def room(self, **extra: str) -> Room:
-        return Room(self.cardroom(**extra))
+        return Room(self.streams(**extra))
 
     def sql(self, statement: str, *params: object) -> list[tuple[object, ...]]:
         return self.execute_sql(statement.format(events=self.events_table), params)
@@ -45,7 +46,7 @@ class Store:
 @pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     signer = Signer.generate()
-    opened: list[Cardroom] = []
+    opened: list[Streams] = []
     if request.param == "sqlite":
         path = tmp_path / "feltline.db"
 
@@ -64,5 +65,5 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
                 return cursor.fetchall() if cursor.description else []
 
         yield Store(env, signer, postgres_sql, f"{schema}.cardroom_events", opened)
-    for cardroom in opened:
-        cardroom.close()
+    for streams in opened:
+        streams.close()

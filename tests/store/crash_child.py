@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.engine.pla
 
 from players import Players, finished, open_tables
 
+from feltline.cardroom.room import open_room
 from feltline.store.config import StoreConfig
-from feltline.store.signing import open_room
 
 
 def main() -> None:

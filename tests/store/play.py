@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from uuid import UUID
 
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.commands import Act, Declare, Draw, StartHand
@@ -12,7 +13,6 @@ from feltline.engine.errors import RuleError
 from feltline.engine.events import SeatAtStart
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
-from feltline.store.room import Room
 from tests.engine.players import choose
 
 from .players import cid

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from uuid import UUID
 
+from feltline.cardroom.room import Room
+from feltline.cardroom.work import Outcome
 from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
@@ -21,7 +23,6 @@ from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake
 from feltline.engine.table import Table
 from feltline.engine.turn import waiting_on
-from feltline.store.room import Outcome, Room
 from tests.engine.players import choose
 
 RAKE = Rake(basis_points=500, cap=20)

@@ -8,6 +8,7 @@ from eventsourcing.cryptography import AESCipher
 
 from feltline.audit import chain
 from feltline.audit.codec import encode_event
+from feltline.cardroom.room import open_room
 from feltline.demo import TABLES
 from feltline.domain.hand import Recorded
 from feltline.engine.deck import DECK_ALGORITHM
@@ -16,7 +17,6 @@ from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
-from feltline.store.signing import open_room
 
 from .conftest import Store
 from .play import play, start
@@ -51,7 +51,7 @@ def test_encryption_at_rest_hides_names_and_still_loads(store: Store) -> None:
     assert b"bot 1" not in states
     assert b"HandEnded" not in states
     assert (
-        store.cardroom(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
+        store.streams(CIPHER_TOPIC="eventsourcing.cryptography:AESCipher", CIPHER_KEY=key)
         .get(hand_id)
         .seal
         is not None
@@ -76,9 +76,9 @@ def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None
             data=data,
         )
         stored.append(Recorded(hand_id, position, name, version, data, link.hex(), "start", "", 0))
-    cardroom = store.cardroom()
-    cardroom.commit(stored)
-    loaded = store.cardroom().get(hand_id)
+    streams = store.streams()
+    streams.commit(stored)
+    loaded = store.streams().get(hand_id)
     first = loaded.commands["start"][1][0]
     assert isinstance(first, HandStarted)
     assert first.algorithm == DECK_ALGORITHM
@@ -91,7 +91,7 @@ def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store)
     table = seated(room, 2)
     room.deal(table, cid(), at=17)
     hand_id = room.hand(table, 1).id
-    assert store.cardroom().get(hand_id).since == 17
+    assert store.streams().get(hand_id).since == 17
     rows = store.sql("SELECT originator_id, originator_version, state FROM {events}")
     ours = [r for r in rows if str(r[0]).replace("-", "") == hand_id.hex]
     for row in ours:
@@ -103,7 +103,7 @@ def test_a_record_stored_before_times_were_kept_loads_at_time_zero(store: Store)
             row[0],
             row[1],
         )
-    assert store.cardroom().get(hand_id).since == 0
+    assert store.streams().get(hand_id).since == 0
 
 
 def test_compressed_events_still_load(store: Store) -> None:
@@ -111,5 +111,5 @@ def test_compressed_events_still_load(store: Store) -> None:
     _, hand_id = play(room, Game.STUD_HI_LO, random.Random(3))
     states = b"".join(bytes(r[0]) for r in store.sql("SELECT state FROM {events}"))  # type: ignore[arg-type]
     assert b"HandEnded" not in states
-    reopened = store.cardroom(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
+    reopened = store.streams(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
     assert reopened.get(hand_id).seal is not None

@@ -50,14 +50,14 @@ def test_a_killed_process_leaves_every_table_resumable_and_every_chip_accounted_
             code = _kill_once_playing(child, acks, played, rng.randint(20, 400))
             kills += code is None
         assert code in (None, 0), errors.read_text()
-        cardroom = store.cardroom()
+        streams = store.streams()
         acked: dict[str, int] = {}
         for line in acks.read_text().splitlines():
             table, version = line.split()
             acked[table] = max(acked.get(table, 0), int(version))
         for table, version in acked.items():
-            assert cardroom.table(UUID(table)).version >= version
-        ledger = check(cardroom)
+            assert streams.table(UUID(table)).version >= version
+        ledger = check(streams)
         assert ledger.problems == []
         if code == 0:
             break

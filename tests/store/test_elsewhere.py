@@ -13,7 +13,7 @@ from .conftest import Store
 
 def test_a_process_s_own_commits_are_not_news_another_s_are(store: Store) -> None:
     room, other = store.room(), store.room()
-    here = room.cardroom.elsewhere
+    here = room.streams.elsewhere
     seen = here.look()
     table = seated(room, 3)
     room.deal(table, "d1", at=0)
@@ -21,16 +21,16 @@ def test_a_process_s_own_commits_are_not_news_another_s_are(store: Store) -> Non
     other.open_table("elsewhere", HOLDEM, at=0)
     assert here.look() == seen + 1
     assert here.look() == seen + 1  # counted once
-    assert other.cardroom.elsewhere.look() == 1  # the first room's writes, to the second
+    assert other.streams.elsewhere.look() == 1  # the first room's writes, to the second
 
 
 def test_concurrent_commits_grouped_together_are_still_one_s_own(store: Store) -> None:
     room = store.room()
-    here = room.cardroom.elsewhere
+    here = room.streams.elsewhere
     seen = here.look()
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda n: room.mint(f"m{n}", f"p{n}", 10, by="admin"), range(64)))
-    assert room.cardroom.group_commit.transactions < 64  # some commits were grouped
+    assert room.streams.group_commit.transactions < 64  # some commits were grouped
     assert here.look() == seen
 
 

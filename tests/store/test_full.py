@@ -17,18 +17,19 @@ from eventsourcing.persistence import OperationalError
 from structlog.testing import capture_logs
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
 from feltline.store.faults import StoreFull, disk_full
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from tests.postgres import store_env
 
 
 def test_a_full_postgres_disk_is_store_full_logged_once_and_the_request_goes_through_once_freed(
     postgres_schema: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cardroom = Cardroom(Signer.generate(), env=StoreConfig.from_env(store_env(postgres_schema)).env)
-    room = Room(cardroom)
-    recorder: Any = cardroom.recorder
+    streams = Streams(Signer.generate(), env=StoreConfig.from_env(store_env(postgres_schema)).env)
+    room = Room(streams)
+    recorder: Any = streams.recorder
     insert = recorder._insert_stored_events
     full = True
 
@@ -51,7 +52,7 @@ def test_a_full_postgres_disk_is_store_full_logged_once_and_the_request_goes_thr
         told = [(line["event"], line["log_level"]) for line in logs]
         assert told == [("store_full", "error"), ("store_writable", "info")]
     finally:
-        cardroom.close()
+        streams.close()
 
 
 def _raised_from(error: BaseException, cause: BaseException) -> BaseException:

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.domain.chained import TamperedError
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import dealing
@@ -30,7 +31,7 @@ from feltline.engine.hand import replay
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.faults import Unreadable
-from feltline.store.room import Conflict, Room
+from feltline.store.streams import Conflict
 
 from .conftest import Store
 from .play import play, play_out
@@ -40,7 +41,7 @@ from .test_room import seated
 @pytest.mark.parametrize("game", list(Game))
 def test_a_stored_hand_replays_and_its_seed_explains_every_card(store: Store, game: Game) -> None:
     _, hand_id = play(store.room(), game, random.Random(3))
-    stream = store.cardroom().get(hand_id)
+    stream = store.streams().get(hand_id)
     events = [e for _, done in stream.commands.values() for e in done]
     assert stream.seal is not None
     assert stream.hand == replay(events)
@@ -157,7 +158,7 @@ def test_tampering_with_one_stored_byte_is_detected(store: Store) -> None:
         ended[1],
     )
     with pytest.raises(TamperedError, match="chain link"):
-        store.cardroom().get(hand_id)
+        store.streams().get(hand_id)
 
 
 def test_a_forged_chain_fails_the_signature(store: Store) -> None:
@@ -174,11 +175,11 @@ def test_a_hand_resealed_with_another_key_is_not_trusted(store: Store) -> None:
     _, hand_id = play(store.room(), Game.HOLDEM, random.Random(6))
     store.signer = Signer.generate()
     with pytest.raises(TamperedError, match="not by this server's key"):
-        store.cardroom().get(hand_id)
+        store.streams().get(hand_id)
 
 
 def test_a_room_opened_with_another_key_does_not_serve_the_hand(store: Store) -> None:
     table, _ = play(store.room(), Game.HOLDEM, random.Random(7))
     store.signer = Signer.generate()
     with pytest.raises(Unreadable, match="not by this server's key"):  # nor is its table
-        Room(store.cardroom()).hand(table, 1)
+        Room(store.streams()).hand(table, 1)

@@ -11,6 +11,8 @@ from uuid import UUID
 
 import pytest
 
+from feltline.cardroom.errors import MatchTable
+from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id
@@ -24,7 +26,6 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.check import check
-from feltline.store.room import MatchTable, Room
 from tests.engine.players import choose
 
 from .conftest import Store
@@ -156,7 +157,7 @@ def test_every_seat_gets_the_same_cards_at_both_tables_on_every_deal(
     assert {(s.table, s.seat) for s in standings} == {
         (t, s) for t in range(2) for s in range(1, SEATS[game] + 1)
     }
-    ledger = check(room.cardroom)
+    ledger = check(room.streams)
     assert ledger.problems == []
     assert ledger.minted == 2 * SEATS[game] * STACK
     for t in range(2):  # between deals every chip is back in the table's bank
@@ -226,7 +227,7 @@ def test_a_match_survives_a_restart_between_deals_and_mid_deal(store: Store) -> 
     play(room, match, rngs)
     state = room.match(match).match
     assert len(state.revealed) == 3
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []
 
 
 def test_the_match_seats_its_tables_and_refuses_bad_requests(store: Store) -> None:
@@ -317,4 +318,4 @@ def test_tables_played_at_once_reveal_every_deal_once(store: Store) -> None:
         e for _, made in stream.commands.values() for e in made if isinstance(e, DealRevealed)
     ]
     assert [e.deal for e in sorted(reveals, key=lambda e: e.deal)] == [1, 2, 3, 4]
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []

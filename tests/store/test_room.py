@@ -14,6 +14,9 @@ from uuid import UUID
 
 import pytest
 
+from feltline.cardroom.errors import ClockRunning, NotFound
+from feltline.cardroom.room import Room
+from feltline.cardroom.work import Committed
 from feltline.demo import TABLES
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused, Sealed
@@ -36,7 +39,7 @@ from feltline.engine.table import (
 )
 from feltline.engine.turn import waiting_on
 from feltline.store.check import check
-from feltline.store.room import ClockRunning, Committed, Conflict, NotFound, Room
+from feltline.store.streams import Conflict
 
 from .conftest import Store
 from .play import play_out
@@ -70,7 +73,7 @@ def test_chips_move_between_accounts_and_seats(store: Store) -> None:
     assert room.cash_out("c1", "ann", 200) == 1000
     with pytest.raises(InsufficientChips):
         room.cash_out("c2", "ann", 1001)
-    ledger = check(room.cardroom)
+    ledger = check(room.streams)
     assert (ledger.minted, ledger.cashed_out, ledger.accounts, ledger.problems) == (
         1200,
         200,
@@ -120,7 +123,7 @@ def test_a_hands_end_and_the_tables_new_stacks_are_saved_together(
     assert isinstance(outcome.hand[-1], HandEnded)
     assert [type(e) for e in outcome.table] == [HandFinished, StoodUp]
     assert store.room().table(table).table.seats == room.table(table).table.seats
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []
 
 
 def test_a_player_who_stands_up_during_a_hand_is_folded_at_their_turn(store: Store) -> None:
@@ -143,7 +146,7 @@ def test_a_player_who_stands_up_during_a_hand_is_folded_at_their_turn(store: Sto
     play_out(room, table, 1, random.Random(2))
     assert {s.number for s in room.table(table).table.seats} == {1, 2, 3, 4} - {later, now}
     assert room.balance(f"p{later}") == 1000
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []
 
 
 def test_a_time_out_waits_for_the_action_clock(store: Store) -> None:
@@ -214,9 +217,9 @@ def test_many_threads_play_many_tables_at_once(store: Store) -> None:
         list(pool.map(play, range(len(tables))))
     assert errors == []
     assert finished(room, tables) >= 3 * len(tables)
-    commit = room.cardroom.group_commit
+    commit = room.streams.group_commit
     assert commit.transactions < commit.requests  # concurrent tables' saves went together
-    ledger = check(store.cardroom())
+    ledger = check(store.streams())
     assert ledger.problems == []
     assert ledger.tables == len(tables)
 
@@ -256,7 +259,7 @@ def test_two_writers_racing_on_one_table_or_hand_cannot_both_succeed(store: Stor
     assert sorted(outcomes) == ["NotYourTurn", "stored"]
     events = [e for _, made in store.room().hand(table, 1).commands.values() for e in made]
     assert [(e.seat, e.action) for e in events if isinstance(e, Acted)] == [(seat, Action.CALL)]
-    assert check(one.cardroom).problems == []
+    assert check(one.streams).problems == []
 
 
 def test_a_passed_jackpots_deal_carries_its_pot_and_time_charges_go_to_the_house(
@@ -282,7 +285,7 @@ def test_a_passed_jackpots_deal_carries_its_pot_and_time_charges_go_to_the_house
     started = second.hand[0]
     assert isinstance(started, HandStarted)
     assert started.seats == dealt.seats
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []
 
 
 # ---- closing a table
@@ -310,7 +313,7 @@ def test_closing_a_table_mid_hand_gives_every_chip_back(store: Store) -> None:
     assert fresh.table(table).table.closed
     assert fresh.table(table).table.seats == ()
     assert fresh.hand(table, 1).seal is not None
-    ledger = check(fresh.cardroom)
+    ledger = check(fresh.streams)
     assert ledger.problems == []
     assert ledger.seats == 0
     assert room.close_table(table, "close", at=5, reason="done") == outcome  # a repeat
@@ -328,7 +331,7 @@ def test_a_closed_table_refuses_everything(store: Store) -> None:
         room.close_table(table, "close again", at=2)
     with pytest.raises(CommandIdReused):
         room.close_table(table, "close", at=3)
-    assert check(room.cardroom).problems == []
+    assert check(room.streams).problems == []
 
 
 def test_closing_a_jackpots_table_mid_deal_returns_the_antes(store: Store) -> None:
@@ -338,7 +341,7 @@ def test_closing_a_jackpots_table_mid_deal_returns_the_antes(store: Store) -> No
     assert room.table(table).table.dealt is not None
     room.close_table(table, "close", at=1)
     assert [room.balance(f"p{n}") for n in (1, 2, 3)] == [1000, 1000, 1000]
-    ledger = check(room.cardroom)
+    ledger = check(room.streams)
     assert ledger.problems == []
     assert ledger.seats == ledger.carried == ledger.house == 0
 
@@ -355,7 +358,7 @@ def test_closing_gives_a_carried_jackpots_pot_back(store: Store) -> None:
     assert len(carried.shares) == 3
     room.close_table(table, "close", at=1)
     assert [room.balance(f"p{n}") for n in (1, 2, 3)] == [1000, 1000, 1000]
-    ledger = check(room.cardroom)
+    ledger = check(room.streams)
     assert ledger.problems == []
     assert ledger.seats == ledger.carried == ledger.house == 0
 
@@ -369,7 +372,7 @@ def test_listeners_hear_every_commit_at_a_table_as_stored(store: Store) -> None:
     play_out(room, table, 1, random.Random(7))
     room.deal(table, "d1", at=0)  # a repeat: nothing stored, nobody told
     stored = store.room()
-    events = stored.cardroom.events
+    events = stored.streams.events
     table_records = [r for c in heard for r, _ in c.records if isinstance(r, TableRecord)]
     assert [r.originator_version for r in table_records] == list(
         range(1, stored.table(table).version + 1)

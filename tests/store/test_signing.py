@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import open_room
 from feltline.cli import main
 from feltline.domain.chained import sign
 from feltline.store.config import StoreConfig
-from feltline.store.signing import KeyChanged, _keys, open_room
+from feltline.store.signing import KeyChanged, _keys
 from tests.cli.test_serve import refused, serve
 
 from .conftest import Store
@@ -30,7 +31,7 @@ def _played(store: Store, key: Path) -> tuple[str, object]:
     room = open_room(_config(store, key))
     table = seated(room, 2)
     room.deal(table, "d1", at=0)
-    public = room.cardroom.signer.public_hex
+    public = room.streams.signer.public_hex
     room.close()
     return public, table
 
@@ -42,9 +43,9 @@ def test_a_new_store_adopts_the_key_it_makes_and_knows_it_after(
     public, table = _played(store, key)
     assert key.exists()
     room = open_room(_config(store, key))
-    keys = _keys(room.cardroom)
+    keys = _keys(room.streams)
     assert keys.adopted == (public,)
-    assert room.cardroom.trusted == {public}
+    assert room.streams.trusted == {public}
     assert room.table(table).version  # type: ignore[arg-type]
     room.close()
 
@@ -74,15 +75,15 @@ def test_a_new_key_when_told_is_recorded_and_the_old_stays_trusted(
     public, table = _played(store, key)
     key.unlink()
     room = open_room(_config(store, key), new_key=True)
-    new = room.cardroom.signer.public_hex
+    new = room.streams.signer.public_hex
     assert new != public
-    keys = _keys(room.cardroom)
+    keys = _keys(room.streams)
     assert keys.adopted == (public, new)
     assert room.table(table).version  # type: ignore[arg-type]  # signed by the old key: trusted
     assert room.hand(table, 1).signer == public  # type: ignore[arg-type]
     room.close()
     again = open_room(_config(store, key))  # the new key is now the store's: no flag needed
-    assert again.cardroom.trusted == {public, new}
+    assert again.streams.trusted == {public, new}
     again.close()
 
 
@@ -93,9 +94,9 @@ def test_a_key_added_to_the_store_without_the_servers_key_stops_the_server(
     _played(store, key)
     room = open_room(_config(store, key))
     attacker = Signer.generate()
-    forged = _keys(room.cardroom).adopt(attacker.public_hex, "forged")
-    row = room.cardroom.mapper.to_stored_event(sign([forged], attacker)[0])
-    room.cardroom.recorder.insert_events([row])
+    forged = _keys(room.streams).adopt(attacker.public_hex, "forged")
+    row = room.streams.mapper.to_stored_event(sign([forged], attacker)[0])
+    room.streams.recorder.insert_events([row])
     room.close()
     with pytest.raises(KeyChanged, match=f"signed by key {attacker.public_hex}"):
         open_room(_config(store, key))

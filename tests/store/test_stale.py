@@ -10,11 +10,12 @@ from uuid import UUID
 
 import pytest
 
+from feltline.cardroom.errors import Stale
+from feltline.cardroom.room import Room
 from feltline.domain.table import TableRecord
 from feltline.engine.events import Acted, Action
 from feltline.engine.table import HandFinished
 from feltline.engine.turn import waiting_on
-from feltline.store.room import Room, Stale
 
 from .conftest import Store
 from .test_room import seated
@@ -111,7 +112,7 @@ def test_a_request_committed_after_a_retry_reports_where_it_was_stored(
     a.stand_up(table, "y-leaves", y, at=0)  # a table event B does not know of
     outcome = b.act(table, 1, "x-folds", x, Action.FOLD, at=0, seen=seen)  # ends the hand
     assert outcome.hand_at == seen
-    records = list(b.cardroom.events.get(table, gt=table_before))
+    records = list(b.streams.events.get(table, gt=table_before))
     finished = [
         r.originator_version
         for r in records
@@ -171,7 +172,7 @@ def test_racing_the_same_decision_through_two_rooms_applies_it_once_in_hundreds_
         )
         assert sorted(results) == ["applied", "stale"], results
         a.look()
-        stored = a.cardroom.get(hand.id).commands
+        stored = a.streams.get(hand.id).commands
         assert sum(1 for k in (f"r0-{rounds}", f"r1-{rounds}") if k in stored) == 1
         rounds += 1
 
@@ -214,7 +215,7 @@ def test_a_current_decision_is_not_refused_by_a_room_that_had_not_looked(
     table, x, y = _heads_up(a)
     b.hand(table, 1)  # B holds the hand as dealt
     a.act(table, 1, "x-call", x, Action.CALL, at=0, seen=_seen(a, table))
-    assert b.cardroom.elsewhere.epoch == 0  # B has not looked since
+    assert b.streams.elsewhere.epoch == 0  # B has not looked since
     seen = a.hand(table, 1).version  # what Y saw, through A
     done = b.act(table, 1, "y-checks", y, Action.CHECK, at=0, seen=seen)
     assert not done.repeated

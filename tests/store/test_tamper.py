@@ -22,14 +22,14 @@ from feltline.engine.deck import commitment, shuffle
 from feltline.engine.events import DeckShuffled, HandStarted
 from feltline.engine.rules import Game
 from feltline.store.faults import Unreadable
-from feltline.store.room import Cardroom
+from feltline.store.streams import Streams
 
 from .conftest import Store
 from .play import start
 from .test_room import seated
 
 
-def _rewrite(store: Store, cardroom: Cardroom, records: list[Any]) -> None:
+def _rewrite(store: Store, streams: Streams, records: list[Any]) -> None:
     """Store ``records`` over the rows at their positions, as SQL would."""
     table = store.events_table
     rows = store.execute_sql(f"SELECT originator_id, originator_version FROM {table}", ())
@@ -40,7 +40,7 @@ def _rewrite(store: Store, cardroom: Cardroom, records: list[Any]) -> None:
             if str(r[0]).replace("-", "") == record.originator_id.hex
             and r[1] == record.originator_version
         )
-        state = cardroom.mapper.to_stored_event(record).state
+        state = streams.mapper.to_stored_event(record).state
         store.execute_sql(
             f"UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?",
             (state, key, record.originator_version),
@@ -89,21 +89,21 @@ def test_a_hand_in_progress_rigged_in_the_database_is_refused(
     room = store.room()
     table = seated(room, 3)
     room.deal(table, "d1", at=0)
-    records = list(room.cardroom.events.get(hand_id(table, 1)))
+    records = list(room.streams.events.get(hand_id(table, 1)))
     rigged = _rechained(records, swap_at=-2, seed=bytes(32) if how == "reseed" else b"")
     if signatures == "cut":
         rigged = [replace(r, signature="", signed_by="") for r in rigged]
-    _rewrite(store, room.cardroom, rigged)
+    _rewrite(store, room.streams, rigged)
     with pytest.raises(Unreadable, match=refusal):  # the table is not served
         store.room().hand(table, 1)
 
 
 def test_a_room_catching_up_refuses_a_record_appended_without_the_key(store: Store) -> None:
-    room, attacker = store.room(), store.cardroom()
+    room, attacker = store.room(), store.streams()
     table = seated(room, 3)
     room.deal(table, "d1", at=0)
     hand = room.hand(table, 1)
-    last = list(room.cardroom.events.get(hand.id))[-1]
+    last = list(room.streams.events.get(hand.id))[-1]
     assert isinstance(last, Recorded)
     forged = replace(last, originator_version=last.originator_version + 1, signature="")
     forged = replace(forged, link=_next_link(hand, forged).hex())
@@ -141,12 +141,12 @@ def test_a_deck_its_seed_does_not_derive_is_refused_even_when_signed(game: Game)
 def test_chips_minted_in_the_database_are_refused(store: Store, key: str, refusal: str) -> None:
     room = store.room()
     room.mint("m1", "ann", 100, by="admin")
-    account = room.cardroom.account(account_id("ann"))
+    account = room.streams.account(account_id("ann"))
     forged = account.mint("forged", "fp", 1000, "admin")  # correctly chained, unsigned
     if key == "other":
         forged = sign([forged], Signer.generate())[0]
     assert isinstance(forged, Minted)
-    room.cardroom.recorder.insert_events([room.cardroom.mapper.to_stored_event(forged)])
+    room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged)])
     with pytest.raises(TamperedError, match=refusal):
         store.room().balance("ann")
 
@@ -154,7 +154,7 @@ def test_chips_minted_in_the_database_are_refused(store: Store, key: str, refusa
 def test_a_table_whose_last_signature_is_cut_is_refused(store: Store) -> None:
     room = store.room()
     table = seated(room, 2)
-    last = list(room.cardroom.events.get(table))[-1]
-    _rewrite(store, room.cardroom, [replace(last, signature="", signed_by="")])
+    last = list(room.streams.events.get(table))[-1]
+    _rewrite(store, room.streams, [replace(last, signature="", signed_by="")])
     with pytest.raises(Unreadable, match=f"table {table}: its last stored event is not signed"):
         store.room().table(table)

@@ -20,12 +20,13 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
+from feltline.cardroom.room import open_room
 from feltline.floor import cage, home_game, tables
 from feltline.projections.follow import Log
 from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
-from feltline.store.signing import KeyChanged, open_room
+from feltline.store.signing import KeyChanged
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,11 +182,11 @@ def _serve(
         return _refuse(str(e))
     except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
         return _refuse(f"cannot open the store: {e}")
-    signer = room.cardroom.signer
+    signer = room.streams.signer
     try:
         # With --no-projector the views are still read: a `feltline project`
         # beside this server keeps them.
-        views = Projector(room.cardroom, config.env)
+        views = Projector(room.streams, config.env)
         server = Feltline(
             room, signer.public_key, address, tls=tls, projector=views, project=projector
         ).start()

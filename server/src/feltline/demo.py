@@ -30,12 +30,13 @@ from feltline.api.redaction import Viewer, visible
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
+from feltline.cardroom.room import Room
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.projections.projector import Projector
 from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 from feltline_client import Client
 from feltline_client.bots import CallingStation, Casual, Player, Strategy
 from feltline_protos.v1 import auth_pb2, ledger_pb2, matches_pb2
@@ -101,8 +102,8 @@ def run(
         path = store or Path(tmp) / "demo.db"
         signer = Signer.generate()
         env = StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env
-        room = Room(Cardroom(signer, env=env))
-        views = Projector(room.cardroom, env)
+        room = Room(Streams(signer, env=env))
+        views = Projector(room.streams, env)
         server = Feltline(room, signer.public_key, tick=0.2, projector=views).start()
         out(f"server listening on {server.target}, storing in {path}")
         try:
@@ -246,7 +247,7 @@ def standings(match: matches_pb2.Match) -> list[str]:
 
 
 def _check(room: Room, tables: dict[Game, str]) -> Summary:
-    summary = Summary(ledger=check(room.cardroom))
+    summary = Summary(ledger=check(room.streams))
     for game, table_id in tables.items():
         key = UUID(table_id)
         table = room.table(key).table

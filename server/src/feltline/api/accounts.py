@@ -47,7 +47,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
                 "say whose account: player_id is required for this token's role",
                 violations=[("player_id", "required for admin and auditor tokens")],
             )
-        if self.room.cardroom.account(account_id(player)).version == 0:
+        if self.room.streams.account(account_id(player)).version == 0:
             raise ApiError(R.ERROR_REASON_ACCOUNT_NOT_FOUND, f"there is no account for {player}")
         return accounts_pb2.GetAccountResponse(account=self.account(player))
 

@@ -18,8 +18,8 @@ from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
+from feltline.cardroom.room import Room
 from feltline.projections.projector import Projector
-from feltline.store.room import Room
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,

@@ -30,13 +30,14 @@ from grpc_status import rpc_status
 from feltline.api import intercept
 from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
+from feltline.cardroom.errors import MatchNotFound, MatchTable, Stale
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
 from feltline.engine import table
 from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.room import Conflict, MatchNotFound, MatchTable, Stale
+from feltline.store.streams import Conflict
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")

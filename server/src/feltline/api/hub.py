@@ -29,6 +29,8 @@ import structlog
 from feltline.api.feed import Feed, Stored
 from feltline.api.logging import log_action
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.cardroom.room import Room
+from feltline.cardroom.work import Committed
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
@@ -36,7 +38,7 @@ from feltline.engine.errors import RuleError
 from feltline.engine.turn import waiting_on
 from feltline.store.check import PAGE
 from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.room import Committed, Conflict, Room
+from feltline.store.streams import Conflict
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")
@@ -54,7 +56,6 @@ class Hub:
         self.clock = clock
         self.settle = settle
         self._touched: dict[UUID, float] = {}
-        self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
         # The change counts, and the watchers waiting for each table's next.
         self._counting = threading.Lock()
@@ -85,7 +86,7 @@ class Hub:
         topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
         found: list[UUID] = []
         start = 1
-        recorder = self.room.cardroom.recorder
+        recorder = self.room.streams.recorder
         while page := recorder.select_notifications(start, PAGE):
             for n in page:
                 if n.topic == topic and n.originator_version == 1:
@@ -94,8 +95,8 @@ class Hub:
         return found
 
     def lock(self, table_id: UUID) -> threading.RLock:
-        with self._guard:
-            return self._locks.setdefault(table_id, threading.RLock())
+        """The room's lock of the table: one lock, whoever changes the table."""
+        return self.room.lock(table_id)
 
     # ---- notifications
 
@@ -182,8 +183,8 @@ class Hub:
 
     def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
         out = []
-        with self.room.cardroom.reported.reading(table_id):
-            records = self.room.cardroom.events.get(table_id, gt=after or None)
+        with self.room.streams.reported.reading(table_id):
+            records = self.room.streams.events.get(table_id, gt=after or None)
             for r in cast(list[TableRecord], list(records)):
                 event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
                 out.append(Stored(r.originator_version, event, r.command_id))
@@ -191,8 +192,8 @@ class Hub:
 
     def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
         out: list[Stored | None] = []
-        with self.room.cardroom.reported.reading(table_id, f"hand {number}: "):
-            records = self.room.cardroom.events.get(hand_id(table_id, number), gt=after or None)
+        with self.room.streams.reported.reading(table_id, f"hand {number}: "):
+            records = self.room.streams.events.get(hand_id(table_id, number), gt=after or None)
             for r in cast(list[Recorded | Sealed], list(records)):
                 if isinstance(r, Sealed):
                     out.append(None)
@@ -267,7 +268,7 @@ class Hub:
     def _epoch(self) -> int:
         """How many times another process was seen to store something: a
         feed read at an earlier count is out of date."""
-        return self.room.cardroom.elsewhere.epoch
+        return self.room.streams.elsewhere.epoch
 
     def look(self) -> bool:
         """Whether another process stored something since every watcher was

@@ -116,7 +116,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 "say whose account: player_id is required for this token's role",
                 violations=[("player_id", "required for admin and auditor tokens")],
             )
-        if self.room.cardroom.account(account_id(player_id)).version == 0:
+        if self.room.streams.account(account_id(player_id)).version == 0:
             raise ApiError(
                 R.ERROR_REASON_ACCOUNT_NOT_FOUND,
                 f"there is no account for {player_id}",

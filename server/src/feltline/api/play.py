@@ -1,6 +1,6 @@
 """``PlayService.Act``: a player's decision at its own seat, refused when
 the hand has moved on since the state the player saw (the Room checks that
-against the stored hand, :func:`feltline.store.room.current_to`), answered
+against the stored hand, :func:`feltline.cardroom.room.current_to`), answered
 as the first time when its request id comes again."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from feltline.api.feed import Stored
 from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import Viewer, view
+from feltline.cardroom.work import Outcome
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
 from feltline.engine.commands import Act, Command, Declare, Draw
 from feltline.engine.errors import IllegalDraw
 from feltline.engine.events import Action, Choice, HandEnded
-from feltline.store.room import Outcome
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
 
 R = errors_pb2.ErrorReason

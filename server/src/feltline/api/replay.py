@@ -139,7 +139,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.room = hub.room
-        self.rows = StoredRows(hub.room.cardroom, hub.tables, SOURCE)
+        self.rows = StoredRows(hub.room.streams, hub.tables, SOURCE)
         # Hand ids by the table and number they name, as far as each table
         # has been looked through: a hand id cannot be turned back into them.
         self._named: dict[UUID, tuple[UUID, int]] = {}
@@ -413,7 +413,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
     ) -> replay_pb2.VerifyHandResponse:
         require_role(AUDITOR, ADMIN)
         f = self.hand(request.hand_id)
-        key = self.room.cardroom.signer.public_hex
+        key = self.room.streams.signer.public_hex
         lines = records(self.rows, [f.table], {f.table: [f.number]})
         # One hand: verifying every signature, not only the seal, costs ~1 ms.
         report = verify(lines, key, complete=False, all_signatures=True)
@@ -483,7 +483,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         """The hands as one file of ``form``, as ``reader`` may see them,
         about ``BATCH`` characters at a time; each hand the format cannot
         hold is noted in ``left_out``."""
-        key = self.room.cardroom.signer.public_hex
+        key = self.room.streams.signer.public_hex
 
         def held(hand: LoggedHand) -> bool:
             reason = form.refuses(hand)
@@ -506,7 +506,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     def batches(self, selection: Selection) -> Iterator[list[str]]:
         """The log's lines, about ``BATCH`` characters at a time."""
-        key = self.room.cardroom.signer.public_hex
+        key = self.room.streams.signer.public_hex
         batch: list[str] = []
         size = 0
         for record in export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed):

@@ -25,11 +25,12 @@ from feltline.api import convert, tokens
 from feltline.api import logging as logs
 from feltline.api.app import Feltline
 from feltline.audit.keys import KeyFileError, Signer
+from feltline.cardroom.room import open_room
 from feltline.floor import connection, settings
 from feltline.floor.connection import Refused
 from feltline.floor.tables import stakes
 from feltline.store.config import StoreConfig
-from feltline.store.signing import KeyChanged, open_room
+from feltline.store.signing import KeyChanged
 from feltline_client import Client, terminal
 from feltline_client.bots import BOTS, Player
 from feltline_protos.v1 import auth_pb2
@@ -147,9 +148,9 @@ def _server(args: argparse.Namespace) -> Iterator[Server]:
         except (KeyChanged, KeyFileError) as e:
             raise Refused(str(e)) from None
         stack.callback(room.close)
-        local = Feltline(room, room.cardroom.signer.public_key, tick=0.2).start()
+        local = Feltline(room, room.streams.signer.public_key, tick=0.2).start()
         stack.callback(local.stop)
-        yield Server(local.target, room.cardroom.signer, local)
+        yield Server(local.target, room.streams.signer, local)
 
 
 def _seat_bots(

@@ -32,7 +32,7 @@ from feltline.engine.events import HandEnded, HandStarted
 from feltline.engine.state import Phase
 from feltline.engine.table import HandDealt, HandFinished
 from feltline.engine.turn import waiting_on
-from feltline.store.room import Cardroom
+from feltline.store.streams import Streams
 
 PAGE = 1000
 
@@ -58,12 +58,12 @@ class Ledger:
         return on_hand == self.minted
 
 
-def check(cardroom: Cardroom) -> Ledger:
-    """Read and check every stream of ``cardroom``."""
-    kinds = _streams(cardroom)
+def check(streams: Streams) -> Ledger:
+    """Read and check every stream of ``streams``."""
+    kinds = _streams(streams)
     ledger = Ledger()
     for key in kinds["account"]:
-        owned = cardroom.account(key)
+        owned = streams.account(key)
         ledger.minted += owned.minted
         ledger.cashed_out += owned.cashed_out
         ledger.accounts += owned.balance
@@ -71,16 +71,16 @@ def check(cardroom: Cardroom) -> Ledger:
             ledger.problems.append(f"account {key} holds {owned.balance} chips")
     expected_hands: set[UUID] = set()
     for key in kinds["table"]:
-        stream = cardroom.table(key)
+        stream = streams.table(key)
         ledger.tables += 1
         ledger.seats += sum(s.stack for s in stream.table.seats)
         ledger.carried += stream.table.pot.total
         ledger.house += stream.table.house
         for number in range(1, stream.table.hands + 1):
             expected_hands.add(hand_id(key, number))
-            _check_hand(cardroom, stream, number, ledger)
+            _check_hand(streams, stream, number, ledger)
     for key in kinds["match"]:
-        _check_match(cardroom, key, ledger)
+        _check_match(streams, key, ledger)
     strays = kinds["hand"] - expected_hands
     if strays:
         ledger.problems.append(f"{len(strays)} hand streams belong to no table's deal")
@@ -89,7 +89,7 @@ def check(cardroom: Cardroom) -> Ledger:
     return ledger
 
 
-def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
+def _streams(streams: Streams) -> dict[str, set[UUID]]:
     """Every stream id in the log, by kind."""
     kinds: dict[str, set[UUID]] = defaultdict(set)
     topics = {
@@ -101,25 +101,25 @@ def _streams(cardroom: Cardroom) -> dict[str, set[UUID]]:
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
     start = 1
-    while page := cardroom.recorder.select_notifications(start, PAGE):
+    while page := streams.recorder.select_notifications(start, PAGE):
         for notification in page:
             kinds[by_topic[notification.topic]].add(UUID(str(notification.originator_id)))
         start = page[-1].id + 1
     return kinds
 
 
-def _check_match(cardroom: Cardroom, key: UUID, ledger: Ledger) -> None:
+def _check_match(streams: Streams, key: UUID, ledger: Ledger) -> None:
     """Every table of a match dealt deal k from the seed the match committed
     to, and every revealed seed is the committed one."""
-    match = cardroom.match(key).match  # checks the chain and signature
+    match = streams.match(key).match  # checks the chain and signature
     setup = match.setup
     for k, seed in enumerate(match.revealed):
         if commitment(seed) != setup.commitments[k]:
             ledger.problems.append(f"match {key}: deal {k + 1}'s seed is not the committed one")
     for table in match.tables:
-        stream = cardroom.table(table)
+        stream = streams.table(table)
         for number in range(1, stream.table.hands + 1):
-            started = next(iter(cardroom.get(hand_id(table, number)).commands.values()))[1][0]
+            started = next(iter(streams.get(hand_id(table, number)).commands.values()))[1][0]
             if not isinstance(started, HandStarted) or (
                 started.commitment != setup.commitments[number - 1]
             ):
@@ -128,7 +128,7 @@ def _check_match(cardroom: Cardroom, key: UUID, ledger: Ledger) -> None:
                 )
 
 
-def _check_hand(cardroom: Cardroom, stream: TableStream, number: int, ledger: Ledger) -> None:
+def _check_hand(streams: Streams, stream: TableStream, number: int, ledger: Ledger) -> None:
     dealt: HandDealt | None = None
     finished: HandFinished | None = None
     for done in stream.commands.values():
@@ -139,7 +139,7 @@ def _check_hand(cardroom: Cardroom, stream: TableStream, number: int, ledger: Le
                 if isinstance(event, HandFinished):
                     finished = event
     where = f"table {stream.id} hand {number}"
-    hand = cardroom.get(hand_id(stream.id, number))  # checks the chain and the seal
+    hand = streams.get(hand_id(stream.id, number))  # checks the chain and the seal
     ledger.hands += 1
     events = [e for _, made in hand.commands.values() for e in made]
     started = events[0] if events else None

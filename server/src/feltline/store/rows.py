@@ -15,16 +15,16 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper
 
 from feltline.store.check import PAGE
-from feltline.store.room import Cardroom
+from feltline.store.streams import Streams
 
 
 class StoredRows:
-    """The rows of ``cardroom``'s store (:class:`feltline_replay.store.Rows`);
+    """The rows of ``streams``' store (:class:`feltline_replay.store.Rows`);
     ``tables`` lists its tables in the order they were opened."""
 
-    def __init__(self, cardroom: Cardroom, tables: Callable[[], list[UUID]], source: str) -> None:
-        self._recorder = cardroom.recorder
-        self._mapper: Mapper[UUID] = cardroom.mapper
+    def __init__(self, streams: Streams, tables: Callable[[], list[UUID]], source: str) -> None:
+        self._recorder = streams.recorder
+        self._mapper: Mapper[UUID] = streams.mapper
         self._tables = tables
         self.source = source
 

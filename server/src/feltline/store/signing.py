@@ -20,7 +20,7 @@ from feltline.domain.ids import server_keys_id
 from feltline.domain.keys import Keys
 from feltline.domain.keys import project as project_keys
 from feltline.store.config import StoreConfig
-from feltline.store.room import Cardroom, Room
+from feltline.store.streams import Streams
 
 LOOK_BACK = 100  # newest records to read for a signature, in a store that recorded no key
 
@@ -29,41 +29,41 @@ class KeyChanged(Exception):
     """The server's key is not the one the store is signed with."""
 
 
-def open_room(config: StoreConfig | None = None, *, new_key: bool = False) -> Room:
-    """The cardroom as configured (by default, from the environment), signed
+def open_streams(config: StoreConfig | None = None, *, new_key: bool = False) -> Streams:
+    """The store as configured (by default, from the environment), signed
     with the key in its key file: a new key only for a new store or with
     ``new_key``, else :class:`KeyChanged`."""
     config = config or StoreConfig.from_env()
     path = config.key_file
-    cardroom = Cardroom(Signer.load(path) if path.exists() else Signer.generate(), env=config.env)
+    streams = Streams(Signer.load(path) if path.exists() else Signer.generate(), env=config.env)
     try:
         if not path.exists():
-            signed_by = store_key(cardroom)
+            signed_by = store_key(streams)
             if signed_by and not new_key:
                 raise KeyChanged(
                     f"there is no key file at {path}, and the store is signed by key "
                     f"{signed_by}: restore that key file (or point FELTLINE_KEY_FILE at it), "
                     "or start with --new-key to sign from now on with a new key"
                 )
-            cardroom.signer = Signer.create(path)
-        cardroom.trusted = adopt(cardroom, new_key=new_key)
+            streams.signer = Signer.create(path)
+        streams.trusted = adopt(streams, new_key=new_key)
     except BaseException:
-        cardroom.close()
+        streams.close()
         raise
-    return Room(cardroom)
+    return streams
 
 
-def adopt(cardroom: Cardroom, *, new_key: bool) -> frozenset[str]:
+def adopt(streams: Streams, *, new_key: bool) -> frozenset[str]:
     """Check the cardroom's key against the store's and record it on the
     store's first start, or when ``new_key`` allows a change; the keys whose
     signatures the store's streams may carry."""
-    keys = _keys(cardroom)
-    ours = cardroom.signer.public_hex
+    keys = _keys(streams)
+    ours = streams.signer.public_hex
     if keys.version:  # each adoption is signed by the key it adopts
-        cardroom.vouch("server keys", keys.id, keys.signer, trusted=frozenset({keys.current}))
+        streams.vouch("server keys", keys.id, keys.signer, trusted=frozenset({keys.current}))
     if keys.current == ours:
         return frozenset(keys.adopted)
-    before = keys.current or store_key(cardroom)
+    before = keys.current or store_key(streams)
     if before and before != ours and not new_key:
         raise KeyChanged(
             f"the store is signed by key {before}, and this server's key file holds key "
@@ -76,16 +76,16 @@ def adopt(cardroom: Cardroom, *, new_key: bool) -> frozenset[str]:
         keys = keys.apply(records[-1])
     reason = "the store's first key" if not before else "adopted with --new-key"
     records.append(keys.adopt(ours, reason))
-    cardroom.commit(records)
+    streams.commit(records)
     return frozenset((*keys.adopted, ours))
 
 
-def store_key(cardroom: Cardroom) -> str:
+def store_key(streams: Streams) -> str:
     """The key that signed the store's newest signed record ("" if none did)."""
-    top = cardroom.recorder.max_notification_id() or 0
-    newest = cardroom.recorder.select_notifications(max(1, top - LOOK_BACK + 1), LOOK_BACK)
+    top = streams.recorder.max_notification_id() or 0
+    newest = streams.recorder.select_notifications(max(1, top - LOOK_BACK + 1), LOOK_BACK)
     for notification in reversed(newest):
-        record = cardroom.mapper.to_domain_event(notification)
+        record = streams.mapper.to_domain_event(notification)
         if isinstance(record, Sealed):
             return record.public_key
         if isinstance(record, Signed) and record.signature:
@@ -93,9 +93,9 @@ def store_key(cardroom: Cardroom) -> str:
     return ""
 
 
-def _keys(cardroom: Cardroom) -> Keys:
+def _keys(streams: Streams) -> Keys:
     try:
-        keys: Keys = cardroom.repository.get(server_keys_id(), projector_func=project_keys)
+        keys: Keys = streams.repository.get(server_keys_id(), projector_func=project_keys)
     except AggregateNotFoundError:
         return Keys.new()
     return keys

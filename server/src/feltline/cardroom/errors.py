@@ -1,0 +1,44 @@
+"""The cardroom's own refusals, beside the engine's rule errors: each has
+the ``kind`` the API maps to a status code."""
+
+from __future__ import annotations
+
+from feltline.engine.errors import Kind, RuleError
+
+
+class NotFound(RuleError):
+    """A table or hand the store does not hold."""
+
+    kind = Kind.NOT_FOUND
+
+
+class ClockRunning(RuleError):
+    """A time-out before the player's time is up."""
+
+    kind = Kind.PRECONDITION
+
+
+class MatchNotFound(NotFound):
+    """A match the store does not hold."""
+
+
+class MatchTable(RuleError):
+    """A seating or dealing request at a table whose seats, chips and deals
+    belong to a duplicate match: the match seats its players for each deal."""
+
+    kind = Kind.PRECONDITION
+
+
+class Stale(RuleError):
+    """A decision made on a state of the hand that is no longer current:
+    ``hand`` and ``sequence`` say where the table is now."""
+
+    kind = Kind.PRECONDITION
+
+    def __init__(self, hand: int, sequence: int, seen_hand: int, seen: int) -> None:
+        super().__init__(
+            f"the table is at hand {hand}, sequence {sequence}, not at hand {seen_hand}, "
+            f"sequence {seen}: look again and decide anew"
+        )
+        self.hand = hand
+        self.sequence = sequence

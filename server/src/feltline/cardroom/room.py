@@ -1,0 +1,636 @@
+"""The cardroom's use cases: the one service the API and the command line
+call to run tables, hands, matches and accounts.
+
+Each use case is short: it loads the streams it touches (as :class:`Held`
+copies), decides through the engine in one unit of work (:class:`Work`),
+and commits everything it decided in one transaction: a buy-in and the
+account it comes from, a deal and the hand it starts, a hand's end, the
+table's new stacks and the chips of players who leave. What the dealer
+does inside that transaction is :mod:`feltline.cardroom.dealer`'s.
+
+Every request carries a client command id. The same id with the same
+request answers as the first time and stores nothing; with another request
+it is refused (:class:`CommandIdReused`). Ids are scoped to the stream the
+request addresses: the table for table requests (the cardroom for opening a
+table, whose id comes from it), the hand for play, the account for minting
+and cashing out. Every request that can start the action clock carries the
+time (whole seconds on the caller's clock); nothing here reads a clock.
+
+A room serves one request per table at a time, under the table's lock.
+Once it has seen another writer on its store, it asks before each request
+whether anyone else wrote since its last look (one query,
+:mod:`feltline.store.elsewhere`), and if so brings its copy up to date; a
+room alone on its store asks only before it refuses a request, so that a
+refusal always stands on what the store holds. It decides against that
+copy and lets the database check it: every append expects the stream
+versions decided on, so if another writer got there first, it catches up
+and decides again, and gives up with :class:`Conflict` after a few tries. A
+player's decision names the hand position the player saw (``seen``); it is
+checked on every try, so one decided on a state the hand has left is
+refused (:class:`Stale`), never applied to the new one.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import cast
+from uuid import UUID
+
+from feltline.cardroom import dealer
+from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
+from feltline.cardroom.held import Held
+from feltline.cardroom.work import Committed, Outcome, Work
+from feltline.domain.account import Account, AccountEvent, CashOut, Mint
+from feltline.domain.hand import HandStream, StoredHandEvent
+from feltline.domain.ids import (
+    account_id,
+    bank_id,
+    check_command_id,
+    fingerprint,
+    match_id,
+    match_table_id,
+    table_id,
+)
+from feltline.domain.match import Match, MatchStream, SeatError
+from feltline.domain.table import TableRecord, TableStream
+from feltline.engine.cards import Card
+from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, TimeOut
+from feltline.engine.deck import SEED_BYTES
+from feltline.engine.errors import ConfigError, RuleError
+from feltline.engine.events import Action, Choice, Event
+from feltline.engine.house import TableConfig
+from feltline.engine.state import Phase
+from feltline.engine.table import (
+    AddChips,
+    CloseTable,
+    DealHand,
+    HandInProgressError,
+    OpenTable,
+    SitDown,
+    SitIn,
+    SitOut,
+    StandUp,
+    TableCommand,
+)
+from feltline.store.config import StoreConfig
+from feltline.store.signing import open_streams
+from feltline.store.streams import Conflict, Stored, Streams
+
+RETRIES = 8
+BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
+
+
+def open_room(config: StoreConfig | None = None, *, new_key: bool = False) -> Room:
+    """The room over the store as configured (by default, from the
+    environment; see :func:`feltline.store.signing.open_streams`)."""
+    return Room(open_streams(config, new_key=new_key))
+
+
+@dataclass(frozen=True, slots=True)
+class CreateMatch:
+    """What makes two match creations the same request."""
+
+    name: str
+    config: TableConfig
+    tables: int
+    deals: int
+    stack: int
+    ahead: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinMatch:
+    table: int
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealMatch:
+    match: str
+    table: int
+    at: int
+
+
+class Room:
+    """The cardroom's use cases over one store's :class:`Streams`."""
+
+    def __init__(self, streams: Streams) -> None:
+        self.streams = streams
+        self.held = Held(streams)
+        self.retries = RETRIES
+        self._listeners: list[Callable[[Committed], None]] = []
+
+    def listen(self, listener: Callable[[Committed], None]) -> None:
+        """Have ``listener`` told of every transaction at a table, right after
+        it commits, in the committing thread and in commit order per table."""
+        self._listeners.append(listener)
+
+    def close(self) -> None:
+        self.streams.close()
+
+    def lock(self, table_id: UUID) -> threading.RLock:
+        """The table's one lock (:meth:`Held.lock`): held while the API
+        reads a table whole, as while a request changes it."""
+        return self.held.lock(table_id)
+
+    # ---- tables
+
+    def open_table(self, command_id: str, config: TableConfig, *, at: int, name: str = "") -> UUID:
+        """Open a table named ``name``; its id follows from the command id."""
+        new = table_id(check_command_id(command_id))
+        if config.rules.fixed_seats:
+            raise ConfigError("a duplicate table is opened by its match, with the match")
+        command = OpenTable(config, at, name)
+        self._run(
+            new,
+            command_id,
+            command,
+            lambda work, request: work.outcome(work.at_table(command_id, command, request)),
+        )
+        return new
+
+    def sit_down(
+        self,
+        table_id: UUID,
+        command_id: str,
+        seat: int,
+        player: str,
+        buy_in: int,
+        *,
+        at: int,
+        post_now: bool = False,
+        join_pot: bool = False,
+    ) -> Outcome:
+        """Buy in from the player's account and take an empty seat."""
+        command = SitDown(seat, player, buy_in, at, post_now, join_pot)
+        return self._at_table(table_id, command_id, command)
+
+    def add_chips(self, table_id: UUID, command_id: str, seat: int, amount: int) -> Outcome:
+        """Top up a stack from the player's account, when the seat is in no hand."""
+        return self._at_table(table_id, command_id, AddChips(seat, amount))
+
+    def sit_out(self, table_id: UUID, command_id: str, seat: int) -> Outcome:
+        """Deal the seat no hand from the next one on; a hand it is in plays on."""
+        return self._at_table(table_id, command_id, SitOut(seat))
+
+    def sit_in(
+        self, table_id: UUID, command_id: str, seat: int, *, post_now: bool = False
+    ) -> Outcome:
+        """Deal a sitting-out seat in again from the next hand (hold'em: see
+        :class:`feltline.engine.table.SitIn`)."""
+        return self._at_table(table_id, command_id, SitIn(seat, post_now))
+
+    def stand_up(self, table_id: UUID, command_id: str, seat: int, *, at: int) -> Outcome:
+        """Leave the seat, the stack going back to the account: at once
+        between hands, else when the hand ends, the player being folded at
+        their turn (now, if it is their turn)."""
+        command = StandUp(seat)
+
+        def stand(work: Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
+            number = work.table.table.hands if work.table.table.dealt is not None else 0
+            work.at_table(command_id, command, request, hand=number)
+            if number:
+                work.hand = self.held.hand(work.table, number)
+                dealer.follow(work, command_id, f"table/{command_id}", request, at)
+            events = work.table.commands[command_id].events
+            return work.outcome(events, number)
+
+        return self._run(table_id, command_id, command, stand)
+
+    def deal(self, table_id: UUID, command_id: str, *, at: int) -> Outcome:
+        """Deal the next hand from a fresh seed, drawn here from the OS CSPRNG;
+        the table records only its commitment, the hand the seed."""
+
+        def deal(work: Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
+            seed = secrets.token_bytes(SEED_BYTES)
+            number = dealer.deal(work, command_id, request, seed, at)
+            return work.outcome(work.table.commands[command_id].events, number)
+
+        return self._run(table_id, command_id, DealHand(at, b""), deal)
+
+    def close_table(self, table_id: UUID, command_id: str, *, at: int, reason: str = "") -> Outcome:
+        """Close the table for good, in one transaction: a hand in progress
+        is cancelled (every chip put in goes back, RULES.md) and settled,
+        then everyone stands up, their stacks and their part of a carried
+        jackpots pot going back to their accounts (see
+        :func:`feltline.engine.table.pot_refunds`). The table refuses every
+        command after."""
+        command = CloseTable(at, reason)
+
+        def close(work: Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
+            table = work.table.table
+            number = table.hands if table.dealt is not None and not table.closed else 0
+            if number:
+                work.hand = self.held.hand(work.table, number)
+                work.at_hand(f"table/{command_id}", Cancel(), request, at)
+                dealer.follow(work, command_id, f"table/{command_id}", request, at)
+            work.at_table(command_id, command, request, hand=number)
+            events = work.table.commands[command_id].events
+            return work.outcome(events, number)
+
+        return self._run(table_id, command_id, command, close)
+
+    # ---- duplicate matches
+
+    def create_match(
+        self,
+        command_id: str,
+        name: str,
+        config: TableConfig,
+        *,
+        tables: int,
+        deals: int,
+        stack: int,
+        ahead: int = 0,
+        by: str,
+        at: int,
+    ) -> UUID:
+        """Create a match and its tables in one transaction, as admin ``by``:
+        ``config`` is each table's, dealt from fixed positions for its seats,
+        every seat bought in for ``stack`` each deal from the table's bank,
+        which is minted here (the match's chips are its own, never a
+        player's); one seed per deal is drawn now and only its commitment is
+        public. The match's id follows from the command id."""
+        key = match_id(check_command_id(command_id))
+        request = fingerprint(CreateMatch(name, config, tables, deals, stack, ahead, by))
+        seats = config.seats
+        duplicate = replace(
+            config,
+            rules=replace(config.rules, fixed_seats=seats),
+            min_buy_in=stack,
+            max_buy_in=stack,
+        ).validate()
+        ids = tuple(match_table_id(key, t) for t in range(tables))
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            stream = self.streams.match(key)
+            if stream.repeat(command_id, request) is not None:
+                return key
+            seeds = tuple(secrets.token_bytes(SEED_BYTES) for _ in range(deals))
+            events = Match.create(
+                name,
+                duplicate,
+                ids,
+                deals=deals,
+                stack=stack,
+                ahead=ahead,
+                seeds=seeds,
+                by=by,
+                at=at,
+            )
+            records: list[Stored] = []
+            made, _ = stream.record(command_id, request, events)
+            records += made
+            for t, table in enumerate(ids):
+                opened, _ = TableStream.new(table).execute(
+                    f"match-table/{key}/{t}",
+                    OpenTable(duplicate, at, f"{name} #{t + 1}"),
+                    request=request,
+                )
+                bank = self.streams.account(bank_id(key, t))
+                records += [*opened, bank.mint(f"match/{key}", request, seats * stack, by)]
+            try:
+                self.streams.commit(records)
+            except Conflict:
+                continue
+            return key
+        raise Conflict(f"match {key} kept changing under this request; try again")
+
+    def match(self, key: UUID) -> MatchStream:
+        """The match as stored now."""
+        stream = self.streams.match(key)
+        if stream.version == 0:
+            raise MatchNotFound(f"there is no match {key}")
+        return stream
+
+    def join_match(self, key: UUID, command_id: str, table: int, seat: int, player: str) -> bool:
+        """Take a seat at one of the match's tables for the whole match;
+        False when the same request came before."""
+        check_command_id(command_id)
+        request = fingerprint(JoinMatch(table, seat, player))
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            stream = self.match(key)
+            if stream.repeat(command_id, request) is not None:
+                return False
+            records, _ = stream.record(command_id, request, stream.match.take(table, seat, player))
+            try:
+                self.streams.commit(records)
+            except Conflict:
+                continue
+            return True
+        raise Conflict(f"match {key} kept changing under this request; try again")
+
+    def deal_match(self, key: UUID, table: int, *, at: int) -> Outcome:
+        """Deal the match's next deal at its table ``table``: every seat
+        bought in for the deal's stack from the table's bank, the deck from
+        the deal's committed seed. Refused (:class:`WaitingForTables`) while
+        seats are empty or the table is as far ahead of the slowest as the
+        match allows."""
+        setup = self.match(key).match.setup
+        if not 0 <= table < len(setup.tables):
+            raise SeatError(f"match {key} has tables 0 to {len(setup.tables) - 1}, not {table}")
+        table_key = UUID(setup.tables[table])
+
+        def deal(work: Work, request: str) -> Outcome:
+            if work.table.table.dealt is not None:
+                raise HandInProgressError(f"table {table} is playing deal {work.table.table.hands}")
+            match = self.streams.match(key).match
+            number = match.next_deal(table)
+            if work.table.table.hands != number - 1:
+                raise RuntimeError(f"table {table} has dealt {work.table.table.hands} hands")
+            command_key = f"match/deal/{number}"
+            work.bank = bank_id(key, table)
+            for seat in range(1, setup.config.seats + 1):
+                player = match.players[table, seat]
+                work.at_table(command_key, SitDown(seat, player, setup.stack, at), request)
+            dealer.deal(work, command_key, request, match.seed(number), at)
+            return work.outcome(work.table.commands[command_key].events, number)
+
+        return self._run(table_key, None, DealMatch(str(key), table, at), deal)
+
+    def match_of(self, table: UUID) -> tuple[UUID, int] | None:
+        """The match a table belongs to and its place in it, or None."""
+        stream = self.table(table)
+        return self.held.match_of(stream)
+
+    def _not_a_match_table(self, stream: TableStream) -> None:
+        if self.held.match_of(stream) is not None:
+            raise MatchTable(
+                f"table {stream.id} belongs to a duplicate match: the match seats and deals it"
+            )
+
+    # ---- hands
+
+    def act(
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        action: Action,
+        *,
+        amount: int = 0,
+        at: int,
+        seen: int | None = None,
+    ) -> Outcome:
+        """Check, call, fold, bring in; bet, raise or complete to ``amount``;
+        refused as :class:`Stale` unless decided on hand position ``seen``
+        (when given: a player's decision names what the player saw)."""
+        return self._play(table_id, hand, command_id, Act(seat, action, amount), at, seen=seen)
+
+    def draw(
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        discards: tuple[Card, ...],
+        *,
+        at: int,
+        seen: int | None = None,
+    ) -> Outcome:
+        return self._play(table_id, hand, command_id, Draw(seat, discards), at, seen=seen)
+
+    def declare(
+        self,
+        table_id: UUID,
+        hand: int,
+        command_id: str,
+        seat: int,
+        choice: Choice,
+        *,
+        at: int,
+        seen: int | None = None,
+    ) -> Outcome:
+        return self._play(table_id, hand, command_id, Declare(seat, choice), at, seen=seen)
+
+    def time_out(
+        self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
+    ) -> Outcome:
+        """Act for a player whose time is up: the table's action clock,
+        counted from the hand's last event, must have run out by ``at``."""
+        return self._play(table_id, hand, command_id, TimeOut(seat), at)
+
+    # ---- accounts
+
+    def mint(self, command_id: str, player: str, amount: int, *, by: str) -> int:
+        """Make ``amount`` new chips in the player's account, as admin ``by``;
+        the new balance."""
+        return self._at_account(
+            command_id,
+            Mint(player, amount, by),
+            lambda owned, request: owned.mint(command_id, request, amount, by),
+        )
+
+    def cash_out(self, command_id: str, player: str, amount: int) -> int:
+        """Pay ``amount`` chips out of the cardroom from the player's account;
+        the new balance."""
+        return self._at_account(
+            command_id,
+            CashOut(player, amount),
+            lambda owned, request: owned.cash_out(command_id, request, amount, player),
+        )
+
+    def balance(self, player: str) -> int:
+        """The chips the player holds off the table, as stored now."""
+        fresh = self.streams.account(account_id(player))
+        self.held.remember_accounts({fresh.id: fresh})
+        return fresh.balance
+
+    # ---- reads
+
+    def look(self) -> None:
+        """Ask the store whether anyone else wrote since the last look, so
+        that the reads after it show what the store holds now. Requests look
+        for themselves; a reader that must not lag another process calls it
+        first (one query)."""
+        self.held.look()
+
+    def table(self, table_id: UUID) -> TableStream:
+        """The table as of the last look."""
+        with self.held.lock(table_id):
+            stream = self.held.table(table_id)
+        if stream.version == 0:
+            raise NotFound(f"there is no table {table_id}")
+        return stream
+
+    def hand(self, table_id: UUID, number: int) -> HandStream:
+        return self.held.hand(self.table(table_id), number)
+
+    def account(self, key: UUID) -> Account:
+        return self.held.account(key)
+
+    def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
+        def run(work: Work, request: str) -> Outcome:
+            self._not_a_match_table(work.table)
+            return work.outcome(work.at_table(command_id, command, request))
+
+        return self._run(table_id, command_id, command, run)
+
+    def _play(
+        self,
+        table_id: UUID,
+        number: int,
+        command_id: str,
+        command: Command,
+        at: int,
+        *,
+        seen: int | None = None,
+    ) -> Outcome:
+        check_command_id(command_id)
+        table_key = f"hand/{number}/{command_id}"
+
+        def play(work: Work, request: str) -> Outcome:
+            table = work.table.table
+            current = table.hands if table.dealt is not None else 0
+            if seen is not None and not 1 <= number <= table.hands:
+                raise self._stale(work.table, current, number, seen)
+            work.hand = self.held.hand(work.table, number)
+            repeated = work.hand.repeat(command_id, command)
+            if repeated is not None:
+                done = work.table.commands.get(table_key)
+                return Outcome(done.events if done else (), repeated, number, repeated=True)
+            if seen is not None and not (
+                number == current and current_to(work.hand, command, seen)
+            ):
+                raise self._stale(work.table, current, number, seen)
+            if isinstance(command, TimeOut):
+                config = work.table.table.config
+                assert config is not None
+                due = work.hand.since + config.action_clock
+                if at < due:
+                    raise ClockRunning(
+                        f"seat {command.seat} has until {due} to act, and it is only {at}"
+                    )
+            work.at_hand(command_id, command, request, at)
+            dealer.follow(work, table_key, command_id, request, at)
+            done_here = work.table.commands.get(table_key)
+            return work.outcome(done_here.events if done_here else (), number)
+
+        return self._run(table_id, None, command, play)
+
+    def _stale(self, stream: TableStream, current: int, number: int, seen: int) -> Stale:
+        sequence = self.held.hand(stream, current).version if current else 0
+        return Stale(current, sequence, number, seen)
+
+    def _run(
+        self,
+        table_id: UUID,
+        command_id: str | None,
+        command: object,
+        body: Callable[[Work, str], Outcome],
+    ) -> Outcome:
+        """Run ``body`` against the table, committing what it decided, again
+        after a conflict; a repeated table request is answered from the table."""
+        request = fingerprint(command)
+        with self.held.lock(table_id):
+            looked = False
+            for attempt in range(self.retries):
+                _back_off(attempt)
+                if self.streams.elsewhere.epoch:  # another writer shares the store
+                    self.look()
+                    looked = True
+                try:
+                    stream = self.held.table(table_id)
+                    if command_id is not None:
+                        check_command_id(command_id)
+                        done = stream.repeat(command_id, request)
+                        if done is not None:
+                            hand_events: tuple[Event, ...] = ()
+                            if done.hand:
+                                hand_events = self.held.hand(stream, done.hand).commands.get(
+                                    f"table/{command_id}", ("", ())
+                                )[1]
+                            return Outcome(done.events, hand_events, done.hand, repeated=True)
+                    if stream.version == 0 and not isinstance(command, OpenTable):
+                        raise NotFound(f"there is no table {table_id}")
+                    work = Work(self.held, stream)
+                    outcome = body(work, request)
+                except RuleError:  # a refusal stands only on what the store holds now
+                    if looked or not self.held.behind(table_id):
+                        raise
+                    looked = True
+                    continue
+                try:
+                    stored = self.streams.commit(work.records)
+                except Conflict:  # another writer got there first: catch up, decide again
+                    self.held.outdated(table_id)
+                    self.held.forget_accounts(work.accounts)
+                    continue
+                except Exception:
+                    self.held.forget(table_id, work.accounts)  # stored or not, nobody knows
+                    raise
+                self.held.keep(work.table, work.hand, work.accounts)
+                if work.made:
+                    signed = {id(r): s for r, s in zip(work.records, stored, strict=True)}
+                    made = tuple(
+                        (cast(TableRecord | StoredHandEvent, signed[id(r)]), e)
+                        for r, e in work.made
+                    )
+                    committed = Committed(table_id, outcome.number, made)
+                    for listener in self._listeners:
+                        listener(committed)
+                return outcome
+        raise Conflict(f"table {table_id} kept changing under this request; try again")
+
+    def _at_account(
+        self,
+        command_id: str,
+        what: Mint | CashOut,
+        decide: Callable[[Account, str], AccountEvent],
+    ) -> int:
+        check_command_id(command_id)
+        request = fingerprint(what)
+        player = what.player
+        key = account_id(player)
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            owned = self.account(key)
+            if owned.repeat(command_id, request) is not None:
+                return owned.balance
+            event = decide(owned, request)
+            try:
+                self.streams.commit([event])
+            except Conflict:
+                self.held.forget_accounts({key: owned})
+                continue
+            except Exception:
+                self.held.forget_accounts({key: owned})  # stored or not, nobody knows
+                raise
+            after = owned.apply(event)
+            self.held.remember_accounts({key: after})
+            return after.balance
+        raise Conflict(f"the account of {player} kept changing under this request; try again")
+
+
+def _back_off(attempt: int) -> None:
+    """Wait a random while before a retry, longer after each conflict."""
+    if attempt:
+        time.sleep(random.uniform(0, BACKOFF * attempt))  # jitter, not a secret
+
+
+def current_to(hand: HandStream, move: Command, seen: int) -> bool:
+    """Whether a player who saw the hand at position ``seen`` decided on what
+    it is now: nothing happened since, or ``move`` declares for a seat yet to
+    declare in the declaring step the player saw begin (declarations are
+    simultaneous and hidden, so another's does not make one stale)."""
+    if seen == hand.version:
+        return True
+    h = hand.hand
+    if not isinstance(move, Declare) or h.phase is not Phase.DECLARING:
+        return False
+    if not hand.step_began <= seen <= hand.version or move.seat not in h.seats:
+        return False
+    p = h.player(move.seat)
+    return p.live and p.choice is None

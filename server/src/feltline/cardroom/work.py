@@ -1,0 +1,128 @@
+"""One request's unit of work: the changes it decides at a table, its hand
+and the accounts its chips move to and from, applied to copies as they are
+decided and committed together, or not at all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from feltline.cardroom.held import Held
+from feltline.domain.account import Account, AccountEvent
+from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
+from feltline.domain.ids import account_id
+from feltline.domain.table import TableRecord, TableStream
+from feltline.engine.commands import Command
+from feltline.engine.events import Event
+from feltline.engine.table import ChipsAdded, SatDown, StoodUp, Table, TableCommand, TableEvent
+from feltline.store.streams import Stored
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a request did: the table's events, the hand's, and the number of
+    the hand it touched (0 for none). A repeated request gets the same, with
+    ``repeated`` set (they compare equal). ``table_at`` and ``hand_at`` are the streams' versions
+    the new events follow, as committed (after any retry)."""
+
+    table: tuple[TableEvent, ...] = ()
+    hand: tuple[Event, ...] = ()
+    number: int = 0
+    repeated: bool = field(default=False, compare=False)
+    table_at: int = field(default=0, compare=False)
+    hand_at: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What one transaction stored at a table, in order: each table and hand
+    record with the engine event it holds (none for a hand's seal), so that
+    whoever serves the table need not read back what was just written.
+    ``hand`` is the number of the hand the hand records belong to."""
+
+    table_id: UUID
+    hand: int
+    records: tuple[tuple[TableRecord | StoredHandEvent, Event | None], ...]
+
+
+class Work:
+    """One request's changes to the streams it touches, applied as they are
+    decided, to be committed together."""
+
+    def __init__(self, held: Held, stream: TableStream) -> None:
+        self.held = held
+        self.table = stream
+        self.table_at = stream.version
+        self.hand: HandStream | None = None
+        self.hand_at: int | None = None
+        self.accounts: dict[UUID, Account] = {}
+        self.records: list[Stored] = []
+        self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
+        self.bank: UUID | None = None  # a match table's: where its seats' chips come from
+
+    @property
+    def hand_events(self) -> tuple[Event, ...]:
+        """The hand events decided so far, in order."""
+        return tuple(e for r, e in self.made if isinstance(r, Recorded) and e is not None)
+
+    def outcome(self, table: tuple[TableEvent, ...], number: int = 0) -> Outcome:
+        """What the request did, with the versions its new events follow."""
+        return Outcome(
+            table, self.hand_events, number, table_at=self.table_at, hand_at=self.hand_at or 0
+        )
+
+    def at_table(
+        self, key: str, command: TableCommand, request: str, hand: int = 0
+    ) -> tuple[TableEvent, ...]:
+        before = self.table.table
+        records, self.table = self.table.execute(key, command, request=request, hand=hand)
+        self.records += records
+        events = self.table.commands[key].events[-len(records) :] if records else ()
+        self.made += zip(records, events, strict=True)
+        for event in events:
+            self._settle(f"{self.table.id}/{key}", request, event, before)
+        return events
+
+    def at_hand(self, key: str, command: Command, request: str, at: int) -> None:
+        assert self.hand is not None
+        if self.hand_at is None:
+            self.hand_at = self.hand.version
+        records, self.hand = self.hand.execute(
+            key, command, self.held.streams.signer, at=at, request=request
+        )
+        self.records += records
+        made = sum(1 for r in records if isinstance(r, Recorded))
+        events = iter(self.hand.commands[key][1][-made:] if made else ())
+        self.made += [(r, next(events) if isinstance(r, Recorded) else None) for r in records]
+
+    def account(self, player: str) -> Account:
+        """The account a seat's chips move to and from: the player's, or at
+        a match's table the match's bank."""
+        key = self.bank or account_id(player)
+        if key not in self.accounts:
+            self.accounts[key] = self.held.account(key)
+        return self.accounts[key]
+
+    def _settle(self, key: str, request: str, event: TableEvent, before: Table) -> None:
+        """Move the chips a table event brings on or takes off the table."""
+        moved: AccountEvent
+        match event:
+            case SatDown(seat=seat, player=player, buy_in=amount):
+                moved = self.account(player).buy_in(
+                    key, request, amount, player=player, table=self.table.id, seat=seat
+                )
+            case ChipsAdded(seat=seat, amount=amount):
+                occupant = before.seat(seat)
+                assert occupant is not None
+                player = occupant.player
+                moved = self.account(player).buy_in(
+                    key, request, amount, player=player, table=self.table.id, seat=seat
+                )
+            case StoodUp(seat=seat, player=player, stack=amount) if amount > 0:
+                moved = self.account(player).returned(
+                    key, request, amount, table=self.table.id, seat=seat
+                )
+            case _:
+                return
+        self.accounts[moved.originator_id] = self.accounts[moved.originator_id].apply(moved)
+        self.records.append(moved)

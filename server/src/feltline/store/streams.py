@@ -1,0 +1,154 @@
+"""The streams the cardroom keeps, stored: one ``eventsourcing`` application
+over every table, hand, account, match and the server's keys.
+
+:class:`Streams` loads a stream checked link by link and vouched for by
+its last signature, and commits what the service layer
+(:mod:`feltline.cardroom`) decided, the last record of each stream signed,
+in one transaction. It decides nothing: storage only, on SQLite or
+PostgreSQL as configured, and nothing above it knows which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import (
+    IntegrityError,
+    MapperDeserialisationError,
+    PersistenceError,
+    StoredEvent,
+)
+
+from feltline.audit.keys import Signer
+from feltline.domain.account import Account, AccountEvent
+from feltline.domain.account import project as project_account
+from feltline.domain.chained import TamperedError, sign
+from feltline.domain.hand import HandStream, StoredHandEvent
+from feltline.domain.hand import project as project_hand
+from feltline.domain.keys import KeyAdopted
+from feltline.domain.match import MatchRecord, MatchStream
+from feltline.domain.match import project as project_match
+from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.table import project as project_table
+from feltline.store.commit import GroupCommit
+from feltline.store.elsewhere import Elsewhere
+from feltline.store.faults import Episode, Reported, StoreFull, disk_full
+
+Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
+
+
+class Conflict(Exception):
+    """Another writer stored events in these streams first; run the request
+    again to decide it against the new state."""
+
+
+class Streams(Application[UUID]):
+    """Every table, hand and account in one events table (``cardroom_events``),
+    so that one save is one transaction; saves from concurrent requests are
+    committed together (:mod:`feltline.store.commit`).
+
+    Every stream it loads is checked link by link and vouched for by its
+    last signature (:meth:`vouch`); a hand is written only as part of what
+    the service layer decided, the seed drawn there.
+
+    ``elsewhere`` tells whether another process stored events since the
+    last look (:mod:`feltline.store.elsewhere`).
+
+    A commit goes straight to the recorder, not through ``Application.save``:
+    its generic collection checks every record against runtime protocols,
+    which cost more than the rest of a request, and the records are mapped
+    to rows by each caller before it queues, so that the one committing
+    holds up the others only for the insert itself."""
+
+    name = "Cardroom"  # names the events table, cardroom_events, as in every store made before
+
+    def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env)
+        self.signer = signer
+        self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
+        self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
+        self.elsewhere = Elsewhere(self.recorder.max_notification_id)
+        self.reported = Reported()
+        self.full = Episode()
+
+    def _insert(self, rows: Sequence[StoredEvent]) -> None:
+        self.elsewhere.stored(self.recorder.insert_events(rows))
+
+    def vouch(
+        self, kind: str, stream_id: UUID, signer: str, *, trusted: frozenset[str] | None = None
+    ) -> None:
+        """Refuse a stream whose last record is not signed, or is signed by
+        a key this server does not trust (the store's keys, or ``trusted``):
+        its chain then proves nothing."""
+        if not signer:
+            raise TamperedError(f"{kind} {stream_id}: its last stored event is not signed")
+        if signer not in (self.trusted if trusted is None else trusted):
+            raise TamperedError(
+                f"{kind} {stream_id} is signed by key {signer}, "
+                f"not by this server's key {self.signer.public_hex}"
+            )
+
+    def get(self, hand_id: UUID) -> HandStream:
+        """The hand's stream, checked link by link and against this server's
+        key; a new one if none is stored."""
+        try:
+            stream: HandStream = self.repository.get(hand_id, projector_func=project_hand)
+        except AggregateNotFoundError:
+            return HandStream.new(hand_id)
+        except MapperDeserialisationError as e:
+            raise TamperedError(f"hand {hand_id}: a stored event does not decode: {e}") from e
+        self.vouch("hand", hand_id, stream.signer)
+        return stream
+
+    def table(self, table_id: UUID) -> TableStream:
+        """The stored table, or a new one if none is stored. A table whose
+        events do not decode, do not fold or do not verify raises
+        :class:`Unreadable` (logged once); a database that does not answer
+        raises as it does."""
+        with self.reported.reading(table_id):
+            try:
+                stream: TableStream = self.repository.get(table_id, projector_func=project_table)
+            except AggregateNotFoundError:
+                return TableStream.new(table_id)
+            self.vouch("table", table_id, stream.signer)
+        return stream
+
+    def match(self, match_id: UUID) -> MatchStream:
+        """The stored match, or a new one if none is stored, checked like a table."""
+        with self.reported.reading(match_id):
+            try:
+                stream: MatchStream = self.repository.get(match_id, projector_func=project_match)
+            except AggregateNotFoundError:
+                return MatchStream.new(match_id)
+            self.vouch("match", match_id, stream.signer)
+        return stream
+
+    def account(self, account_id: UUID) -> Account:
+        """The stored account, or an empty one."""
+        try:
+            stored: Account = self.repository.get(account_id, projector_func=project_account)
+        except AggregateNotFoundError:
+            return Account.new(account_id)
+        self.vouch("account", account_id, stored.signer)
+        return stored
+
+    def commit(self, records: Sequence[Stored]) -> list[Stored]:
+        """Store ``records`` in one transaction, the last of each stream
+        signed, and return them as stored; or raise :class:`Conflict` if
+        another writer stored events at any of their positions first, or
+        :class:`StoreFull` if the disk is full (nothing stored either way)."""
+        signed = sign(records, self.signer)
+        rows = [self.mapper.to_stored_event(record) for record in signed]
+        try:
+            self.group_commit(rows)
+        except IntegrityError as e:
+            raise Conflict("another writer changed these streams first") from e
+        except PersistenceError as e:
+            if not disk_full(e):
+                raise
+            self.full.began(e)
+            raise StoreFull("the store cannot write: its disk is full") from e
+        self.full.ended()
+        return signed
