@@ -146,6 +146,11 @@ def test_every_setting_reaches_the_table(
         (["--game", "holdem", "--min-buy-in", "900", "--max-buy-in", "800"], "no more than"),
         (["--game", "holdem", "--action-clock", "0"], "at least a second"),
         (["--game", "holdem", "--low", "ace-to-six"], "only draw-declare chooses its low"),
+        (["--game", "holdem", "--small-bet", "20"], "the minimum bet is the big blind"),
+        # Too large for the API's fields: said here, not a traceback.
+        (["--game", "stud-hi-lo", "--ante", "1" + "0" * 22], "too large"),
+        (["--game", "jackpots", "--raise-cap", "1" + "0" * 22], "too large"),
+        (["--game", "holdem", "--action-clock", "1" + "0" * 22], "too large"),
     ],
 )
 def test_a_setting_no_table_could_have_is_one_line_and_nothing_sent(

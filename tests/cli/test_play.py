@@ -108,6 +108,7 @@ def test_end_of_input_leaves_and_a_temporary_store_is_removed(tmp_path: Path) ->
         (["--buy-in", "50"], "--buy-in is 400 to 1000 at this table, not 50"),
         (["--player", "no one"], "--player is a player id"),
         (["--game", "jackpots", "--ante", "0"], "jackpots needs an ante"),
+        (["--rake", "5", "--rake-cap", "1" + "0" * 22], "a setting is too large to send"),
     ],
 )
 def test_a_mistake_is_one_line_before_any_server(tmp_path: Path, args: list[str], why: str) -> None:
