@@ -188,6 +188,10 @@ def test_chips_are_minted_and_counted(server: Feltline, capsys: pytest.CaptureFi
         main(["chips", "mint", "alice", "-5"])
     assert exited.value.code == 2
     assert "a whole number of chips above 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # more than the API carries
+        main(["chips", "mint", "alice", "1" + "0" * 22])
+    assert exited.value.code == 2
+    assert "more chips than the API carries" in capsys.readouterr().err
 
 
 def test_a_hand_in_progress_shows_as_an_admin_may_see_it(
