@@ -70,6 +70,8 @@ def test_a_table_opened_with_defaults_is_listed_shown_and_closed(
     assert "Friday stud: stud-hi-lo fixed-limit 10/20 ante 2 bring-in 3" in out
     assert "6 seats, buy-in 200 to 500" in out  # 10 and 25 big bets
     table_id = opened(out)
+    status, out, _ = run(capsys, "table", "open", "--game", "holdem", "--structure", "fixed-limit")
+    assert "holdem fixed-limit 10/20 blinds 5/10" in out  # the bets first, as rooms post it
     status, out, _ = run(capsys, "table", "list")
     assert status == 0
     assert table_id in out
