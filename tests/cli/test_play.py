@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -69,6 +70,9 @@ def test_a_few_hands_against_bots_to_the_end_then_leaving(tmp_path: Path) -> Non
     assert "your turn:" in out
     assert out.rstrip().endswith("the table is closed and the server stopped")
     assert "you stand up" in out
+    assert re.search(
+        r"^you leave (even|\d+ chips (up|down)) \(\d+ chips in your account\)$", out, re.M
+    )
     assert (store / "feltline.db").exists()
     assert (store / "feltline.key").exists()
     assert errors_logged(store / "server.log") == []
@@ -86,6 +90,7 @@ def test_quit_typed_mid_game_stands_up_and_stops(tmp_path: Path) -> None:
     assert done.stderr == ""
     assert done.stdout.count("your turn:") == 3
     assert "seat 1 folds" in done.stdout
+    assert "chips down (" in done.stdout  # the antes folded, not the chips minted to play
     assert "you stand up" in done.stdout
     assert done.stdout.rstrip().endswith("the table is closed and the server stopped")
     assert errors_logged(tmp_path / "server.log") == []
