@@ -71,6 +71,8 @@ def test_a_table_opened_with_defaults_is_listed_shown_and_closed(
     assert "Friday stud: stud-hi-lo fixed-limit 10/20 ante 2 bring-in 3" in out
     assert "6 seats, buy-in 200 to 500" in out  # 10 and 25 big bets
     table_id = opened(out)
+    status, out, _ = run(capsys, "table", "open", "--game", "holdem", "--structure", "fixed-limit")
+    assert "holdem fixed-limit 10/20 blinds 5/10" in out  # the bets first, as rooms post it
     status, out, _ = run(capsys, "table", "list")
     assert status == 0
     assert table_id in out
@@ -147,6 +149,11 @@ def test_every_setting_reaches_the_table(
         (["--game", "holdem", "--min-buy-in", "900", "--max-buy-in", "800"], "no more than"),
         (["--game", "holdem", "--action-clock", "0"], "at least a second"),
         (["--game", "holdem", "--low", "ace-to-six"], "only draw-declare chooses its low"),
+        (["--game", "holdem", "--small-bet", "20"], "the minimum bet is the big blind"),
+        # Too large for the API's fields: said here, not a traceback.
+        (["--game", "stud-hi-lo", "--ante", "1" + "0" * 22], "too large"),
+        (["--game", "jackpots", "--raise-cap", "1" + "0" * 22], "too large"),
+        (["--game", "holdem", "--action-clock", "1" + "0" * 22], "too large"),
     ],
 )
 def test_a_setting_no_table_could_have_is_one_line_and_nothing_sent(
@@ -184,6 +191,10 @@ def test_chips_are_minted_and_counted(server: Feltline, capsys: pytest.CaptureFi
         main(["chips", "mint", "alice", "-5"])
     assert exited.value.code == 2
     assert "a whole number of chips above 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # more than the API carries
+        main(["chips", "mint", "alice", "1" + "0" * 22])
+    assert exited.value.code == 2
+    assert "more chips than the API carries" in capsys.readouterr().err
 
 
 def test_a_hand_in_progress_shows_as_an_admin_may_see_it(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -70,6 +71,9 @@ def test_a_few_hands_against_bots_to_the_end_then_leaving(tmp_path: Path) -> Non
     assert "your turn:" in out
     assert out.rstrip().endswith("the table is closed and the server stopped")
     assert "you stand up" in out
+    assert re.search(
+        r"^you leave (even|\d+ chips (up|down)) \(\d+ chips in your account\)$", out, re.M
+    )
     assert (store / "feltline.db").exists()
     assert (store / "feltline.key").exists()
     assert errors_logged(store / "server.log") == []
@@ -87,6 +91,7 @@ def test_quit_typed_mid_game_stands_up_and_stops(tmp_path: Path) -> None:
     assert done.stderr == ""
     assert done.stdout.count("your turn:") == 3
     assert "seat 1 folds" in done.stdout
+    assert "chips down (" in done.stdout  # the antes folded, not the chips minted to play
     assert "you stand up" in done.stdout
     assert done.stdout.rstrip().endswith("the table is closed and the server stopped")
     assert errors_logged(tmp_path / "server.log") == []
@@ -109,6 +114,7 @@ def test_end_of_input_leaves_and_a_temporary_store_is_removed(tmp_path: Path) ->
         (["--buy-in", "50"], "--buy-in is 400 to 1000 at this table, not 50"),
         (["--player", "no one"], "--player is a player id"),
         (["--game", "jackpots", "--ante", "0"], "jackpots needs an ante"),
+        (["--rake", "5", "--rake-cap", "1" + "0" * 22], "a setting is too large to send"),
     ],
 )
 def test_a_mistake_is_one_line_before_any_server(tmp_path: Path, args: list[str], why: str) -> None:

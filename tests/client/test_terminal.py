@@ -169,3 +169,30 @@ def test_a_seat_dealt_no_hand_says_what_it_waits_for(status: int, hand: bool, sa
     terminal.follow_seats(item)
     terminal.follow_seats(item)  # said once
     assert out.getvalue() == (f"{said}\n" if said else "")
+
+
+class _ClosedWhileTyping(io.StringIO):
+    """Input typed slowly: by the time ``quit`` is read, the table is closed."""
+
+    def __init__(self, room: Room, table: str) -> None:
+        super().__init__("quit\n")
+        self.room, self.table = room, table
+
+    def readline(self, size: int | None = -1) -> str:
+        self.room.close_table(self.table)
+        return super().readline(size)
+
+
+def test_quit_at_a_table_closed_meanwhile_leaves_without_an_error(
+    room: Room, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = room.open_table()
+    _, thread = _opponent(room, table)
+    out = io.StringIO()
+    argv = ["--target", room.target, "--token", room.players["alice"], "--table", table]
+    argv += ["--seat", "1", "--buy-in", "400", *room.tls_args()]
+    assert main(argv, stdin=_ClosedWhileTyping(room, table), stdout=out) == 0
+    thread.join(10)
+    assert capsys.readouterr().err == ""
+    assert "your turn:" in out.getvalue()
+    assert "you leave: " in out.getvalue().splitlines()[-1]  # with the server's why

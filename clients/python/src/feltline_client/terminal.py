@@ -370,8 +370,13 @@ def main(
             )
             terminal.run()
             if terminal.tracker.seat and not terminal.tracker.closed:
-                client.stand_up(table_id)
-                print("you stand up", file=out)
+                try:
+                    client.stand_up(table_id)
+                    print("you stand up", file=out)
+                except FeltlineError as e:  # closed while you typed: nothing left to leave
+                    if e.reason not in ("NOT_SEATED", "TABLE_CLOSED"):
+                        raise
+                    print(f"you leave: {e.message}", file=out)
         except (FeltlineError, LookupError) as e:
             print(f"feltline-play: {e}", file=sys.stderr)
             return 1

@@ -27,6 +27,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _amount(text: str) -> int:
     if not text.isdigit() or int(text) <= 0:
         raise argparse.ArgumentTypeError(f"a whole number of chips above 0, not {text!r}")
+    if int(text) >= 2**64:  # the request's field: no traceback from the SDK
+        raise argparse.ArgumentTypeError(f"more chips than the API carries: {text}")
     return int(text)
 
 

@@ -93,7 +93,7 @@ def play(
             bots: list[tuple[Player, threading.Thread]] = []
             try:
                 _seat_bots(args, server, admin, table.table_id, buy_in, into=bots)
-                admin.mint_chips(args.player, BUY_INS_MINTED * buy_in, "feltline play")
+                funded = admin.mint_chips(args.player, BUY_INS_MINTED * buy_in, "feltline play")
                 names = ", ".join(f"{bot.seat} ({args.bot})" for bot, _ in bots)
                 print(f"bots at seats {names}; you sit at seat {SEAT}", file=out, flush=True)
                 status = terminal.main(
@@ -102,7 +102,10 @@ def play(
             finally:
                 _unseat(bots, admin, table.table_id)
             account = admin.get_account(args.player)
-        print(f"you leave with {account.balance} chips in your account", file=out)
+        # Net of the chips minted to play with, which dwarf a game's result.
+        won = account.balance - funded.balance
+        result = "even" if not won else f"{abs(won)} chips {'up' if won > 0 else 'down'}"
+        print(f"you leave {result} ({account.balance} chips in your account)", file=out)
     print("the table is closed and the server stopped", file=out)
     return 0 if status in (0, 130) else status
 

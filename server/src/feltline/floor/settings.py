@@ -8,6 +8,7 @@ import argparse
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from feltline.api import convert
 from feltline.engine.errors import ConfigError
 from feltline.engine.house import (
     DEFAULT_ACTION_CLOCK,
@@ -64,8 +65,8 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
     add(
         "--small-bet",
         type=int,
-        help=f"fixed limit: the small bet; pot and no limit: the minimum bet "
-        f"(default: the big blind in hold'em, else {SMALL_BET})",
+        help=f"fixed limit: the small bet (default: the big blind in hold'em, else "
+        f"{SMALL_BET}); pot and no limit: the minimum bet (hold'em: the big blind)",
     )
     add("--big-bet", type=int, help="fixed limit: the big bet (default twice the small bet)")
     add(
@@ -136,6 +137,11 @@ def settings(args: argparse.Namespace) -> Settings:
         raise SettingError(f"{game} has no blinds: only hold'em takes --small-blind, --big-blind")
     small_bet = _chips("--small-bet", args.small_bet, big_blind or SMALL_BET)
     fixed = structure is Structure.FIXED_LIMIT
+    if holdem and not fixed and small_bet != big_blind:  # the engine would bet the blind
+        raise SettingError(
+            f"in {structure} hold'em the minimum bet is the big blind: set --big-blind, "
+            "not --small-bet"
+        )
     big_bet = _chips("--big-bet", args.big_bet, 2 * small_bet if fixed else 0)
     if not fixed and big_bet:
         raise SettingError(f"--big-bet is for fixed limit, not {structure}")
@@ -188,6 +194,10 @@ def settings(args: argparse.Namespace) -> Settings:
         config.validate()
     except ConfigError as e:
         raise SettingError(str(e)) from None
+    try:  # every number must fit its field of the API too
+        convert.table_config(config)
+    except ValueError as e:
+        raise SettingError(f"a setting is too large to send ({e})") from None
     name = f"{game} table" if args.name is None else args.name
     return Settings(config, name)
 

@@ -89,10 +89,12 @@ def stakes(config: common_pb2.TableConfig) -> str:
     game = common_pb2.Game.Name(rules.game).removeprefix("GAME_").lower().replace("_", "-")
     structure = common_pb2.Structure.Name(s.structure).removeprefix("STRUCTURE_")
     parts = [game, structure.lower().replace("_", "-")]
-    if s.big_blind:
-        parts.append(f"{s.small_blind}/{s.big_blind}")
-    elif s.big_bet:
+    if s.big_bet:  # fixed limit: posted by its bets, the blinds after
         parts.append(f"{s.small_bet}/{s.big_bet}")
+        if s.big_blind:
+            parts.append(f"blinds {s.small_blind}/{s.big_blind}")
+    elif s.big_blind:
+        parts.append(f"{s.small_blind}/{s.big_blind}")
     else:
         parts.append(f"min bet {s.small_bet}")
     if s.ante:
