@@ -36,7 +36,6 @@ from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import RuleError
 from feltline.engine.turn import waiting_on
-from feltline.store.check import PAGE
 from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.streams import Conflict
 
@@ -73,7 +72,7 @@ class Hub:
         """Every table in the store, in the order they were opened."""
         with self._guard:
             if self._tables is None:
-                self._tables = dict.fromkeys(self._scan())
+                self._tables = dict.fromkeys(self.room.streams.tables())
             return list(self._tables)
 
     def register(self, table_id: UUID) -> None:
@@ -81,18 +80,6 @@ class Hub:
         with self._guard:
             assert self._tables is not None
             self._tables.setdefault(table_id, None)
-
-    def _scan(self) -> list[UUID]:
-        topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
-        found: list[UUID] = []
-        start = 1
-        recorder = self.room.streams.recorder
-        while page := recorder.select_notifications(start, PAGE):
-            for n in page:
-                if n.topic == topic and n.originator_version == 1:
-                    found.append(UUID(str(n.originator_id)))
-            start = page[-1].id + 1
-        return found
 
     def lock(self, table_id: UUID) -> threading.RLock:
         """The room's lock of the table: one lock, whoever changes the table."""
@@ -184,8 +171,8 @@ class Hub:
     def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
         out = []
         with self.room.streams.reported.reading(table_id):
-            records = self.room.streams.events.get(table_id, gt=after or None)
-            for r in cast(list[TableRecord], list(records)):
+            records = self.room.streams.after(table_id, after)
+            for r in cast(list[TableRecord], records):
                 event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
                 out.append(Stored(r.originator_version, event, r.command_id))
         return out
@@ -193,8 +180,8 @@ class Hub:
     def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
         out: list[Stored | None] = []
         with self.room.streams.reported.reading(table_id, f"hand {number}: "):
-            records = self.room.streams.events.get(hand_id(table_id, number), gt=after or None)
-            for r in cast(list[Recorded | Sealed], list(records)):
+            records = self.room.streams.after(hand_id(table_id, number), after)
+            for r in cast(list[Recorded | Sealed], records):
                 if isinstance(r, Sealed):
                     out.append(None)
                     continue

@@ -79,13 +79,13 @@ class Held:
         which must verify as a whole stream would (else :class:`Unreadable`)."""
         hand = self._hands.pop(held.id, None)
         with self.streams.reported.reading(held.id):
-            newer = list(self.streams.events.get(held.id, gt=held.version))
+            newer = self.streams.after(held.id, held.version)
             stream = held.extend(cast(list[TableRecord], newer))
             if newer:
                 self.streams.vouch("table", held.id, stream.signer)
             if hand is None or hand.id != hand_id(held.id, stream.table.hands):
                 return stream
-            later = list(self.streams.events.get(hand.id, gt=hand.version))
+            later = self.streams.after(hand.id, hand.version)
             for record in later:
                 hand = hand.apply(cast(StoredHandEvent, record))
             if later:

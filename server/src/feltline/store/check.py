@@ -34,8 +34,6 @@ from feltline.engine.table import HandDealt, HandFinished
 from feltline.engine.turn import waiting_on
 from feltline.store.streams import Streams
 
-PAGE = 1000
-
 
 @dataclass
 class Ledger:
@@ -100,11 +98,8 @@ def _streams(streams: Streams) -> dict[str, set[UUID]]:
         "match": (MatchRecord,),
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
-    start = 1
-    while page := streams.recorder.select_notifications(start, PAGE):
-        for notification in page:
-            kinds[by_topic[notification.topic]].add(UUID(str(notification.originator_id)))
-        start = page[-1].id + 1
+    for notification in streams.notifications():
+        kinds[by_topic[notification.topic]].add(UUID(str(notification.originator_id)))
     return kinds
 
 

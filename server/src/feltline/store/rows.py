@@ -14,8 +14,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper
 
-from feltline.store.check import PAGE
-from feltline.store.streams import Streams
+from feltline.store.streams import PAGE, Streams
 
 
 class StoredRows:

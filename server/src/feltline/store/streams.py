@@ -10,13 +10,15 @@ PostgreSQL as configured, and nothing above it knows which.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import (
     IntegrityError,
     MapperDeserialisationError,
+    Notification,
     PersistenceError,
     StoredEvent,
 )
@@ -37,6 +39,7 @@ from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
+PAGE = 1000  # rows read at a time
 
 
 class Conflict(Exception):
@@ -133,6 +136,30 @@ class Streams(Application[UUID]):
             return Account.new(account_id)
         self.vouch("account", account_id, stored.signer)
         return stored
+
+    # ---- reading what is stored, for whoever shows it
+
+    def notifications(self) -> Iterator[Notification]:
+        """Every row in the order stored, a page at a time."""
+        start = 1
+        while page := self.recorder.select_notifications(start, PAGE):
+            yield from page
+            start = page[-1].id + 1
+
+    def tables(self) -> list[UUID]:
+        """Every table's id, in the order they were opened."""
+        topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
+        return [
+            UUID(str(n.originator_id))
+            for n in self.notifications()
+            if n.topic == topic and n.originator_version == 1
+        ]
+
+    def after(self, stream_id: UUID, version: int) -> list[Stored]:
+        """The stream's records after position ``version``, decoded but not
+        checked: a reader of a stream already loaded whole (and so checked)
+        takes only what follows."""
+        return cast(list[Stored], list(self.events.get(stream_id, gt=version or None)))
 
     def commit(self, records: Sequence[Stored]) -> list[Stored]:
         """Store ``records`` in one transaction, the last of each stream
