@@ -47,3 +47,28 @@ def test_not_knowing_what_was_stored_counts_as_news() -> None:
     assert seen.look() == 2
     seen.stored([14])  # counted late: below the mark now, ignored
     assert seen.look() == 2
+
+
+def test_a_look_during_a_commit_of_ours_is_not_news_but_more_than_it_is() -> None:
+    highest = [10]
+    seen = Elsewhere(lambda: highest[0])
+    seen.storing(2)
+    highest[0] = 12  # committed, its ids not yet handed back
+    assert seen.look() == 0  # what is in flight may explain it
+    seen.stored([11, 12], 2)
+    assert seen.look() == 0
+    seen.storing(1)
+    highest[0] = 15  # one in flight cannot explain three
+    assert seen.look() == 1
+    seen.stored([13], 1)
+    assert seen.look() == 1
+
+
+def test_rows_in_flight_that_fail_leave_another_s_rows_to_be_seen() -> None:
+    highest = [10]
+    seen = Elsewhere(lambda: highest[0])
+    seen.storing(2)
+    highest[0] = 11  # another writer's row, while ours are in flight
+    assert seen.look() == 0  # not yet told apart
+    seen.failed(2)  # ours were never stored: the row was another's
+    assert seen.look() == 1

@@ -11,6 +11,14 @@ since, nobody else wrote. Gaps in the numbering (a PostgreSQL sequence
 skips the numbers of a transaction that failed) only make the answer a
 cautious yes.
 
+A look taken while this process commits can find the store's number
+already past the commit's rows before this process has learnt their
+numbers; rows it is still storing may account for that much of the
+difference, so the look leaves it for a later one to settle instead of
+calling it another's (which would have every table it serves read the
+store again). Only a difference greater than what is in flight is news
+at once.
+
 Several readers in one process ask (the Room before each request, the
 action clock on each tick), and an answer must not be used up by the first
 to ask: :meth:`Elsewhere.look` counts the times anyone else was seen to
@@ -33,16 +41,30 @@ class Elsewhere:
         self._mark = highest() or 0
         self._ours: list[int] = []  # ids stored here since the mark
         self._unknown = False
+        self._in_flight = 0  # rows this process is storing, their ids not yet known
         self.epoch = 0  # times another writer was seen to store something
 
-    def stored(self, ids: Sequence[int] | None) -> None:
-        """This process just committed events with these notification ids
-        (None: the store did not say, so the next look answers yes)."""
+    def storing(self, rows: int) -> None:
+        """This process is about to store ``rows`` rows; :meth:`stored` or
+        :meth:`failed` follows."""
         with self._lock:
+            self._in_flight += rows
+
+    def stored(self, ids: Sequence[int] | None, rows: int = 0) -> None:
+        """This process just committed ``rows`` rows (announced by
+        :meth:`storing`) with these notification ids (None: the store did
+        not say, so the next look answers yes)."""
+        with self._lock:
+            self._in_flight -= rows
             if ids is None:
                 self._unknown = True
             else:
                 self._ours.extend(ids)
+
+    def failed(self, rows: int) -> None:
+        """Storing ``rows`` rows failed: none of them was stored."""
+        with self._lock:
+            self._in_flight -= rows
 
     def look(self) -> int:
         """Ask the store, and return :attr:`epoch`: a reader that saw a
@@ -51,7 +73,11 @@ class Elsewhere:
         with self._lock:
             ours = [i for i in self._ours if i > self._mark]
             mine = sum(1 for i in ours if i <= current)
-            if self._unknown or current - self._mark != mine:
+            unexplained = current - self._mark - mine
+            if not self._unknown and 0 < unexplained <= self._in_flight:
+                self._ours = ours  # perhaps ours in flight: a later look settles it
+                return self.epoch
+            if self._unknown or unexplained:
                 self.epoch += 1
             self._ours = [i for i in ours if i > current]
             self._mark, self._unknown = current, False

@@ -77,7 +77,13 @@ class Streams(Application[UUID]):
         self.full = Episode()
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
-        self.elsewhere.stored(self.recorder.insert_events(rows))
+        self.elsewhere.storing(len(rows))
+        try:
+            ids = self.recorder.insert_events(rows)
+        except BaseException:
+            self.elsewhere.failed(len(rows))
+            raise
+        self.elsewhere.stored(ids, len(rows))
 
     def vouch(
         self, kind: str, stream_id: UUID, signer: str, *, trusted: frozenset[str] | None = None
