@@ -117,6 +117,33 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
         room.close()
 
 
+def test_a_table_opened_through_one_server_is_listed_and_counted_by_the_other(
+    live: Live,
+) -> None:
+    """The other server had read the store's tables before this one was
+    opened: it lists the new table at once, as it now stands, and counts the
+    chips at it in the player's account."""
+    room = open_store(live.env, live.signer)
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
+    try:
+        there = _client(live, other.target, ADMIN)
+        assert there.list_tables_page().tables == []
+        here = _client(live, live.server.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 2))
+        table = here.create_table(config, "opened through this server").table_id
+        here.mint_chips("p1", 1_000)
+        _client(live, live.server.target, PLAYER, "p1").sit_down(table, 1, 400)
+        account = there.get_account("p1")
+        assert (account.balance, account.at_tables) == (600, 400)
+        listed = there.list_tables_page().tables
+        assert [(t.table_id, [s.stack for s in t.seats if s.player_id]) for t in listed] == [
+            (table, [400])
+        ]
+    finally:
+        other.stop()
+        room.close()
+
+
 def _hand_events(items: list[watch_pb2.WatchTableResponse]) -> list[events_pb2.Event]:
     """The hand events a watch was sent: those in its snapshot (on a loaded
     machine the first deal, a second after the last player sat down, may
