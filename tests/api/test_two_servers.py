@@ -23,7 +23,7 @@ from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import common_pb2, watch_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, watch_pb2
 
 from .conftest import ON_BOTH_STORES, Live, open_store
 from .test_live import ADMIN, PLAYER, SPECTATOR, Threads, _play
@@ -83,7 +83,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
         for name in watches:
             followers.start(f"watch on {name}", partial(follow, name))
         deadline = time.monotonic() + 30
-        while not all(seen.values()):  # both snapshots taken before any hand is dealt
+        while not all(seen.values()):  # both snapshots taken, perhaps after the first deal
             assert not followers.failures, followers.failures
             assert time.monotonic() < deadline, "a watch never sent its snapshot"
             done.wait(0.05)
@@ -103,7 +103,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
             assert _table_events(items) == every[name], name
             for number in range(1, stored.table.hands + 1):
                 hand = live.room.streams.events.get(hand_id(UUID(table), number))
-                got = [i.event.sequence for i in items if i.event.hand_number == number]
+                got = [e.sequence for e in _hand_events(items) if e.hand_number == number]
                 assert got == list(range(1, len(list(hand)))), (name, number)  # all but the seal
         for target in (live.server.target, other.target):  # both show the table as stored
             shown = _client(live, target, SPECTATOR).get_table(table)
@@ -115,6 +115,41 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
     finally:
         other.stop()
         room.close()
+
+
+def test_a_table_opened_through_one_server_is_listed_and_counted_by_the_other(
+    live: Live,
+) -> None:
+    """The other server had read the store's tables before this one was
+    opened: it lists the new table at once, as it now stands, and counts the
+    chips at it in the player's account."""
+    room = open_store(live.env, live.signer)
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
+    try:
+        there = _client(live, other.target, ADMIN)
+        assert there.list_tables_page().tables == []
+        here = _client(live, live.server.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 2))
+        table = here.create_table(config, "opened through this server").table_id
+        here.mint_chips("p1", 1_000)
+        _client(live, live.server.target, PLAYER, "p1").sit_down(table, 1, 400)
+        account = there.get_account("p1")
+        assert (account.balance, account.at_tables) == (600, 400)
+        listed = there.list_tables_page().tables
+        assert [(t.table_id, [s.stack for s in t.seats if s.player_id]) for t in listed] == [
+            (table, [400])
+        ]
+    finally:
+        other.stop()
+        room.close()
+
+
+def _hand_events(items: list[watch_pb2.WatchTableResponse]) -> list[events_pb2.Event]:
+    """The hand events a watch was sent: those in its snapshot (on a loaded
+    machine the first deal, a second after the last player sat down, may
+    come before it), then the ones sent after it."""
+    first, rest = items[0], items[1:]
+    return [*first.snapshot.hand_events, *(i.event for i in rest if i.HasField("event"))]
 
 
 def _table_events(items: list[watch_pb2.WatchTableResponse]) -> list[int]:

@@ -21,6 +21,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
         self.room = hub.room
 
     def account(self, player: str) -> accounts_pb2.Account:
+        self.room.look()  # the tables as stored now, as the balance is
         balance = self.room.balance(player)
         at_tables = 0
         for key in self.hub.tables():

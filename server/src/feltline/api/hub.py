@@ -61,6 +61,13 @@ class Hub:
         self._counts: dict[UUID, int] = {}
         self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
         self._tables: dict[UUID, None] | None = None
+        # Tables opened through other processes after the first reading of
+        # the log, where the next reading starts, and the store's epoch when
+        # the last one began (see :meth:`tables`).
+        self._scanning = threading.Lock()
+        self._elsewhere: dict[UUID, None] = {}
+        self._scanned_from = 1
+        self._scanned_at = -1
         self._feeds: dict[UUID, Feed] = {}
         self._woken = 0  # the store's epoch when every watcher was last woken
         self.stopping = threading.Event()
@@ -69,17 +76,42 @@ class Hub:
     # ---- tables
 
     def tables(self) -> list[UUID]:
-        """Every table in the store, in the order they were opened."""
+        """Every table in the store: those this process clocks
+        (:meth:`clocked`), then those opened through other processes since,
+        found in what the log gained once another process was seen to store
+        something. Without them a server never listed a table opened through
+        another server on its store, nor counted the chips at it, until it
+        restarted."""
+        clocked = self.clocked()
+        with self._scanning:  # the log read outside the guard: requests take their locks meanwhile
+            epoch = self._epoch()
+            if epoch != self._scanned_at:
+                self._elsewhere.update(dict.fromkeys(self._scan()))
+                self._scanned_at = epoch
+            return clocked + [k for k in self._elsewhere if k not in clocked]
+
+    def clocked(self) -> list[UUID]:
+        """The tables the action clock and the dealer visit, in the order
+        they were opened: those in the store when this process first asked,
+        and those opened through it since. A table opened through another
+        server later is that server's to deal: this one never saw its
+        players sit down, so its clock would deal there at once instead of
+        letting them settle."""
         with self._guard:
             if self._tables is None:
-                self._tables = dict.fromkeys(self.room.streams.tables())
+                self._tables = dict.fromkeys(self.room.streams.tables()[0])
             return list(self._tables)
 
     def register(self, table_id: UUID) -> None:
-        self.tables()
+        self.clocked()
         with self._guard:
             assert self._tables is not None
             self._tables.setdefault(table_id, None)
+
+    def _scan(self) -> list[UUID]:
+        """The tables opened in the log after the last reading, in order."""
+        found, self._scanned_from = self.room.streams.tables(self._scanned_from)
+        return found
 
     def lock(self, table_id: UUID) -> threading.RLock:
         """The room's lock of the table: one lock, whoever changes the table."""
@@ -275,7 +307,7 @@ class Hub:
         self.look()
         made = 0
         now = self.clock()
-        for table_id in self.tables():
+        for table_id in self.clocked():
             if self.stopping.is_set():
                 break
             with self.lock(table_id):

@@ -86,6 +86,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         size = request.page_size or DEFAULT_PAGE
         wanted = []
         unreadable = []
+        self.room.look()  # as GetTable: tables opened and moved on through other servers too
         for key in self.hub.tables():
             try:  # one table that cannot be read must not hide the others
                 t = self.room.table(key).table

@@ -145,21 +145,23 @@ class Streams(Application[UUID]):
 
     # ---- reading what is stored, for whoever shows it
 
-    def notifications(self) -> Iterator[Notification]:
-        """Every row in the order stored, a page at a time."""
-        start = 1
+    def notifications(self, start: int = 1) -> Iterator[Notification]:
+        """Every row from notification ``start`` on, in the order stored, a
+        page at a time."""
         while page := self.recorder.select_notifications(start, PAGE):
             yield from page
             start = page[-1].id + 1
 
-    def tables(self) -> list[UUID]:
-        """Every table's id, in the order they were opened."""
+    def tables(self, start: int = 1) -> tuple[list[UUID], int]:
+        """The tables opened from notification ``start`` on, in the order
+        they were opened, and where a later reading starts."""
         topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
-        return [
-            UUID(str(n.originator_id))
-            for n in self.notifications()
-            if n.topic == topic and n.originator_version == 1
-        ]
+        found: list[UUID] = []
+        for n in self.notifications(start):
+            if n.topic == topic and n.originator_version == 1:
+                found.append(UUID(str(n.originator_id)))
+            start = n.id + 1
+        return found, start
 
     def after(self, stream_id: UUID, version: int) -> list[Stored]:
         """The stream's records after position ``version``, decoded but not
