@@ -1,6 +1,10 @@
 """Random requests, valid and not, from every role against a live server:
 each is answered with a status the contract defines, the server stays up,
-a refused request stores nothing, and an accepted one does what it says."""
+a refused request stores nothing, and an accepted one does what it says.
+
+Amounts lean to the house's own sizes and an example of each request that
+changes something is always tried, so accepted requests are checked every
+run, not only when chance makes one valid."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from feltline.api import convert
@@ -37,7 +41,8 @@ TABLE = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
 
 ids = st.one_of(st.just("TABLE"), st.uuids().map(str), st.text(max_size=40))
 request_ids = st.one_of(st.uuids().map(str), st.just(""), st.text(max_size=10))
-counts = st.integers(min_value=0, max_value=2**40)
+# Mostly within a table's buy-ins and a mint's bounds, sometimes anywhere.
+counts = st.one_of(st.integers(0, 2_000), st.integers(min_value=0, max_value=2**40))
 names = st.one_of(st.just("p1"), st.text(max_size=70))
 
 
@@ -112,26 +117,82 @@ def requests() -> st.SearchStrategy[tuple[str, Any]]:
     return st.one_of(act, sit, stand, create, mint, get, account)
 
 
+ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
+ONE, TWO = str(uuid.UUID(int=2)), str(uuid.UUID(int=3))
+# Each request that changes something, as it is accepted (role, p1 funded,
+# p1 seated, the call): tried every run.
+MINT = (
+    ADMIN,
+    False,
+    False,
+    ("MintChips", accounts_pb2.MintChipsRequest(player_id="p1", amount=250, request_id=ONE)),
+)
+SIT = (
+    PLAYER,
+    True,
+    False,
+    ("SitDown", tables_pb2.SitDownRequest(table_id="TABLE", request_id=ONE, seat=2, buy_in=400)),
+)
+STAND = (
+    PLAYER,
+    True,
+    True,
+    ("StandUp", tables_pb2.StandUpRequest(table_id="TABLE", request_id=TWO)),
+)
+CREATE = (
+    ADMIN,
+    False,
+    False,
+    (
+        "CreateTable",
+        tables_pb2.CreateTableRequest(
+            config=common_pb2.TableConfig(rules=TABLE.rules, seats=4),
+            display_name="two",
+            request_id=ONE,
+        ),
+    ),
+)
+
+
 @settings(max_examples=60, deadline=None)
-@given(role=st.sampled_from(ROLES), funded=st.booleans(), call=requests())
+@given(
+    role=st.sampled_from(ROLES),
+    funded=st.booleans(),
+    seated=st.booleans(),
+    call=requests(),
+)
+@example(*MINT)
+@example(*SIT)
+@example(*STAND)
+@example(*CREATE)
 def test_random_requests_get_defined_answers_and_refusals_store_nothing(
-    role: auth_pb2.Role.ValueType, funded: bool, call: tuple[str, Any]
+    role: auth_pb2.Role.ValueType, funded: bool, seated: bool, call: tuple[str, Any]
 ) -> None:
     """Each example has a server and store of its own, so a failure
     replays from its example alone."""
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "fuzz.db") as live:
-        check_one(live, role, funded, call)
+        check_one(live, role, funded, seated, call)
 
 
 def check_one(
-    live: Live, role: auth_pb2.Role.ValueType, funded: bool, call: tuple[str, Any]
+    live: Live,
+    role: auth_pb2.Role.ValueType,
+    funded: bool,
+    seated: bool,
+    call: tuple[str, Any],
 ) -> None:
+    """``call`` by ``role``, p1 given chips if ``funded`` and then seated at
+    seat 1 if ``seated``."""
     admin = live.client(auth_pb2.ROLE_ADMIN)
     table = admin.create_table(TABLE, "fuzz", request_id=str(uuid.UUID(int=1))).table_id
     if funded:
         admin.mint_chips("p1", 1000)
+        if seated:
+            live.client(PLAYER, "p1").sit_down(table, 1, 500)
     client = live.client(role, "p1" if role == auth_pb2.ROLE_PLAYER else "")
-    method, request = call
+    method, drawn = call
+    request = type(drawn)()
+    request.CopyFrom(drawn)  # the drawn one stays as drawn, for a replay
     if getattr(request, "table_id", None) == "TABLE":
         request.table_id = table
     stubs = {

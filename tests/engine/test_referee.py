@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import pytest
 
 from feltline.engine.commands import Act, Cancel, Command, StartHand
+from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     EVERYONE,
     Acted,
@@ -24,12 +25,14 @@ from feltline.engine.events import (
     CardDealt,
     DeckShuffled,
     Declared,
+    Drew,
     Event,
     HandEnded,
     PotAwarded,
+    StubReshuffled,
 )
 from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, replay
+from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.rules import Game, Structure
 from feltline.engine.state import Hand, Phase
 
@@ -67,6 +70,57 @@ class SeedAloud(DeckShuffled):
 
     def audience(self) -> frozenset[int] | None:
         return EVERYONE
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedAsAnother(CardDealt):
+    """A face-down card whose redacted form is another kind of event."""
+
+    def redacted(self) -> Event:
+        return CardDealt(self.seat, None, self.face_up, self.position, self.stub)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsKept(Drew):
+    """A draw whose redacted form still says how many of which were thrown
+    (an empty tuple where there should be nothing)."""
+
+    def redacted(self) -> Event:
+        return replace(self, discards=())
+
+
+@dataclass(frozen=True, slots=True)
+class SeedKept(DeckShuffled):
+    def redacted(self) -> Event:
+        return replace(self, cards=())
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceKept(Declared):
+    def redacted(self) -> Event:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class StubKept(StubReshuffled):
+    def redacted(self) -> Event:
+        return replace(self, cards=())
+
+
+@dataclass(frozen=True, slots=True)
+class SeedToASeat(DeckShuffled):
+    """The deck's seed shown to one seat rather than to nobody."""
+
+    def audience(self) -> frozenset[int] | None:
+        return frozenset({0})
+
+
+@dataclass(frozen=True, slots=True)
+class CardToTheNextSeat(CardDealt):
+    """A face-down card shown to the seat after the one it is dealt to."""
+
+    def audience(self) -> frozenset[int] | None:
+        return frozenset({self.seat + 1})
 
 
 def exactly(message: str) -> str:
@@ -326,6 +380,34 @@ def test_events_the_engine_would_not_decide_again_are_caught() -> None:
         finish(command, events)
 
 
+def test_a_decision_the_engine_refuses_when_re_run_is_caught() -> None:
+    # A call recorded as a raise to one chip: re-running the hand's
+    # decisions, the engine refuses it where the record says it was made.
+    command, played = holdem()
+    events = list(played.events)
+    i = first(events, Acted)
+    acted = events[i]
+    assert isinstance(acted, Acted)
+    events[i] = replace(acted, action=Action.RAISE, total=1)
+    raised = Act(acted.seat, Action.RAISE, 1)
+    with pytest.raises(RuleError) as refused:
+        decide(played.states[i - 1], raised)
+    message = f"re-running the hand, {raised} is refused: {refused.value}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        Referee(command).check_rerun(events)
+
+
+def test_a_record_short_of_what_re_running_makes_is_caught() -> None:
+    # Its last event lost: every event it has is one the engine makes again,
+    # and the engine makes one more.
+    command, played = holdem()
+    events = list(played.events[:-1])
+    n = len(events)
+    message = f"re-run, {n + 1} events, not {n}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        Referee(command).check_rerun(events)
+
+
 # -- what each seat sees --------------------------------------------------------
 
 
@@ -377,3 +459,75 @@ def test_the_seed_seen_before_the_hand_ends_is_caught() -> None:
     message = f"seat 0 sees the seed in {events[i]}"
     with pytest.raises(AssertionError, match=exactly(message)):
         check_no_leaks(events, [0, 1, 2])
+
+
+def draw_declare() -> Played:
+    command = start(rules(Game.DRAW_DECLARE, Structure.FIXED_LIMIT), {0: 200, 1: 200}, SEED)
+    return play(command, passive)
+
+
+def test_a_redaction_into_another_kind_of_event_is_caught() -> None:
+    _, played = holdem()
+    dealt = played.events[first_down_card(played.events)]
+    assert isinstance(dealt, CardDealt)
+    bad = RedactedAsAnother(dealt.seat, dealt.card, dealt.face_up, dealt.position)
+    message = "RedactedAsAnother redacted is a CardDealt"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
+
+
+def test_a_redacted_draw_that_names_the_discards_is_caught() -> None:
+    played = draw_declare()
+    drew = played.events[first(played.events, Drew)]
+    assert isinstance(drew, Drew)
+    bad = DiscardsKept(drew.seat, drew.discards, drew.count)
+    hidden = bad.redacted()
+    message = f"DiscardsKept redacted names the discards: {hidden}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
+
+
+def test_a_redacted_shuffle_that_keeps_the_seed_is_caught() -> None:
+    _, played = holdem()
+    shuffled = played.events[first(played.events, DeckShuffled)]
+    assert isinstance(shuffled, DeckShuffled)
+    bad = SeedKept(shuffled.seed, shuffled.cards, shuffled.purpose)
+    with pytest.raises(AssertionError, match=exactly("SeedKept redacted keeps the seed")):
+        check_redaction(bad)
+
+
+def test_a_redacted_declaration_that_keeps_the_choice_is_caught() -> None:
+    played = draw_declare()
+    declared = played.events[first(played.events, Declared)]
+    assert isinstance(declared, Declared)
+    bad = ChoiceKept(declared.seat, declared.choice)
+    message = f"ChoiceKept redacted keeps the choice: {bad}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
+
+
+def test_a_redacted_reshuffle_that_keeps_the_stub_is_caught() -> None:
+    bad = StubKept((), 0, "deck")
+    message = f"StubKept redacted keeps the stub: {bad}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
+
+
+def test_a_shuffle_shown_to_a_seat_is_caught() -> None:
+    _, played = holdem()
+    shuffled = played.events[first(played.events, DeckShuffled)]
+    assert isinstance(shuffled, DeckShuffled)
+    bad = SeedToASeat(shuffled.seed, shuffled.cards, shuffled.purpose)
+    message = "SeedToASeat is shown to frozenset({0}), not to nobody"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
+
+
+def test_a_face_down_card_shown_to_another_seat_is_caught() -> None:
+    _, played = holdem()
+    dealt = played.events[first_down_card(played.events)]
+    assert isinstance(dealt, CardDealt)
+    bad = CardToTheNextSeat(dealt.seat, dealt.card, dealt.face_up, dealt.position)
+    message = f"CardToTheNextSeat is shown to {frozenset({dealt.seat + 1})}"
+    with pytest.raises(AssertionError, match=exactly(message)):
+        check_redaction(bad)
