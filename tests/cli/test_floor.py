@@ -175,8 +175,34 @@ def test_the_servers_validation_is_one_line(
     assert "display_name" in line
     status, _, err = run(capsys, "table", "show", "00000000-0000-4000-8000-000000000000")
     assert "TABLE_NOT_FOUND" in one_line(status, err, "table show")
-    status, _, err = run(capsys, "table", "close", "not-an-id")
-    assert "table_id" in one_line(status, err, "table close")
+
+
+def test_a_table_is_shown_and_closed_by_its_name(
+    server: Feltline, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``feltline-play --table`` takes it: an open table's name, exactly
+    or else ignoring case; a name two open tables share, or none has, is one
+    line."""
+    kitchen = opened(run(capsys, "table", "open", "--game", "holdem", "--name", "Kitchen")[1])
+    status, out, err = run(capsys, "table", "show", "Kitchen")
+    assert status == 0, err
+    assert out.startswith(f"{kitchen}  Kitchen ")
+    status, _, err = run(capsys, "table", "show", "Garage")
+    line = one_line(status, err, "table show")
+    assert line.endswith("no open table is named 'Garage'; give its id or name")
+    other = opened(run(capsys, "table", "open", "--game", "holdem", "--name", "kitchen")[1])
+    status, _, err = run(capsys, "table", "close", "KITCHEN")  # two by case: which?
+    line = one_line(status, err, "table close")
+    assert "2 open tables are named 'KITCHEN' (" in line
+    assert kitchen in line
+    assert other in line
+    assert line.endswith("): give the id")
+    status, out, err = run(capsys, "table", "close", "Kitchen")  # exactly one by its spelling
+    assert (status, out.split()[:2]) == (0, ["closed", kitchen]), err
+    status, out, err = run(capsys, "table", "close", "KITCHEN")  # the other, now alone
+    assert (status, out.split()[:2]) == (0, ["closed", other]), err
+    status, _, err = run(capsys, "table", "close", "kitchen")  # closed tables are not named
+    assert "no open table is named 'kitchen'" in one_line(status, err, "table close")
 
 
 def test_chips_are_minted_and_counted(server: Feltline, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import uuid
 from pathlib import Path
 from typing import TextIO
 
 from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
-from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
+from feltline_client.table import ACTION_NAMES, Spot, Tracker, find_table, parse_move, send
 from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
 
 VERBS = {
@@ -292,33 +291,6 @@ class Terminal:
                 if e.reason in ("STALE_STATE", "NOT_YOUR_TURN", "TABLE_CLOSED"):
                     return True  # the moment passed: keep watching
         return True
-
-
-class NoSuchTable(LookupError):
-    """A name no open table has, or more than one has."""
-
-
-def find_table(client: Client, wanted: str) -> str:
-    """The id of the table ``wanted`` names: an id as it is, else the one
-    open table of that name (exactly, or else ignoring case)."""
-    try:
-        return str(uuid.UUID(wanted))
-    except ValueError:
-        pass
-    tables = [
-        t
-        for t in client.list_tables(state=tables_pb2.TABLE_STATE_OPEN)
-        if t.state == tables_pb2.TABLE_STATE_OPEN
-    ]
-    named = [t for t in tables if t.display_name == wanted] or [
-        t for t in tables if t.display_name.casefold() == wanted.casefold()
-    ]
-    if not named:
-        raise NoSuchTable(f"no open table is named {wanted!r}; give its id or name")
-    if len(named) > 1:
-        ids = ", ".join(t.table_id for t in named)
-        raise NoSuchTable(f"{len(named)} open tables are named {wanted!r} ({ids}): give the id")
-    return named[0].table_id
 
 
 def main(
