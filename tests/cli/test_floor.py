@@ -254,7 +254,7 @@ def test_a_hand_in_progress_shows_as_an_admin_may_see_it(
     assert status == 0
     assert "seat 1  alice" in out
     assert "stack 1000" in out
-    assert "hand 1, preflop betting: pot 0, button at seat 1" in out
+    assert "hand 1, preflop betting: pot 15, button at seat 1" in out  # the blinds
     assert "seat 2  stack 990      bet 10" in out
     assert "[?? ??]" in out  # an admin never sees a face-down card
     assert "to act" in out

@@ -13,7 +13,7 @@ import pytest
 
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move
-from feltline_client.terminal import Terminal, main, parse_move
+from feltline_client.terminal import Terminal, main, parse_move, render
 from feltline_protos.v1 import common_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
@@ -24,6 +24,18 @@ def test_typed_moves_parse() -> None:
     assert parse_move("draw as kd") == Move("draw", discards=("As", "Kd"))
     assert parse_move("Declare HIGH") == Move("declare", declaration="high")
     assert parse_move("bring in") == Move("bring_in")
+
+
+def test_the_pot_shown_counts_the_bets_in_front_of_the_seats() -> None:
+    """Preflop with the blinds posted the pot is the blinds, not 0; later,
+    what was collected plus this round's bets."""
+    hand = tables_pb2.HandView(hand_number=1, street="preflop betting", button=1)
+    hand.seats.add(seat=1, player_id="alice", stack=995, bet=5)
+    hand.seats.add(seat=2, player_id="bob", stack=990, bet=10)
+    assert render(hand, 1).splitlines()[0] == "-- hand 1, preflop betting -- pot 15"
+    hand.street, hand.pot = "flop betting", 20
+    hand.seats[0].bet, hand.seats[1].bet = 0, 10
+    assert render(hand, 1).splitlines()[0] == "-- hand 1, flop betting -- pot 30"
 
 
 def _opponent(room: Room, table: str, hands: int = 1) -> tuple[Player, threading.Thread]:

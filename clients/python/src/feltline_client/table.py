@@ -230,6 +230,15 @@ def parse_move(text: str) -> Move:
     raise ValueError(f"unknown move {head!r}")
 
 
+def pot_counted(hand: tables_pb2.HandView) -> int:
+    """The pot as a player counts it: every chip in the middle, the bets in
+    front of the seats this round included. ``HandView.pot`` leaves those
+    out until the round's bets are collected, so preflop it is 0 with the
+    blinds posted; but the blinds are what a player is playing for, and
+    what pot odds and a pot-sized bet are reckoned on."""
+    return hand.pot + sum(seat.bet for seat in hand.seats)
+
+
 class NoSuchTable(LookupError):
     """A name no open table has, or more than one has."""
 

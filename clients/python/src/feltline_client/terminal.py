@@ -24,7 +24,15 @@ from typing import TextIO
 
 from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
-from feltline_client.table import ACTION_NAMES, Spot, Tracker, find_table, parse_move, send
+from feltline_client.table import (
+    ACTION_NAMES,
+    Spot,
+    Tracker,
+    find_table,
+    parse_move,
+    pot_counted,
+    send,
+)
 from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
 
 VERBS = {
@@ -104,7 +112,7 @@ def describe(event: events_pb2.Event, me: int) -> str | None:
 
 def render(hand: tables_pb2.HandView, me: int) -> str:
     """The table on your turn: the hand, the board, the pot and every seat."""
-    lines = [f"-- hand {hand.hand_number}, {hand.street} -- pot {hand.pot}"]
+    lines = [f"-- hand {hand.hand_number}, {hand.street} -- pot {pot_counted(hand)}"]
     if hand.board:
         lines.append(f"   board: {' '.join(hand.board)}")
     for seat in hand.seats:

@@ -12,7 +12,7 @@ from google.protobuf.message import Message
 
 from feltline.api import convert
 from feltline.floor import connection, settings
-from feltline_client.table import find_table
+from feltline_client.table import find_table, pot_counted
 from feltline_protos.v1 import common_pb2, tables_pb2
 
 STATUS = {
@@ -140,7 +140,8 @@ def describe(table: tables_pb2.Table) -> list[str]:
 
 
 def hand(view: tables_pb2.HandView) -> Iterable[str]:
-    yield f"  hand {view.hand_number}, {view.street}: pot {view.pot}, button at seat {view.button}"
+    pot = pot_counted(view)  # as the players count it, their bets this round in
+    yield f"  hand {view.hand_number}, {view.street}: pot {pot}, button at seat {view.button}"
     if view.board:
         yield f"    board {' '.join(view.board)}"
     for seat in view.seats:
