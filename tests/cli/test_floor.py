@@ -154,6 +154,17 @@ def test_every_setting_reaches_the_table(
         (["--game", "stud-hi-lo", "--ante", "1" + "0" * 22], "too large"),
         (["--game", "jackpots", "--raise-cap", "1" + "0" * 22], "too large"),
         (["--game", "holdem", "--action-clock", "1" + "0" * 22], "too large"),
+        # A rake that never takes a chip: the server takes it, but it is a mistake.
+        (["--game", "holdem", "--rake", "5", "--rake-cap", "0"], "--rake-cap is at least one"),
+        # The server's bounds (the protos' rules), narrower than the engine's.
+        (["--game", "draw-declare", "--draw-limit-small", "0"], "is 1 to 5 cards, not 0"),
+        (["--game", "jackpots", "--draw-limit-large", "6"], "is 1 to 5 cards, not 6"),
+        (["--game", "holdem", "--action-clock", "3601"], "--action-clock must be greater"),
+        (
+            ["--game", "holdem", "--time-charge", "2", "--time-window", "59"],
+            "--time-window must be greater than or equal to 60s",
+        ),
+        (["--game", "holdem", "--big-blind", "2" + "0" * 12], "--big-blind must be less"),
     ],
 )
 def test_a_setting_no_table_could_have_is_one_line_and_nothing_sent(
