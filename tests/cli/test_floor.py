@@ -154,6 +154,17 @@ def test_every_setting_reaches_the_table(
         (["--game", "stud-hi-lo", "--ante", "1" + "0" * 22], "too large"),
         (["--game", "jackpots", "--raise-cap", "1" + "0" * 22], "too large"),
         (["--game", "holdem", "--action-clock", "1" + "0" * 22], "too large"),
+        # A rake that never takes a chip: the server takes it, but it is a mistake.
+        (["--game", "holdem", "--rake", "5", "--rake-cap", "0"], "--rake-cap is at least one"),
+        # The server's bounds (the protos' rules), narrower than the engine's.
+        (["--game", "draw-declare", "--draw-limit-small", "0"], "is 1 to 5 cards, not 0"),
+        (["--game", "jackpots", "--draw-limit-large", "6"], "is 1 to 5 cards, not 6"),
+        (["--game", "holdem", "--action-clock", "3601"], "--action-clock must be greater"),
+        (
+            ["--game", "holdem", "--time-charge", "2", "--time-window", "59"],
+            "--time-window must be greater than or equal to 60s",
+        ),
+        (["--game", "holdem", "--big-blind", "2" + "0" * 12], "--big-blind must be less"),
     ],
 )
 def test_a_setting_no_table_could_have_is_one_line_and_nothing_sent(
@@ -175,8 +186,34 @@ def test_the_servers_validation_is_one_line(
     assert "display_name" in line
     status, _, err = run(capsys, "table", "show", "00000000-0000-4000-8000-000000000000")
     assert "TABLE_NOT_FOUND" in one_line(status, err, "table show")
-    status, _, err = run(capsys, "table", "close", "not-an-id")
-    assert "table_id" in one_line(status, err, "table close")
+
+
+def test_a_table_is_shown_and_closed_by_its_name(
+    server: Feltline, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As ``feltline-play --table`` takes it: an open table's name, exactly
+    or else ignoring case; a name two open tables share, or none has, is one
+    line."""
+    kitchen = opened(run(capsys, "table", "open", "--game", "holdem", "--name", "Kitchen")[1])
+    status, out, err = run(capsys, "table", "show", "Kitchen")
+    assert status == 0, err
+    assert out.startswith(f"{kitchen}  Kitchen ")
+    status, _, err = run(capsys, "table", "show", "Garage")
+    line = one_line(status, err, "table show")
+    assert line.endswith("no open table is named 'Garage'; give its id or name")
+    other = opened(run(capsys, "table", "open", "--game", "holdem", "--name", "kitchen")[1])
+    status, _, err = run(capsys, "table", "close", "KITCHEN")  # two by case: which?
+    line = one_line(status, err, "table close")
+    assert "2 open tables are named 'KITCHEN' (" in line
+    assert kitchen in line
+    assert other in line
+    assert line.endswith("): give the id")
+    status, out, err = run(capsys, "table", "close", "Kitchen")  # exactly one by its spelling
+    assert (status, out.split()[:2]) == (0, ["closed", kitchen]), err
+    status, out, err = run(capsys, "table", "close", "KITCHEN")  # the other, now alone
+    assert (status, out.split()[:2]) == (0, ["closed", other]), err
+    status, _, err = run(capsys, "table", "close", "kitchen")  # closed tables are not named
+    assert "no open table is named 'kitchen'" in one_line(status, err, "table close")
 
 
 def test_chips_are_minted_and_counted(server: Feltline, capsys: pytest.CaptureFixture[str]) -> None:
@@ -228,7 +265,7 @@ def test_a_hand_in_progress_shows_as_an_admin_may_see_it(
     assert status == 0
     assert "seat 1  alice" in out
     assert "stack 1000" in out
-    assert "hand 1, preflop betting: pot 0, button at seat 1" in out
+    assert "hand 1, preflop betting: pot 15, button at seat 1" in out  # the blinds
     assert "seat 2  stack 990      bet 10" in out
     assert "[?? ??]" in out  # an admin never sees a face-down card
     assert "to act" in out

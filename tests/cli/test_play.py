@@ -115,6 +115,7 @@ def test_end_of_input_leaves_and_a_temporary_store_is_removed(tmp_path: Path) ->
         (["--player", "no one"], "--player is a player id"),
         (["--game", "jackpots", "--ante", "0"], "jackpots needs an ante"),
         (["--rake", "5", "--rake-cap", "1" + "0" * 22], "a setting is too large to send"),
+        (["--game", "draw-declare", "--draw-limit-small", "0"], "is 1 to 5 cards, not 0"),
     ],
 )
 def test_a_mistake_is_one_line_before_any_server(tmp_path: Path, args: list[str], why: str) -> None:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move
-from feltline_client.terminal import Terminal, main, parse_move
-from feltline_protos.v1 import common_pb2, tables_pb2, watch_pb2
+from feltline_client.terminal import REMIND_AT, Terminal, main, parse_move, render
+from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
 
@@ -24,6 +26,18 @@ def test_typed_moves_parse() -> None:
     assert parse_move("draw as kd") == Move("draw", discards=("As", "Kd"))
     assert parse_move("Declare HIGH") == Move("declare", declaration="high")
     assert parse_move("bring in") == Move("bring_in")
+
+
+def test_the_pot_shown_counts_the_bets_in_front_of_the_seats() -> None:
+    """Preflop with the blinds posted the pot is the blinds, not 0; later,
+    what was collected plus this round's bets."""
+    hand = tables_pb2.HandView(hand_number=1, street="preflop betting", button=1)
+    hand.seats.add(seat=1, player_id="alice", stack=995, bet=5)
+    hand.seats.add(seat=2, player_id="bob", stack=990, bet=10)
+    assert render(hand, 1).splitlines()[0] == "-- hand 1, preflop betting -- pot 15"
+    hand.street, hand.pot = "flop betting", 20
+    hand.seats[0].bet, hand.seats[1].bet = 0, 10
+    assert render(hand, 1).splitlines()[0] == "-- hand 1, flop betting -- pot 30"
 
 
 def _opponent(room: Room, table: str, hands: int = 1) -> tuple[Player, threading.Thread]:
@@ -195,4 +209,91 @@ def test_quit_at_a_table_closed_meanwhile_leaves_without_an_error(
     thread.join(10)
     assert capsys.readouterr().err == ""
     assert "your turn:" in out.getvalue()
-    assert "you leave: " in out.getvalue().splitlines()[-1]  # with the server's why
+    # The table's stream is read while you type, so the close may be seen
+    # before the quit is read: either way, a clean leaving.
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith(("you leave: ", "the table is closed: test over")), last
+
+
+def _appears(out: io.StringIO, text: str, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while text not in out.getvalue():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+class _ClockRunsOut:
+    """A client at a three-handed table where your clock runs out while you
+    think and the hand goes on without you; nothing is sent."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        self.out = out
+        self.table = tables_pb2.Table(viewer_seat=1, hands_dealt=1)
+        hand = self.table.current_hand
+        hand.hand_number, hand.sequence, hand.street, hand.button = 1, 5, "preflop betting", 1
+        for seat, name, bet in ((1, "alice", 0), (2, "bob", 5), (3, "carol", 10)):
+            self.table.seats.add(seat=seat, player_id=name, stack=1000)
+            hand.seats.add(seat=seat, player_id=name, stack=1000 - bet, bet=bet)
+        hand.turn.seat = 1
+        hand.turn.deadline.FromNanoseconds(int((time.time() + REMIND_AT + 1) * 1e9))
+        hand.turn.options.actions.extend(
+            [common_pb2.ACTION_KIND_FOLD, common_pb2.ACTION_KIND_CALL, common_pb2.ACTION_KIND_RAISE]
+        )
+        hand.turn.options.call_amount, hand.turn.options.min_to = 10, 20
+        hand.turn.options.max_to = 1000
+        self.read = threading.Event()
+
+    def get_table(self, table_id: str) -> tables_pb2.Table:
+        return self.table
+
+    def watch(
+        self, table_id: str, *, stop: threading.Event | None = None
+    ) -> Iterator[watch_pb2.WatchTableResponse]:
+        yield watch_pb2.WatchTableResponse(snapshot=watch_pb2.TableSnapshot(table=self.table))
+        _appears(self.out, "left to act")  # the reminder, with 10 s left
+        for sequence, seat, action, timed_out in (
+            (6, 1, common_pb2.ACTION_KIND_FOLD, True),
+            (7, 2, common_pb2.ACTION_KIND_CALL, False),
+        ):
+            acted = events_pb2.Acted(seat=seat, action=action, timed_out=timed_out)  # type: ignore[arg-type]
+            if not timed_out:
+                acted.amount, acted.total = 5, 10
+            yield watch_pb2.WatchTableResponse(
+                event=events_pb2.Event(hand_number=1, sequence=sequence, acted=acted)
+            )
+        yield watch_pb2.WatchTableResponse(turn=tables_pb2.Turn(seat=3))
+        self.read.wait(10)
+        closed = events_pb2.TableClosed(reason="test over")
+        yield watch_pb2.WatchTableResponse(event=events_pb2.Event(table_closed=closed))
+
+
+class _Thinking(io.StringIO):
+    """A person who types only once the table has moved on: what was on the
+    screen then is kept."""
+
+    def __init__(self, out: io.StringIO, client: _ClockRunsOut) -> None:
+        super().__init__("call\n")
+        self.out, self.client, self.seen = out, client, ""
+
+    def readline(self, size: int | None = -1) -> str:
+        _appears(self.out, "seat 3 to act")
+        self.seen = self.out.getvalue()
+        self.client.read.set()
+        return super().readline(size)
+
+
+def test_the_table_is_printed_while_you_think_and_your_clock_shown() -> None:
+    out = io.StringIO()
+    client = _ClockRunsOut(out)
+    typing = _Thinking(out, client)
+    Terminal(client, "t", typing, out, None).run()  # type: ignore[arg-type]
+    seen = typing.seen
+    assert "your turn: fold | call 10 | raise 20..1000" in seen
+    assert re.search(r"^\((11|12) s\) > $", seen, re.M)  # the prompt says the time left
+    assert re.search(r"^(10|11) s left to act, then the clock acts for you$", seen, re.M)
+    # What happened at the table reached the screen before Enter was pressed:
+    assert "seat 1 folds (out of time)\nseat 2 calls 5 (to 10)\nseat 3 to act\n" in seen
+    assert "not your turn any more: 'call' is not sent" in out.getvalue()
+    assert out.getvalue().rstrip().endswith("the table is closed: test over")

@@ -5,10 +5,13 @@ table's stream: the hand and sequence last seen (an action must name them),
 their own cards, the board, and whether it is their turn with which legal
 options. ``Tracker`` folds the stream into exactly that, so neither needs
 rules of its own: the server's ``LegalActions`` says what is allowed.
+``find_table`` finds a table as a person names it, by id or by name, for
+every command that takes one (``feltline-play``, ``feltline table``).
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 
 from feltline_client.client import Client, Seen
@@ -225,3 +228,39 @@ def parse_move(text: str) -> Move:
             raise ValueError("declare low, high or both")
         return Move("declare", declaration=rest[0].lower())
     raise ValueError(f"unknown move {head!r}")
+
+
+def pot_counted(hand: tables_pb2.HandView) -> int:
+    """The pot as a player counts it: every chip in the middle, the bets in
+    front of the seats this round included. ``HandView.pot`` leaves those
+    out until the round's bets are collected, so preflop it is 0 with the
+    blinds posted; but the blinds are what a player is playing for, and
+    what pot odds and a pot-sized bet are reckoned on."""
+    return hand.pot + sum(seat.bet for seat in hand.seats)
+
+
+class NoSuchTable(LookupError):
+    """A name no open table has, or more than one has."""
+
+
+def find_table(client: Client, wanted: str) -> str:
+    """The id of the table ``wanted`` names: an id as it is, else the one
+    open table of that name (exactly, or else ignoring case)."""
+    try:
+        return str(uuid.UUID(wanted))
+    except ValueError:
+        pass
+    tables = [
+        t
+        for t in client.list_tables(state=tables_pb2.TABLE_STATE_OPEN)
+        if t.state == tables_pb2.TABLE_STATE_OPEN
+    ]
+    named = [t for t in tables if t.display_name == wanted] or [
+        t for t in tables if t.display_name.casefold() == wanted.casefold()
+    ]
+    if not named:
+        raise NoSuchTable(f"no open table is named {wanted!r}; give its id or name")
+    if len(named) > 1:
+        ids = ", ".join(t.table_id for t in named)
+        raise NoSuchTable(f"{len(named)} open tables are named {wanted!r} ({ids}): give the id")
+    return named[0].table_id

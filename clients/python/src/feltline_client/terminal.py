@@ -10,22 +10,38 @@ then reads one line: ``check``, ``call``, ``bet 40``, ``raise 80``,
 ``complete 20``, ``bring in``, ``fold``, ``draw As Kd`` (``draw`` alone
 stands pat), ``declare high``; ``help``; ``quit`` stands up and leaves.
 Amounts are your whole bet this round, as in the API. It reads stdin only on
-your turn, so a script of moves can drive it. While you are dealt no hand it
-says what you wait for: other players, the big blind, or the next hand.
+your turn, so a script of moves can drive it. While you think, what happens
+at the table is still printed (the prompt shown again below it), and the
+prompt says the seconds left on your action clock, with a word when
+10 are left; a line typed after your turn passed is not sent. While you are
+dealt no hand it says what you wait for: other players, the big blind, or
+the next hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import queue
 import sys
-import uuid
+import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeAlias
 
 from feltline_client.client import Client, Tls
 from feltline_client.errors import FeltlineError
-from feltline_client.table import ACTION_NAMES, Spot, Tracker, parse_move, send
+from feltline_client.table import (
+    ACTION_NAMES,
+    Spot,
+    Tracker,
+    find_table,
+    parse_move,
+    pot_counted,
+    send,
+)
 from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
 
 VERBS = {
@@ -37,6 +53,7 @@ VERBS = {
     "bring_in": "brings in",
     "complete": "completes",
 }
+REMIND_AT = 10  # seconds left on your clock when it is said, once a turn
 FORCED = {
     common_pb2.FORCED_BET_ANTE: "an ante",
     common_pb2.FORCED_BET_SMALL_BLIND: "the small blind",
@@ -105,7 +122,7 @@ def describe(event: events_pb2.Event, me: int) -> str | None:
 
 def render(hand: tables_pb2.HandView, me: int) -> str:
     """The table on your turn: the hand, the board, the pot and every seat."""
-    lines = [f"-- hand {hand.hand_number}, {hand.street} -- pot {hand.pot}"]
+    lines = [f"-- hand {hand.hand_number}, {hand.street} -- pot {pot_counted(hand)}"]
     if hand.board:
         lines.append(f"   board: {' '.join(hand.board)}")
     for seat in hand.seats:
@@ -146,6 +163,53 @@ def menu(spot: Spot) -> str:
     return " | ".join(words)
 
 
+@dataclass(frozen=True)
+class Typed:
+    """A line you typed; empty at the end of input."""
+
+    line: str
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The table's stream ended: the table closed, or ``error``."""
+
+    error: Exception | None = None
+
+
+Arrival: TypeAlias = "watch_pb2.WatchTableResponse | Typed | Ended"
+
+
+class Keyboard:
+    """Reads a line when asked, on a thread of its own, into the inbox the
+    table's stream goes to, so the table is printed while you type. It never
+    reads ahead of being asked, on your turn: a script of moves is read a
+    move a turn, and what you type early waits in the terminal."""
+
+    def __init__(self, stdin: TextIO, inbox: queue.Queue[Arrival]) -> None:
+        self.stdin, self.inbox = stdin, inbox
+        self.reading = False  # a line is asked for and not yet taken
+
+    def ask(self) -> None:
+        """Have the next line arrive in the inbox, unless one is on its way."""
+        if not self.reading:
+            self.reading = True
+            threading.Thread(target=self._read, name="feltline-keyboard", daemon=True).start()
+
+    def taken(self) -> None:
+        self.reading = False
+
+    def _read(self) -> None:
+        self.inbox.put(Typed(self.stdin.readline()))
+
+
+def _tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # not a file, or a closed one
+        return False
+
+
 class Terminal:
     """The loop: print the stream, and on your turn ask for a move."""
 
@@ -170,29 +234,94 @@ class Terminal:
         self.big_blind = False  # a newcomer waiting for the big blind
         self.dealt = 0  # hands dealt at the table: the first deals everyone in
         self.waiting = ""  # what we last said we wait for, said once
+        self.inbox: queue.Queue[Arrival] = queue.Queue()  # the table's stream and your typing
+        self.keyboard = Keyboard(stdin, self.inbox)
+        self.asking = False  # a move is asked for on this turn
+        self.prompted = False  # the prompt ends what is on screen
+        self.reminded = False  # the clock's reminder was said on this turn
+        self.tty = _tty(stdout)
 
     def say(self, text: str) -> None:
+        """A line of its own: a prompt showing is wiped first on a terminal
+        (what was typed stays in its input) or ended in a file, and
+        ``prompt`` shows it again once the table is quiet."""
+        self.unprompt()
         print(text, file=self.stdout, flush=True)
 
+    def unprompt(self) -> None:
+        if self.prompted:
+            self.stdout.write("\r\x1b[K" if self.tty else "\n")
+            self.prompted = False
+
     def run(self) -> None:
-        """Until the table closes, ``hands`` hands end, or you quit."""
-        for item in self.client.watch(self.table_id):
-            if item.HasField("event"):
-                line = describe(item.event, self.tracker.seat)
-                if line:
-                    self.say(line)
-            mine = self.tracker.feed(item)
-            self.follow_seats(item)
-            if self.save is not None and item.HasField("event"):
-                self.keep(item.event, self.save)
-            if item.HasField("turn") and not mine:
-                self.say(f"seat {item.turn.seat} to act")
-            if mine and not self.ask():
-                return
-            if self.tracker.closed or (
-                self.hands is not None and self.tracker.hands_ended >= self.hands
-            ):
-                return
+        """Until the table closes, ``hands`` hands end, or you quit.
+
+        The table's stream is read on a thread of its own and the keyboard
+        on another, both into one inbox, so what happens at the table (your
+        clock running out, others acting) is printed while you think, not
+        after you press Enter."""
+        stop = threading.Event()
+        watcher = threading.Thread(
+            target=self.watch, args=(stop,), name="feltline-watch", daemon=True
+        )
+        watcher.start()
+        try:
+            while not self.over:
+                self.prompt()
+                try:
+                    arrival = self.inbox.get(timeout=self.until_reminder())
+                except queue.Empty:
+                    self.remind()
+                    continue
+                if isinstance(arrival, Typed):
+                    self.keyboard.taken()
+                    if not self.typed(arrival.line):
+                        return
+                elif isinstance(arrival, Ended):
+                    if arrival.error is not None:
+                        raise arrival.error
+                    return
+                else:
+                    self.take(arrival)
+        finally:
+            self.unprompt()  # what is said after leaves no prompt behind
+            self.stdout.flush()
+            stop.set()  # cancels the watch, even on a quiet table
+            watcher.join(timeout=2)
+
+    @property
+    def over(self) -> bool:
+        return self.tracker.closed or (
+            self.hands is not None and self.tracker.hands_ended >= self.hands
+        )
+
+    def watch(self, stop: threading.Event) -> None:
+        """The table's stream into the inbox, then how it ended."""
+        try:
+            for item in self.client.watch(self.table_id, stop=stop):
+                self.inbox.put(item)
+        except Exception as e:  # raised by run, on the caller's thread
+            self.inbox.put(Ended(e))
+            return
+        self.inbox.put(Ended())
+
+    def take(self, item: watch_pb2.WatchTableResponse) -> None:
+        """One message of the table's stream: said, followed, and on your
+        turn a move asked for."""
+        if item.HasField("event"):
+            line = describe(item.event, self.tracker.seat)
+            if line:
+                self.say(line)
+        mine = self.tracker.feed(item)
+        self.follow_seats(item)
+        if self.save is not None and item.HasField("event"):
+            self.keep(item.event, self.save)
+        if item.HasField("turn") and not mine:
+            self.say(f"seat {item.turn.seat} to act")
+        if mine:
+            self.offer()
+        elif self.tracker.spot() is None:
+            self.asking = False  # the turn passed: out of time, or the hand moved on
 
     def follow_seats(self, item: watch_pb2.WatchTableResponse) -> None:
         """Keep who sits where, and say what a seat dealt no hand waits for."""
@@ -266,59 +395,85 @@ class Terminal:
             self.waiting = why
             self.say(why)
 
-    def ask(self) -> bool:
-        """Read moves until one is accepted or the moment passes; false to leave."""
+    def offer(self) -> None:
+        """Your turn: the table as it stands, then your moves."""
         table = self.client.get_table(self.table_id)
         if table.HasField("current_hand"):
             self.say(render(table.current_hand, self.tracker.seat))
-        while (spot := self.tracker.spot()) is not None:
-            self.say(f"your turn: {menu(spot)}")
-            self.stdout.write("> ")
-            self.stdout.flush()
-            line = self.stdin.readline()
-            if not line or line.strip().lower() in ("quit", "exit", "leave"):
-                return False
-            if line.strip().lower() in ("help", "?"):
-                self.say(__doc__ or "")
-                continue
-            try:
-                move = parse_move(line)
-                send(self.client, self.table_id, self.tracker.seen, move)
-                return True
-            except ValueError as e:
-                self.say(f"? {e}")
-            except FeltlineError as e:
-                self.say(f"refused: {e.message} ({e.reason or e.code.name})")
-                if e.reason in ("STALE_STATE", "NOT_YOUR_TURN", "TABLE_CLOSED"):
-                    return True  # the moment passed: keep watching
+        self.ask()
+        left = self.left()
+        self.reminded = left is None or left <= REMIND_AT  # the prompt says it already
+
+    def ask(self) -> None:
+        """Say your moves and have the next line you type read."""
+        spot = self.tracker.spot()
+        if spot is None:
+            self.asking = False
+            return
+        self.say(f"your turn: {menu(spot)}")
+        self.asking = True
+        self.keyboard.ask()
+
+    def typed(self, line: str) -> bool:
+        """A line you typed: a move sent, or asked for again; false to leave."""
+        if self.tty and line:
+            self.prompted = False  # the Enter echoed ended the prompt's line
+        word = line.strip().lower()
+        if not line or word in ("quit", "exit", "leave"):
+            return False
+        if not self.asking or self.tracker.spot() is None:
+            self.say(f"not your turn any more: {line.strip()!r} is not sent")
+            return True
+        if word in ("help", "?"):
+            self.say(__doc__ or "")
+            self.ask()
+            return True
+        try:
+            send(self.client, self.table_id, self.tracker.seen, parse_move(line))
+        except ValueError as e:
+            self.say(f"? {e}")
+            self.ask()
+        except FeltlineError as e:
+            self.say(f"refused: {e.message} ({e.reason or e.code.name})")
+            if e.reason in ("STALE_STATE", "NOT_YOUR_TURN", "TABLE_CLOSED"):
+                self.asking = False  # the moment passed: keep watching
+            else:
+                self.ask()
+        else:
+            self.asking = False
         return True
 
+    def prompt(self) -> None:
+        """The prompt, with the time you have left, once nothing waits to be said."""
+        if not self.asking or self.prompted or not self.inbox.empty():
+            return
+        left = self.left()
+        clock = "" if left is None else f"({max(0, math.ceil(left))} s) "
+        self.stdout.write(f"{clock}> ")
+        self.stdout.flush()
+        self.prompted = True
 
-class NoSuchTable(LookupError):
-    """A name no open table has, or more than one has."""
+    def left(self) -> float | None:
+        """Seconds until the action clock runs out on the move asked for
+        (by this machine's clock, against the server's deadline)."""
+        turn = self.tracker.turn
+        if not self.asking or turn is None or not turn.HasField("deadline"):
+            return None
+        return turn.deadline.ToNanoseconds() / 1e9 - time.time()
 
+    def until_reminder(self) -> float | None:
+        """How long to wait for the table or the keyboard before saying the
+        clock is running out; None: wait as long as it takes."""
+        left = self.left()
+        if left is None or self.reminded:
+            return None
+        return max(0.0, left - REMIND_AT)
 
-def find_table(client: Client, wanted: str) -> str:
-    """The id of the table ``wanted`` names: an id as it is, else the one
-    open table of that name (exactly, or else ignoring case)."""
-    try:
-        return str(uuid.UUID(wanted))
-    except ValueError:
-        pass
-    tables = [
-        t
-        for t in client.list_tables(state=tables_pb2.TABLE_STATE_OPEN)
-        if t.state == tables_pb2.TABLE_STATE_OPEN
-    ]
-    named = [t for t in tables if t.display_name == wanted] or [
-        t for t in tables if t.display_name.casefold() == wanted.casefold()
-    ]
-    if not named:
-        raise NoSuchTable(f"no open table is named {wanted!r}; give its id or name")
-    if len(named) > 1:
-        ids = ", ".join(t.table_id for t in named)
-        raise NoSuchTable(f"{len(named)} open tables are named {wanted!r} ({ids}): give the id")
-    return named[0].table_id
+    def remind(self) -> None:
+        self.reminded = True
+        left = self.left()
+        if left is not None and left > 0:
+            self.say(f"{math.ceil(left)} s left to act, then the clock acts for you")
 
 
 def main(

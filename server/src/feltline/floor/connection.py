@@ -19,6 +19,7 @@ from feltline.floor.settings import SettingError
 from feltline.store.config import StoreConfig
 from feltline_client import Client, FeltlineError
 from feltline_client.client import Tls
+from feltline_client.table import NoSuchTable
 from feltline_protos.v1 import auth_pb2
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -119,7 +120,7 @@ def run(
             why = str(e)
         except FeltlineError as e:
             why = explain(e, args.target)
-        except SettingError as e:
+        except (SettingError, NoSuchTable) as e:
             why = str(e)
         except KeyboardInterrupt:  # leaving: what was started is stopped on the way out
             return 130

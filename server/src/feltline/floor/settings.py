@@ -1,5 +1,6 @@
 """A table's settings as command-line options, each with the default that
-RULES.md documents, checked here before a table is asked for: a mistake is
+RULES.md documents, checked here before a table is asked for, as the engine
+and the server's API (the protos' rules) would check them: a mistake is
 one line, before anything is sent."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import argparse
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from feltline.api import convert
+from feltline.api import convert, validation
 from feltline.engine.errors import ConfigError
 from feltline.engine.house import (
     DEFAULT_ACTION_CLOCK,
@@ -19,6 +20,7 @@ from feltline.engine.house import (
 )
 from feltline.engine.rules import DRAW_GAMES, Game, Rake, Rules, Stakes, Structure
 from feltline.engine.values import System
+from feltline_protos.v1 import common_pb2
 
 # The house's stakes when none are given: each game's usual structure and a
 # small game's chips (the bring-in and the ante are stud's and draw's).
@@ -34,6 +36,14 @@ ANTE = {Game.STUD_HI_LO: 2, Game.DRAW_DECLARE: 5, Game.JACKPOTS: 5, Game.HOLDEM:
 BRING_IN = 3
 SEATS = 6
 LOWS = [s.value for s in System if s is not System.HIGH]
+# The option a field of TableConfig comes from, where the field's name does
+# not say it (``rules.draw_limit_small`` is ``--draw-limit-small``).
+FIELD_OPTIONS = {
+    "rules.rake.basis_points": "--rake",
+    "rules.rake.cap": "--rake-cap",
+    "time_charge.amount": "--time-charge",
+    "time_charge.window": "--time-window",
+}
 
 
 class SettingError(ValueError):
@@ -90,10 +100,24 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
     add("--seats", type=int, default=SEATS, help=f"seats at the table (default {SEATS})")
     add("--low", choices=LOWS, default=System.ACE_TO_FIVE.value, help="draw-declare: the low")
     add("--joker", action="store_true", help="stud: deal a 53rd card, the joker (default off)")
-    add("--draw-limit-small", type=int, default=5, help="draw: most cards drawn, < 6 players")
-    add("--draw-limit-large", type=int, default=3, help="draw: most cards drawn, 6+ players")
+    add(
+        "--draw-limit-small",
+        type=int,
+        default=5,
+        help="draw: most cards drawn, < 6 players (1 to 5, default 5)",
+    )
+    add(
+        "--draw-limit-large",
+        type=int,
+        default=3,
+        help="draw: most cards drawn, 6+ players (1 to 5, default 3)",
+    )
     add("--rake", help="the rake, a percentage of each pot such as 5 or 2.5 (default none)")
-    add("--rake-cap", type=int, help="the most the rake takes from one hand (with --rake)")
+    add(
+        "--rake-cap",
+        type=int,
+        help="the most the rake takes from one hand, at least 1 chip (with --rake)",
+    )
     add("--time-charge", type=int, help="chips each seat pays per window (default none)")
     add(
         "--time-window",
@@ -154,6 +178,8 @@ def settings(args: argparse.Namespace) -> Settings:
         raise SettingError(f"--capped-heads-up is for fixed limit, not {structure}")
     if game not in DRAW_GAMES and (args.draw_limit_small != 5 or args.draw_limit_large != 3):
         raise SettingError(f"{game} has no draw: the draw limits are for draw games")
+    _draw_limit("--draw-limit-small", args.draw_limit_small)
+    _draw_limit("--draw-limit-large", args.draw_limit_large)
     if args.ante_cap != DEFAULT_ANTE_CAP and game is not Game.JACKPOTS:
         raise SettingError("--ante-cap is for jackpots, whose pots carry over")
     stakes = Stakes(
@@ -195,11 +221,38 @@ def settings(args: argparse.Namespace) -> Settings:
     except ConfigError as e:
         raise SettingError(str(e)) from None
     try:  # every number must fit its field of the API too
-        convert.table_config(config)
+        message = convert.table_config(config)
     except ValueError as e:
         raise SettingError(f"a setting is too large to send ({e})") from None
+    _contract(message)
     name = f"{game} table" if args.name is None else args.name
     return Settings(config, name)
+
+
+def _draw_limit(option: str, given: int) -> None:
+    """The API's bounds, not the engine's: the engine (which replays any
+    stored hand) takes 0, but the server refuses a table that draws none,
+    and the engine's own message would say 0 to 5."""
+    if not 1 <= given <= 5:
+        raise SettingError(f"{option} is 1 to 5 cards, not {given}")
+
+
+def _contract(message: common_pb2.TableConfig) -> None:
+    """Refuse what the server would by the protos' rules (protovalidate),
+    which it checks before the engine's: some bounds are narrower there,
+    such as an action clock of an hour at most or a time window of a
+    minute at least. Said with the option at fault, before anything is sent."""
+    faults = [
+        f"{_option(path)} {rule}" if path else rule  # no path: a rule of the whole table
+        for path, rule in validation.violations(message)
+    ]
+    if faults:
+        raise SettingError(f"{'; '.join(faults)} (the server's rules)")
+
+
+def _option(path: str) -> str:
+    """The option a field of TableConfig comes from."""
+    return FIELD_OPTIONS.get(path) or "--" + path.rsplit(".", 1)[-1].replace("_", "-")
 
 
 def _chips(option: str, given: int | None, default: int) -> int:
@@ -231,4 +284,7 @@ def _rake(rate: str | None, cap: int | None) -> Rake | None:
         raise SettingError(f"--rake is above 0 and below 100%, in hundredths at most, not {rate}")
     if cap is None:
         raise SettingError("--rake needs --rake-cap, the most it takes from one hand")
-    return Rake(int(points), _chips("--rake-cap", cap, 0))
+    if cap < 1:  # the server takes 0, but a rake that never takes a chip is a mistake
+        why = ": a rake capped at 0 takes nothing (leave out --rake for none)" if cap == 0 else ""
+        raise SettingError(f"--rake-cap is at least one chip, not {cap}{why}")
+    return Rake(int(points), cap)

@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 
 from feltline.api import convert
 from feltline.floor import connection, settings
+from feltline_client.table import find_table, pot_counted
 from feltline_protos.v1 import common_pb2, tables_pb2
 
 STATUS = {
@@ -22,6 +23,9 @@ STATUS = {
     common_pb2.SEAT_STATUS_SITTING_OUT: "sitting out",
 }
 
+# A table is named as feltline-play takes it, by the same lookup.
+TABLE_HELP = "the table's id, or an open table's name (if only one open table has it)"
+
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     table = commands.add_parser("table", help="open, list, show and close tables (admin)")
@@ -30,9 +34,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     settings.add_options(opening, game_required=True)
     listing = verbs.add_parser("list", help="every table, open and closed")
     showing = verbs.add_parser("show", help="a table's seats, stacks and hand in progress")
-    showing.add_argument("table_id", metavar="ID")
+    showing.add_argument("table", metavar="TABLE", help=TABLE_HELP)
     closing = verbs.add_parser("close", help="close a table; a hand in progress is cancelled")
-    closing.add_argument("table_id", metavar="ID")
+    closing.add_argument("table", metavar="TABLE", help=TABLE_HELP)
     closing.add_argument("--reason", default="closed by the operator", help="said to the table")
     connection.command(opening, "table open", open_table)
     connection.command(listing, "table list", list_tables)
@@ -67,7 +71,7 @@ def list_tables(args: argparse.Namespace) -> int:
 
 def show_table(args: argparse.Namespace) -> int:
     with connection.client(args) as client:
-        table = client.get_table(args.table_id)
+        table = client.get_table(find_table(client, args.table))
     if args.json:
         return dump(table)
     print("\n".join(describe(table)))
@@ -76,7 +80,7 @@ def show_table(args: argparse.Namespace) -> int:
 
 def close_table(args: argparse.Namespace) -> int:
     with connection.client(args) as client:
-        table = client.close_table(args.table_id, args.reason)
+        table = client.close_table(find_table(client, args.table), args.reason)
     if args.json:
         return dump(table)
     print(f"closed {table.table_id}  {table.display_name} after {table.hands_dealt} hands")
@@ -136,7 +140,8 @@ def describe(table: tables_pb2.Table) -> list[str]:
 
 
 def hand(view: tables_pb2.HandView) -> Iterable[str]:
-    yield f"  hand {view.hand_number}, {view.street}: pot {view.pot}, button at seat {view.button}"
+    pot = pot_counted(view)  # as the players count it, their bets this round in
+    yield f"  hand {view.hand_number}, {view.street}: pot {pot}, button at seat {view.button}"
     if view.board:
         yield f"    board {' '.join(view.board)}"
     for seat in view.seats:
