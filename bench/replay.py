@@ -10,12 +10,14 @@ Random players play ``--hands`` real hands of every game through a Room
 (tests/replay/conftest.py). Verification is ``feltline_replay.verify``:
 chain, each stream's last signature (the seal) and every other's form and
 key, commitment, deck and every card, and the engine re-running each hand;
-from the exported log (parsed too) and from the store (read too), with one
-process and with two, and from the log with ``--all-signatures``. PokerKit
-replays the same run's seven-card stud high-low hands from their PHH export
-(``feltline_replay.histories.phh``, as ``feltline-replay convert``), beside
-Feltline verifying exactly those hands: each timed by the wall clock and by
-the process's CPU time, which moves less with the machine's load. The
+from the exported log (parsed too) and from the store (read too), each
+process reading its own shares as the command does, with one process and
+with two, and from the log with ``--all-signatures``; then each part of a
+verification alone. PokerKit replays the same run's seven-card stud
+high-low hands from their PHH export (``feltline_replay.histories.phh``,
+as ``feltline-replay convert``), beside Feltline verifying exactly those
+hands with one process and with two: each timed by the wall clock and by
+the CPU time of every process, which moves less with the machine's load. The
 large store clones the played tables under new ids (every link recomputed
 and every signed record signed again with the store's key), so it holds
 ``--big`` hands that verify;
@@ -52,9 +54,19 @@ from feltline.engine.events import Event, HandStarted  # noqa: E402
 from feltline.engine.rules import Game  # noqa: E402
 from feltline_replay import log  # noqa: E402
 from feltline_replay.canonical import canonical  # noqa: E402
-from feltline_replay.export import Selection, export, hand_id  # noqa: E402
+from feltline_replay.export import Selection, export, hand_id, plan  # noqa: E402
 from feltline_replay.store import open_rows  # noqa: E402
-from feltline_replay.verify import verify  # noqa: E402
+from feltline_replay.verify import (  # noqa: E402
+    Folded,
+    Verifier,
+    _streams,
+    check_hand,
+    check_records,
+    fold_table,
+    log_shares,
+    store_shares,
+    verify_shares,
+)
 
 TABLE_TOPIC = "feltline.domain.table:TableRecord"
 
@@ -70,6 +82,22 @@ def cpu(work: Callable[[], object]) -> float:
     start = time.process_time()
     work()
     return time.process_time() - start
+
+
+def cpu_all(work: Callable[[], object]) -> float:
+    """CPU seconds of this process and of the children it waited for
+    (the verifying processes, joined when their pool closes)."""
+    before = os.times()
+    work()
+    after = os.times()
+    return sum(after[:4]) - sum(before[:4])
+
+
+def start_of(path: Path) -> int:
+    """Where a log's records begin, after its header."""
+    with path.open("rb") as file:
+        log.head(file.readline())
+        return file.tell()
 
 
 def hands_of(path: Path) -> dict[str, list[log.Record]]:
@@ -88,12 +116,18 @@ def events_of(records: list[log.Record]) -> list[Event]:
     ]
 
 
-def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
+def parts(hands: dict[str, list[log.Record]], path: Path, key: str) -> dict[str, float]:
     """CPU seconds per hand for each check alone, as the verifier makes it,
-    over already parsed records (parsing is timed over their lines)."""
+    over already parsed records (parsing is timed over their lines), and
+    for the rest of a verification: reading the log and grouping its lines
+    into streams, folding the tables, a hand's own checks in all, and the
+    first process tying each hand to its table."""
     records = list(hands.values())
     decoded = [events_of(r) for r in records]
     lines = [json.dumps(r) for recs in records for r in recs]
+    shares = list(log_shares(str(path), start_of(path)))
+    tables = [g for s in shares for g in _streams(s.records()) if g[0]["kind"] == "table"]
+    found = [check_records(s.records()) for s in shares]
 
     def links() -> None:
         for recs in records:
@@ -141,6 +175,29 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
         for events in decoded:
             assert difference(events) is None
 
+    def reading() -> None:
+        for share in shares:
+            for _ in _streams(share.records()):
+                pass
+
+    def folding() -> None:
+        for table in tables:
+            fold_table(table)
+
+    def checking() -> None:
+        for recs in records:
+            check_hand(recs)
+
+    def tying() -> None:
+        verifier = Verifier(key)
+        for share in found:
+            for stream in share:
+                if isinstance(stream, Folded):
+                    verifier.table(stream)
+                else:
+                    verifier.hand(stream)
+        assert verifier.finish().ok
+
     n = len(records)
     return {
         name: min(cpu(work) for _ in range(2)) / n
@@ -152,15 +209,25 @@ def parts(hands: dict[str, list[log.Record]]) -> dict[str, float]:
             ("every signature (--all-signatures)", signatures),
             ("the deck", decks),
             ("the engine's re-run", reruns),
+            ("reading the log, parsing and grouping its lines into streams", reading),
+            ("folding the tables (their chains, keys and rules)", folding),
+            ("a hand's own checks in all (check_hand)", checking),
+            ("the first process: tying each hand to its table", tying),
         )
     }
 
 
 def pokerkit_rate(
-    hands: dict[str, list[log.Record]], key: str, clock: Callable[[Callable[[], object]], float]
-) -> tuple[int, float, float]:
-    """PokerKit replaying the stud hands' PHH, and Feltline verifying them,
-    in hands per second of ``clock``."""
+    hands: dict[str, list[log.Record]],
+    key: str,
+    clock: Callable[[Callable[[], object]], float],
+    tmp: Path,
+) -> tuple[int, dict[str, float]]:
+    """PokerKit replaying the stud hands' PHH, and Feltline verifying them
+    with one process and with two, in hands per second of ``clock``. Feltline
+    reads a log of the hands as the command does, ``AGAIN`` times over in one
+    run, so that starting two processes (some 20-50 ms) does not count as a
+    hand's work: PokerKit's rate is a hand's too."""
     from pokerkit import HandHistory
 
     from feltline_replay.histories import LoggedHand, phh
@@ -191,12 +258,31 @@ def pokerkit_rate(
                 for _ in HandHistory.loads(text):
                     pass
 
-    def feltline() -> None:
-        verify((r for recs in stud.values() for r in recs), key, complete=False)
+    path = tmp / "stud.log"
+    head = log.header(public_key=key, exported_at="", source="", selection={}, complete=False)
+    again = [r for recs in stud.values() for r in recs] * AGAIN
+    with path.open("w") as file:
+        log.write(file, [head, *again])
+    start = start_of(path)
+
+    def feltline(workers: int) -> Callable[[], object]:
+        def run() -> None:  # the hands have no tables here: each fails "no such deal"
+            verify_shares(log_shares(str(path), start), key, complete=False, workers=workers)
+
+        return run
 
     n = len(texts)
-    pokerkit_seconds = min(clock(pokerkit) for _ in range(3))
-    return n, n / pokerkit_seconds, n / min(clock(feltline) for _ in range(3))
+    return n, {
+        "PokerKit replaying their PHH": n / min(clock(pokerkit) for _ in range(3)),
+        "Feltline verifying them, 1 process": n * AGAIN / min(clock(feltline(1)) for _ in range(2)),
+        "Feltline verifying them, 2 processes": n
+        * AGAIN
+        / min(clock(feltline(2)) for _ in range(2)),
+    }
+
+
+AGAIN = 10
+"""How many times over Feltline verifies the stud hands in one run."""
 
 
 def clone(source: Path, target: Path, signer: Signer, hands: int) -> int:
@@ -306,20 +392,19 @@ def main() -> None:
         print(f"\n{count} hands, {path.stat().st_size / count / 1000:.1f} kB of log each")
 
         def from_log(workers: int, every: bool = False) -> Callable[[], object]:
-            def run() -> None:
-                with path.open() as file:
-                    _, lines = log.read_lines(file)
-                    assert verify(lines, key, workers=workers, all_signatures=every).ok
+            def run() -> None:  # as the command: each process reads its shares
+                shares = log_shares(str(path), start_of(path))
+                assert verify_shares(shares, key, workers=workers, all_signatures=every).ok
 
             return run
 
         def from_store(workers: int) -> Callable[[], object]:
-            def run() -> None:
+            def run() -> None:  # as the command: each process reads the store
                 rows = open_rows(str(store))
-                lines = export(rows, Selection())
-                next(lines)
-                assert verify(lines, key, workers=workers).ok
+                chosen = plan(rows, Selection())
                 rows.close()
+                shares = store_shares(str(store), chosen.tables, chosen.hands)
+                assert verify_shares(shares, key, workers=workers).ok
 
             return run
 
@@ -332,14 +417,21 @@ def main() -> None:
         print(f"  from the log, every signature verified, 1 process: {count / seconds:,.0f}")
         seconds = min(cpu(from_log(1)) for _ in range(3))
         print(f"  from the log, 1 process, CPU time: {count / seconds:,.0f}")
-        print("\neach check alone, CPU microseconds per hand (one process)")
-        for name, seconds in parts(hands).items():
+        first = min(cpu(from_log(2)) for _ in range(3))
+        every = min(cpu_all(from_log(2)) for _ in range(3))
+        print(
+            f"  from the log, 2 processes, CPU time of all: {count / every:,.0f}; "
+            f"the first process's CPU a hand: {first / count * 1e6:,.0f} us"
+        )
+        print("\neach part alone, CPU microseconds per hand (one process)")
+        for name, seconds in parts(hands, path, key).items():
             print(f"  {name}: {seconds * 1e6:,.0f}")
-        for clock, name in ((timed, "wall clock"), (cpu, "CPU time")):
-            n, pokerkit, feltline = pokerkit_rate(hands, key, clock)
-            print(f"\nthe {n} stud high-low hands, hands per second of {name} (one process)")
-            print(f"  PokerKit replaying their PHH: {pokerkit:,.0f}")
-            print(f"  Feltline verifying them: {feltline:,.0f} ({feltline / pokerkit:.2f}x)")
+        for clock, name in ((timed, "wall clock"), (cpu_all, "CPU time (of every process)")):
+            n, rates = pokerkit_rate(hands, key, clock, tmp)
+            print(f"\nthe {n} stud high-low hands, hands per second of {name}")
+            pokerkit = rates["PokerKit replaying their PHH"]
+            for what, rate in rates.items():
+                print(f"  {what}: {rate:,.0f} ({rate / pokerkit:.2f}x)")
 
         if args.big > 0:
             large(store, tmp, signer, args.big)

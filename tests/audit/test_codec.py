@@ -172,3 +172,19 @@ def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
     old = decode_event(name, 1, _through_json(data), TABLE_EVENT_TYPES)
     assert old == table.TableOpened(config, 3, "")
     assert table.evolve(table.Table(), old).name == ""
+
+
+def test_a_record_checked_after_its_init_is_decoded_through_it() -> None:
+    """Events are decoded by setting their slots, as their own ``__init__``
+    would; a record with a ``__post_init__`` goes through both."""
+    from feltline.audit.codec import _decoder
+    from feltline.engine.pot import Pot
+
+    assert _decoder(Pot)({"amount": 5, "eligible": [1, 3]}) == Pot(5, (1, 3))
+    with pytest.raises(ValueError, match="cannot hold"):
+        _decoder(Pot)({"amount": -1, "eligible": [1]})
+    acted = decode_event("Acted", 1, encode_event(Acted(2, Action.CALL, 5, 10))[2])
+    assert acted == Acted(2, Action.CALL, 5, 10)
+    assert hash(acted) == hash(Acted(2, Action.CALL, 5, 10))
+    with pytest.raises(AttributeError):
+        acted.seat = 3  # type: ignore[misc]

@@ -18,9 +18,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline_replay import log
-from feltline_replay.export import Selection, export, hand_id
+from feltline_replay.export import Selection, export, hand_id, heading, plan
 from feltline_replay.store import Rows, StoreError, open_rows
-from feltline_replay.verify import Line, verify
+from feltline_replay.verify import Share, line_shares, log_shares, store_shares, verify_shares
 
 
 def public_key(text: str) -> str:
@@ -141,25 +141,31 @@ def _export_from_server(args: argparse.Namespace) -> int:
     return 0
 
 
-def _source(
+def _shares(
     args: argparse.Namespace, stack: ExitStack
-) -> tuple[dict[str, object], Iterator[Line], Rows | None]:
+) -> tuple[dict[str, object], Iterator[Share]]:
+    """The header, and the records in shares each process reads itself: a
+    log file by byte ranges, a store by tables and hands."""
     if args.store:
         rows = open_rows(args.store)
         stack.callback(rows.close)
-        records = export(rows, _selection(args))
-        head = next(records)
-        return head, records, rows
+        selection = _selection(args)
+        chosen = plan(rows, selection)
+        head = heading(rows, selection, chosen)
+        return head, store_shares(args.store, chosen.tables, chosen.hands)
     if not args.log:
         raise SystemExit("feltline-replay: give a LOG file or --store")
-    file = sys.stdin if args.log == "-" else stack.enter_context(open(args.log, encoding="utf-8"))  # noqa: SIM115
-    head, raw = log.read_lines(file)
-    return head, raw, None
+    if args.log == "-":
+        head, lines = log.read_lines(sys.stdin)
+        return head, line_shares(lines)
+    file = stack.enter_context(open(args.log, "rb"))  # noqa: SIM115
+    head = log.head(file.readline())
+    return head, log_shares(args.log, file.tell())
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
-        head, lines, _ = _source(args, stack)
+        head, shares = _shares(args, stack)
         key = args.public_key
         warnings = []
         if key is None and head.get("public_key"):
@@ -173,8 +179,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         total = selection.get("exported_hands") if isinstance(selection, dict) else None
         progress = Progress(total if isinstance(total, int) else None)
         complete = bool(head.get("complete"))
-        report = verify(
-            lines,
+        report = verify_shares(
+            shares,
             key,
             complete=complete,
             progress=progress,

@@ -155,14 +155,26 @@ def export(
     out, and the log then says it is not complete (a server withholds a
     duplicate match's deal until every table has played it)."""
     chosen = plan(rows, selection, withheld)
-    yield header(
+    yield heading(rows, selection, chosen, public_key=public_key, now=now)
+    yield from records(rows, chosen.tables, chosen.hands)
+
+
+def heading(
+    rows: Rows,
+    selection: Selection,
+    chosen: Plan,
+    *,
+    public_key: str | None = None,
+    now: datetime | None = None,
+) -> Record:
+    """The log's header for the hands ``chosen``."""
+    return header(
         public_key=public_key,
         exported_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
         source=rows.source,
         selection={**selection.describe(), "exported_hands": chosen.count},
         complete=selection.everything and not chosen.withheld,
     )
-    yield from records(rows, chosen.tables, chosen.hands)
 
 
 def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) -> Iterator[Record]:

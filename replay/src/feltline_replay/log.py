@@ -67,16 +67,20 @@ def write(file: IO[str], lines: Iterable[Record]) -> int:
 
 def read(file: IO[str]) -> tuple[Record, Iterator[Record]]:
     """The header and the records after it, read as they are needed."""
-    first = file.readline()
+    return head(file.readline()), _records(file)
+
+
+def head(first: str | bytes) -> Record:
+    """The header, from the log's first line."""
     try:
-        head = json.loads(first)
-    except json.JSONDecodeError as e:
+        parsed = json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise LogError(f"the first line is not JSON: {e}") from None
-    if not isinstance(head, dict) or head.get("format") != FORMAT:
+    if not isinstance(parsed, dict) or parsed.get("format") != FORMAT:
         raise LogError(f"not a {FORMAT} file: its first line has no format {FORMAT!r}")
-    if head.get("version") != VERSION:
-        raise LogError(f"{FORMAT} version {head.get('version')!r}: this reads version {VERSION}")
-    return head, _records(file)
+    if parsed.get("version") != VERSION:
+        raise LogError(f"{FORMAT} version {parsed.get('version')!r}: this reads version {VERSION}")
+    return parsed
 
 
 def read_lines(file: IO[str]) -> tuple[Record, Iterator[str]]:

@@ -9,18 +9,28 @@ the deck and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
 (:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
 A stream's last signature is verified and covers the rest (:class:`Found`).
+
+The records come in *shares* (:class:`LogShare`, :class:`StoreShare`,
+:class:`LinesShare`): a run of whole streams that one process reads,
+parses and checks on its own, so that with several processes each reads
+its own part of the log or the store. What a stream shows alone comes
+back small (:class:`Found`, :class:`Folded`); the first process keeps the
+tables' deals and ties each hand to its deal, in the log's order.
 """
 
 from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 from feltline.audit import chain, keys
 from feltline.audit.codec import (
@@ -42,12 +52,15 @@ from feltline.engine.events import (
     Event,
     HandEnded,
     HandStarted,
+    SeatAtStart,
     StubReshuffled,
 )
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
 from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import hand_id
-from feltline_replay.log import Record, parse
+from feltline_replay.log import LogError, Record, parse
+from feltline_replay.store import Rows, open_rows
+from feltline_replay.store import record as stored
 
 
 @dataclass(frozen=True)
@@ -96,18 +109,29 @@ class Report:
         return {f.id for f in self.failures if f.kind == "hand"}
 
 
+Start = tuple[str, int, tuple[tuple[int, str, int, int], ...]]
+"""What a hand starts from: commitment, button and each seat's
+:class:`SeatAtStart` fields (plain values pickle fast)."""
+
+
+def _start(commitment: str, button: int, seats: Iterable[SeatAtStart]) -> Start:
+    return commitment, button, tuple((s.seat, s.player, s.stack, s.carried) for s in seats)
+
+
+Result = tuple[tuple[tuple[int, int], ...], int]
+"""What a hand ends with: each seat's stack, by seat, and the rake."""
+
+
 @dataclass
 class _Deal:
-    """What a table recorded of one hand."""
+    """What a table recorded of one hand (nothing but its table and number
+    once the hand is checked)."""
 
     table: UUID
     number: int
-    dealt: HandDealt
-    finished: HandFinished | None = None
-
-
-_NAMED = HandDealt(0, 0, 0, (), "")
-"""What a checked hand keeps of its deal: nothing but its table and number."""
+    start: Start | None = None
+    result: Result | None = None
+    finished: bool = False
 
 
 def _show(event: Event | None, kinds: Any = None) -> str:
@@ -125,8 +149,10 @@ _SIGNATURE = re.compile(r"[0-9a-f]{128}")
 class Found:
     """What one stream's own records show, before its keys are compared with
     the trusted one and it is tied to its table: so a hand is checked in any
-    process (:func:`check_hand`). ``failures`` are (check, position,
-    expected, found); ``signers`` the (position, key) of each signature.
+    process (:func:`check_hand`) and sent back small. ``failures`` are
+    (check, position, expected, found); ``signers`` each signing key with
+    the positions it signed, in the order met; a hand's ``start`` and
+    ``result`` are what its table must have dealt and taken.
 
     The chain makes a stream's last signature (a table's last record, a
     hand's seal) cover every record before it, so only that one is verified
@@ -136,11 +162,22 @@ class Found:
     def __init__(self, kind: str, stream: str, *, every: bool = False) -> None:
         self.kind, self.id, self.every = kind, stream, every
         self.failures: list[tuple[str, int | None, str, str]] = []
-        self.signers: list[tuple[int, str]] = []
+        self.signers: dict[str, list[int]] = {}
         self.events: list[Event | None] = []
-        self.started: HandStarted | None = None
-        self.ended: HandEnded | None = None
+        self.start: Start | None = None
+        self.result: Result | None = None
         self.length = 0
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Sent back as plain values, without the attributes' names: the
+        first process reads what every other one sends."""
+        return self.kind, self.id, self.failures, self.signers, self.start, self.result, self.length
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.kind, self.id, self.failures, self.signers, self.start, self.result, self.length = (
+            state
+        )
+        self.every, self.events = False, []
 
     def fail(self, check: str, position: int | None, expected: object, found: object) -> None:
         self.failures.append((check, position, str(expected), str(found)))
@@ -184,11 +221,14 @@ class Found:
         if self.kind == "table" and records and not records[-1].get("signature"):
             self.fail("signature", len(records), "the last record signed", "unsigned")
 
+    def signer(self, position: int, key: str) -> None:
+        self.signers.setdefault(key, []).append(position)
+
     def signed(self, position: int, record: Record, link: bytes, *, verify: bool) -> None:
         """A record's signature: verified, or (if a later one covers it)
         only well-formed; its key is compared with the trusted one later."""
         signer, signature = str(record.get("signed_by", "")), str(record["signature"])
-        self.signers.append((position, signer))
+        self.signer(position, signer)
         if verify:
             if not keys.verify(signer, link, signature):
                 self.fail("signature", position, "a valid signature", signature)
@@ -203,7 +243,7 @@ class Found:
         if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
             self.fail("seal", position, f"{chain.CHAIN_ALGORITHM} over {last}", seal.get("link"))
         key = str(seal.get("public_key", ""))
-        self.signers.append((position, key))
+        self.signer(position, key)
         try:
             digest = bytes.fromhex(str(seal.get("link")))
         except ValueError:
@@ -218,7 +258,8 @@ class Found:
             first, last = type(started).__name__, type(ended).__name__
             self.fail("rules", 1, "HandStarted ... HandEnded", f"{first} ... {last}")
             return
-        self.started, self.ended = started, ended
+        self.start = _start(started.commitment, started.button, started.seats)
+        self.result = (tuple(sorted(ended.stacks)), ended.rake)
         seed = ended.seed
         if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
             self.fail(
@@ -256,6 +297,71 @@ class Found:
                         self.fail("card", position, _cards(board), _cards(cards))
 
 
+class Folded(Found):
+    """A table stream's own checks: its chain and keys, then its hand
+    numbers and starting stacks (``ruled``, reported after the keys), and
+    each hand it dealt, by the hand's stream id."""
+
+    def __init__(self, stream: str, *, every: bool = False) -> None:
+        super().__init__("table", stream, every=every)
+        self.ruled: list[tuple[str, int | None, str, str]] = []
+        self.deals: list[tuple[UUID, _Deal]] = []
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        deals = [(h.int, d.number, d.start, d.result, d.finished) for h, d in self.deals]
+        return super().__getstate__(), self.ruled, deals
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        found, self.ruled, deals = state
+        super().__setstate__(found)
+        table = UUID(self.id)
+        self.deals = [(UUID(int=h), _Deal(table, *deal)) for h, *deal in deals]
+
+    def rule(self, check: str, position: int, expected: object, found: object) -> None:
+        self.ruled.append((check, position, str(expected), str(found)))
+
+    def fold(self) -> None:
+        """Hand numbers and each deal's starting stacks, through the table
+        rules."""
+        table_id = UUID(self.id)
+        table = Table()
+        current: _Deal | None = None
+        for position, event in enumerate(self.events, 1):
+            if event is None:
+                continue
+            if isinstance(event, HandDealt):
+                if event.hand != table.hands + 1:
+                    self.rule(
+                        "hand numbers", position, f"hand {table.hands + 1}", f"hand {event.hand}"
+                    )
+                self.stacks(position, table, event)
+                start = _start(event.commitment, event.button, event.seats)
+                current = _Deal(table_id, event.hand, start)
+                self.deals.append((hand_id(table_id, event.hand), current))
+            elif isinstance(event, HandFinished) and current is not None:
+                current.result = (event.stacks, event.rake)
+                current.finished = True
+            try:
+                table = evolve(table, event)  # type: ignore[arg-type]
+            except Exception as e:
+                self.rule("table rules", position, "an event that applies", e)
+
+    def stacks(self, position: int, table: Table, dealt: HandDealt) -> None:
+        """Each seat starts with what the table holds for it: the last
+        hand's result, plus buy-ins, less stand-ups and time charges."""
+        for seat in dealt.seats:
+            held = table.seat(seat.seat)
+            share = dict(table.pot.shares).get(seat.seat, 0)
+            at = (held.player, held.stack, share) if held else None
+            if at != (seat.player, seat.stack, seat.carried):
+                self.rule(
+                    "starting stacks",
+                    position,
+                    f"hand {dealt.hand} seat {seat.seat} (player, stack, carried) {at}",
+                    (seat.player, seat.stack, seat.carried),
+                )
+
+
 def _decoded(
     record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None
 ) -> tuple[Event | None, Exception | None]:
@@ -289,22 +395,259 @@ def check_hand(records: list[Record], *, every: bool = False) -> Found:
         found.fail("seal", len(records), "a seal", "none")
     if found.events and None not in found.events:
         found.deal([e for e in found.events if e is not None])
-    found.events = []  # not sent back: the tie needs only the start and the end
+    found.events = []  # not sent back: the tie needs only the start and the result
     return found
+
+
+def fold_table(records: list[Record], *, every: bool = False) -> Folded:
+    """Everything a table's own records can show: chain, signatures, hand
+    numbers and starting stacks, and the deals to tie its hands to."""
+    folded = Folded(str(records[0].get("id")), every=every)
+    folded.chained(records, sealed=False)
+    folded.fold()
+    folded.events = []
+    return folded
 
 
 def _cards(cards: Iterable[Card | None]) -> str:
     return " ".join(map(str, cards))
 
 
+def _nth(stubs: list[tuple[Card, ...]], stub: int) -> tuple[Card, ...]:
+    return stubs[stub - 1] if 0 < stub <= len(stubs) else ()
+
+
+# -- shares -------------------------------------------------------------
+
+
+Line = Record | str | bytes
+"""A record, parsed or as its line of the log: a line is parsed where it is
+checked, so processes checking hands share the parsing too."""
+
+
+def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
+    """Consecutive records of one stream (a hand with its seal)."""
+    group: list[Record] = []
+    key: tuple[str, object] | None = None
+    last = ""
+    for record in records:
+        kind = str(record.get("kind"))
+        this = ("table" if kind == "table" else "hand", record.get("id"))
+        if group and (this != key or last == "seal"):
+            yield group
+            group = []
+        key, last = this, kind
+        group.append(record)
+    if group:
+        yield group
+
+
+def check_records(records: Iterable[Record], *, every: bool = False) -> list[Found]:
+    """Each stream's own checks, in order: a share's work in any process."""
+    return [
+        fold_table(group, every=every)
+        if group[0].get("kind") == "table"
+        else check_hand(group, every=every)
+        for group in _streams(records)
+    ]
+
+
+class Share:
+    """A run of whole streams, read where it is checked."""
+
+    def records(self) -> Iterator[Record]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class LogShare(Share):
+    """The lines of a log file from byte ``start`` to ``end``: both at the
+    start of a line that begins a stream (:func:`log_shares`)."""
+
+    path: str
+    start: int
+    end: int
+
+    def records(self) -> Iterator[Record]:
+        with open(self.path, "rb") as file:
+            file.seek(self.start)
+            text = file.read(self.end - self.start)
+        at = self.start
+        for line in text.split(b"\n"):
+            if line.strip():
+                yield parse_bytes(line, at)
+            at += len(line) + 1
+
+
+@dataclass(frozen=True)
+class StoreShare(Share):
+    """Streams of a store: for each table, its own stream if ``whole``, and
+    the hands of these numbers (each process opens the store itself)."""
+
+    store: str
+    pieces: tuple[tuple[UUID, bool, tuple[int, ...]], ...]
+
+    def records(self) -> Iterator[Record]:
+        rows = _rows(self.store)
+        for table, whole, numbers in self.pieces:
+            streams = [table] if whole else []
+            for stream in [*streams, *(hand_id(table, n) for n in numbers)]:
+                for version, topic, raw in rows.stream(stream):
+                    yield stored(stream, version, topic, raw)
+
+
+@dataclass(frozen=True)
+class LinesShare(Share):
+    """Records or lines already read (standard input, a caller's records)."""
+
+    lines: tuple[Line, ...]
+
+    def records(self) -> Iterator[Record]:
+        for line in self.lines:
+            if isinstance(line, dict):
+                yield line
+            else:
+                yield parse(line if isinstance(line, str) else line.decode())
+
+
+def parse_bytes(line: bytes, at: int) -> Record:
+    """One record line read as bytes, ``at`` its offset in the log."""
+    try:
+        parsed = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        raise LogError(f"the line at byte {at} of the log is not JSON: {e}") from None
+    if not isinstance(parsed, dict):
+        raise LogError(f"the line at byte {at} of the log is not a JSON object")
+    return parsed
+
+
+_OPEN: dict[tuple[int, str], Rows] = {}
+"""The store each process reads its shares from, opened once by it."""
+
+
+def _rows(store: str) -> Rows:
+    key = (os.getpid(), store)
+    rows = _OPEN.get(key)
+    if rows is None:
+        rows = _OPEN[key] = open_rows(store)
+    return rows
+
+
+def _close_rows() -> None:
+    for key in [k for k in _OPEN if k[0] == os.getpid()]:
+        _OPEN.pop(key).close()
+
+
+SHARE_BYTES = 1 << 20
+"""About how much of a log one share reads: some forty hands."""
+
+SHARE_HANDS = 40
+"""About how many hands of a store one share reads."""
+
+
+def log_shares(path: str, start: int, size: int = SHARE_BYTES) -> Iterator[LogShare]:
+    """The log from byte ``start`` (a line's start) in shares of about
+    ``size`` bytes, each cut where a stream begins. Only the lines about
+    each cut are read here."""
+    end = os.path.getsize(path)
+    with open(path, "rb") as file:
+        while start < end:
+            cut = end
+            if start + size < end:
+                file.seek(start + size)
+                file.readline()  # the rest of a line begun before
+                before = None
+                while line := file.readline():
+                    this = _key(line)
+                    if before is not None and this is not None and _begins(before, this):
+                        cut = file.tell() - len(line)
+                        break
+                    before = this if this is not None else before
+            yield LogShare(path, start, cut)
+            start = cut
+
+
+def store_shares(
+    store: str,
+    tables: Sequence[UUID],
+    hands: Mapping[UUID, Sequence[int]],
+    size: int = SHARE_HANDS,
+) -> Iterator[StoreShare]:
+    """A store's chosen tables and hands, in export order, in shares of
+    about ``size`` hands; a table's own stream goes with its first hands."""
+    pieces: list[tuple[UUID, bool, tuple[int, ...]]] = []
+    count = 0
+    for table in tables:
+        numbers = list(hands[table])
+        whole = True
+        while whole or numbers:
+            taken, numbers = numbers[: size - count], numbers[size - count :]
+            pieces.append((table, whole, tuple(taken)))
+            whole, count = False, count + len(taken)
+            if count >= size:
+                yield StoreShare(store, tuple(pieces))
+                pieces, count = [], 0
+    if pieces:
+        yield StoreShare(store, tuple(pieces))
+
+
+def line_shares(lines: Iterable[Line], size: int = 2000) -> Iterator[LinesShare]:
+    """Lines or records in shares of about ``size``, each cut where a
+    stream begins."""
+    batch: list[Line] = []
+    before: Key | None = None
+    for line in lines:
+        if len(batch) < size:
+            before = None  # not read yet: most lines are not
+        else:
+            before = before or next(filter(None, map(_key, reversed(batch))), None)
+            this = _key(line)
+            if before is not None and this is not None and _begins(before, this):
+                yield LinesShare(tuple(batch))
+                batch = []
+            before = this or before
+        batch.append(line)
+    if batch:
+        yield LinesShare(tuple(batch))
+
+
+Key = tuple[str, object]
+"""A line's kind and stream id, as :func:`_streams` groups it."""
+
+
+def _key(line: Line) -> Key | None:
+    """The line's kind and id, parsed as its share will parse it; None for
+    a blank line or one that is not a JSON object (its share says so)."""
+    if isinstance(line, dict):
+        return str(line.get("kind")), line.get("id")
+    if not line.strip():
+        return None
+    try:
+        parsed = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return (str(parsed.get("kind")), parsed.get("id")) if isinstance(parsed, dict) else None
+
+
+def _begins(before: Key, this: Key) -> bool:
+    """Whether a line begins a stream, after ``before``: as in :func:`_streams`."""
+    (last, stream), (kind, id_) = before, this
+    return last == "seal" or (last == "table") != (kind == "table") or stream != id_
+
+
+def check_share(share: Share, *, every: bool = False) -> list[Found]:
+    """A share's streams, read and checked here."""
+    return check_records(share.records(), every=every)
+
+
 class Verifier:
-    """Feed it a log's records in order; :meth:`finish` gives the report.
+    """Give it shares in the log's order (:meth:`run`); it gives the report.
     ``trusted`` is the server's public key (hex); without one, the first
     signing key met is taken, with a warning, which proves only that the
-    records agree with one another. With ``workers`` above 1, hands are
-    checked in that many processes while tables are folded here. With
-    ``all_signatures``, every signature is verified, not only each
-    stream's last (:class:`Found`)."""
+    records agree with one another. With ``workers`` above 1, shares are
+    read and checked in that many processes while this one ties hands to
+    their tables. With ``all_signatures``, every signature is verified,
+    not only each stream's last (:class:`Found`)."""
 
     def __init__(
         self,
@@ -324,28 +667,31 @@ class Verifier:
         self.progress = progress
         self.workers = workers
 
-    def run(self, records: Iterable[Line]) -> Report:
-        groups = _streams(records)
-        check = partial(_check, every=self.all_signatures)
-        if self.workers <= 1:
-            for group in groups:
-                self._take(check(group))
-            return self.finish()
-        context = multiprocessing.get_context("fork")
-        with context.Pool(self.workers) as pool:
-            for found in pool.imap(check, groups, chunksize=8):
-                self._take(found)
+    def run(self, shares: Iterable[Share]) -> Report:
+        check = partial(check_share, every=self.all_signatures)
+        try:
+            if self.workers <= 1:
+                for share in shares:
+                    self._take(check(share))
+                return self.finish()
+            context = multiprocessing.get_context("fork")
+            with context.Pool(self.workers) as pool:
+                for found in pool.imap(check, shares):
+                    self._take(found)
+        finally:
+            _close_rows()
         return self.finish()
 
-    def _take(self, found: Found | list[Record]) -> None:
-        if isinstance(found, Found):
-            self.hand(found)
-        else:
-            self.table(found)
+    def _take(self, found: list[Found]) -> None:
+        for stream in found:
+            if isinstance(stream, Folded):
+                self.table(stream)
+            else:
+                self.hand(stream)
 
     def finish(self) -> Report:
         for key, deal in self.deals.items():
-            if deal.finished is not None and self.complete:
+            if deal.finished and self.complete:
                 self._fail("missing", "hand", str(key), None, "the hand's records", "none", deal)
         return self.report
 
@@ -373,7 +719,7 @@ class Verifier:
         )
 
     def _keys(self, found: Found, deal: _Deal | None) -> None:
-        for position, key in found.signers:
+        for key, positions in found.signers.items():
             if self.trusted is None:
                 self.trusted = key
                 self.report.warnings.append(
@@ -382,68 +728,30 @@ class Verifier:
                     "were signed by one key, not that the key is your server's: give "
                     "--public-key to know."
                 )
-            elif key != self.trusted:
-                self._fail(
-                    "key", found.kind, found.id, position, f"signed by {self.trusted}", key, deal
-                )
+            if key != self.trusted:
+                for position in positions:
+                    self._fail(
+                        "key",
+                        found.kind,
+                        found.id,
+                        position,
+                        f"signed by {self.trusted}",
+                        key,
+                        deal,
+                    )
 
     def _found(self, found: Found, deal: _Deal | None) -> None:
         for check, position, expected, what in found.failures:
             self._fail(check, found.kind, found.id, position, expected, what, deal)
         self._keys(found, deal)
 
-    # -- tables ----------------------------------------------------------
-
-    def table(self, records: list[Record]) -> None:
-        """Chain and keys, hand numbers and each deal's starting stacks."""
+    def table(self, folded: Folded) -> None:
+        """A table checked on its own; its deals kept for its hands."""
         self.report.tables += 1
-        found = Found("table", str(records[0].get("id")), every=self.all_signatures)
-        found.chained(records, sealed=False)
-        self._found(found, None)
-        stream, table_id = found.id, UUID(found.id)
-        table = Table()
-        current: _Deal | None = None
-        for position, event in enumerate(found.events, 1):
-            if event is None:
-                continue
-            if isinstance(event, HandDealt):
-                if event.hand != table.hands + 1:
-                    self._fail(
-                        "hand numbers",
-                        "table",
-                        stream,
-                        position,
-                        f"hand {table.hands + 1}",
-                        f"hand {event.hand}",
-                    )
-                self._stacks(stream, position, table, event)
-                current = _Deal(table_id, event.hand, event)
-                self.deals[hand_id(table_id, event.hand)] = current
-            elif isinstance(event, HandFinished) and current is not None:
-                current.finished = event
-            try:
-                table = evolve(table, event)  # type: ignore[arg-type]
-            except Exception as e:
-                self._fail("table rules", "table", stream, position, "an event that applies", e)
-
-    def _stacks(self, stream: str, position: int, table: Table, dealt: HandDealt) -> None:
-        """Each seat starts with what the table holds for it: the last
-        hand's result, plus buy-ins, less stand-ups and time charges."""
-        for seat in dealt.seats:
-            held = table.seat(seat.seat)
-            share = dict(table.pot.shares).get(seat.seat, 0)
-            at = (held.player, held.stack, share) if held else None
-            if at != (seat.player, seat.stack, seat.carried):
-                self._fail(
-                    "starting stacks",
-                    "table",
-                    stream,
-                    position,
-                    f"hand {dealt.hand} seat {seat.seat} (player, stack, carried) {at}",
-                    (seat.player, seat.stack, seat.carried),
-                )
-
-    # -- hands -----------------------------------------------------------
+        self._found(folded, None)
+        for check, position, expected, what in folded.ruled:
+            self._fail(check, "table", folded.id, position, expected, what)
+        self.deals.update(folded.deals)
 
     def hand(self, found: Found) -> None:
         """A hand checked on its own, its keys, and its tie to its table."""
@@ -459,98 +767,47 @@ class Verifier:
         elif deal is None:
             self._fail("table", "hand", found.id, None, "a hand its table dealt", "no such deal")
         self._found(found, deal or again)
-        if deal is not None:
+        if deal is not None and key is not None:
             # Only its name is kept once it is checked: memory stays small.
-            self.seen[UUID(found.id)] = _Deal(deal.table, deal.number, _NAMED)
-            if found.started is not None and found.ended is not None:
+            self.seen[key] = _Deal(deal.table, deal.number)
+            if found.start is not None and found.result is not None:
                 self._tie(found, deal)
         if self.progress:
             self.progress(self.report.hands)
 
     def _tie(self, found: Found, deal: _Deal) -> None:
         """The hand is the one its table dealt and took the result of."""
-        started, ended, stream = found.started, found.ended, found.id
-        assert started is not None
-        assert ended is not None
-        dealt = deal.dealt
-        if started.commitment != dealt.commitment:
-            self._fail(
-                "table",
-                "hand",
-                stream,
-                1,
-                f"commitment {dealt.commitment}",
-                started.commitment,
-                deal,
-            )
-        start = (started.button, tuple(started.seats))
-        at_table = (dealt.button, tuple(dealt.seats))
+        assert found.start is not None
+        assert found.result is not None
+        assert deal.start is not None
+        stream = found.id
+        (signed, *start), (dealt, *at_table) = found.start, deal.start
+        if signed != dealt:
+            self._fail("table", "hand", stream, 1, f"commitment {dealt}", signed, deal)
         if start != at_table:
-            self._fail("table", "hand", stream, 1, f"the deal {at_table}", start, deal)
+            self._fail(
+                "table", "hand", stream, 1, f"the deal {_seated(at_table)}", _seated(start), deal
+            )
         last = found.length - 1
-        finished = deal.finished
-        if finished is None:
+        if not deal.finished:
             self._fail("table", "hand", stream, last, "the table to finish it", "no finish", deal)
             return
-        result = (tuple(sorted(ended.stacks)), ended.rake)
-        if result != (finished.stacks, finished.rake):
+        if found.result != deal.result:
             self._fail(
                 "table",
                 "hand",
                 stream,
                 last,
-                f"stacks and rake {(finished.stacks, finished.rake)} as the table took them",
-                result,
+                f"stacks and rake {deal.result} as the table took them",
+                found.result,
                 deal,
             )
 
 
-def _check(lines: list[Line], *, every: bool) -> Found | list[Record]:
-    """A hand's own checks; a table's records, for the caller."""
-    group = _parsed(lines)
-    return group if group[0].get("kind") == "table" else check_hand(group, every=every)
-
-
-def _nth(stubs: list[tuple[Card, ...]], stub: int) -> tuple[Card, ...]:
-    return stubs[stub - 1] if 0 < stub <= len(stubs) else ()
-
-
-Line = Record | str
-"""A record, parsed or as its line of the log: a line is parsed where it is
-checked, so processes checking hands share the parsing too."""
-
-# The exporter writes each line's kind and id first; other lines are parsed.
-_PREFIX = re.compile(r'\{"kind":"(table|hand|seal)","id":"([^"]*)"')
-
-
-def _peek(line: Line) -> tuple[str, object]:
-    if isinstance(line, str):
-        match = _PREFIX.match(line)
-        if match:
-            return match.group(1), match.group(2)
-        line = parse(line)
-    return str(line.get("kind")), line.get("id")
-
-
-def _streams(records: Iterable[Line]) -> Iterator[list[Line]]:
-    """Consecutive records of one stream (a hand with its seal)."""
-    group: list[Line] = []
-    key: tuple[str, object] | None = None
-    last = ""
-    for record in records:
-        kind, stream = _peek(record)
-        this = ("table" if kind == "table" else "hand", stream)
-        if group and (this != key or last == "seal"):
-            yield group
-            group = []
-        key, last = this, kind
-        group.append(record)
-    if group:
-        yield group
-
-
-def _parsed(group: list[Line]) -> list[Record]:
-    return [parse(line) if isinstance(line, str) else line for line in group]
+def _seated(start: list[Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
+    """A deal's button and seats, to show."""
+    button, seats = start
+    return button, tuple(SeatAtStart(*seat) for seat in seats)
 
 
 def verify(
@@ -562,7 +819,29 @@ def verify(
     workers: int = 1,
     all_signatures: bool = False,
 ) -> Report:
-    """Check every table and hand in ``records`` (docs/replay.md)."""
+    """Check every table and hand in ``records``, a log's records or lines
+    in order (docs/replay.md)."""
+    return verify_shares(
+        line_shares(records),
+        trusted,
+        complete=complete,
+        progress=progress,
+        workers=workers,
+        all_signatures=all_signatures,
+    )
+
+
+def verify_shares(
+    shares: Iterable[Share],
+    trusted: str | None,
+    *,
+    complete: bool = True,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    all_signatures: bool = False,
+) -> Report:
+    """:func:`verify` on shares in the log's order (:func:`log_shares`,
+    :func:`store_shares`), each read where it is checked."""
     verifier = Verifier(
         trusted,
         complete=complete,
@@ -570,4 +849,4 @@ def verify(
         workers=workers,
         all_signatures=all_signatures,
     )
-    return verifier.run(records)
+    return verifier.run(shares)

@@ -91,7 +91,7 @@ def _check(hand: LoggedHand) -> dict[str, Any]:
         "ok": not found.failures,
         "checked": CHECKED,
         "scope": SCOPE,
-        "signers": sorted({key for _, key in found.signers}),
+        "signers": sorted(found.signers),
         "failures": failures,
     }
 
