@@ -13,6 +13,11 @@ keep current; each clock tick looks whether another process stored
 anything (:mod:`feltline.store.elsewhere`), and if so wakes every watcher
 to read it. Time comes from ``clock``, whole seconds; nothing in the engine
 or the store reads one.
+
+The clock visits only the tables that need it (most tables wait on someone
+with time left, or on players): it keeps each table's deadline in a heap
+(:mod:`feltline.api.deadlines`) and the tables that may deal in a set, and
+works both out again for a table whenever something is stored there.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import cast
 from uuid import UUID
 
 import structlog
 
+from feltline.api.deadlines import Deadlines
 from feltline.api.feed import Feed, Stored
 from feltline.api.logging import log_action
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
@@ -33,8 +39,9 @@ from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
-from feltline.domain.table import TableRecord
+from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.errors import RuleError
+from feltline.engine.table import Table
 from feltline.engine.turn import waiting_on
 from feltline.store.faults import StoreFull, Unreadable
 from feltline.store.streams import Conflict
@@ -71,6 +78,15 @@ class Hub:
         self._feeds: dict[UUID, Feed] = {}
         self._woken = 0  # the store's epoch when every watcher was last woken
         self.stopping = threading.Event()
+        # The clock's view of which tables need it (see tick): the tables
+        # stored at since it last looked, each table's deadline, the tables
+        # between hands that may deal, and the store's epoch it is current at.
+        self._ticking = threading.Lock()  # one tick at a time
+        self._dirtying = threading.Lock()
+        self._dirty: set[UUID] = set()
+        self._deadlines = Deadlines()
+        self._dealing: set[UUID] = set()
+        self._clocked = -1  # none yet: the first tick works out every table
         room.listen(self._committed)
 
     # ---- tables
@@ -107,6 +123,7 @@ class Hub:
         with self._guard:
             assert self._tables is not None
             self._tables.setdefault(table_id, None)
+        self._stale((table_id,))
 
     def _scan(self) -> list[UUID]:
         """The tables opened in the log after the last reading, in order."""
@@ -182,7 +199,9 @@ class Hub:
         return self.feed(table_id).hand(number, after)
 
     def _committed(self, c: Committed) -> None:
-        """Hand what was just stored at a table to its feed, if it has one."""
+        """Have the clock look at the table again, and hand what was just
+        stored there to its feed, if it has one."""
+        self._stale((c.table_id,))
         with self._guard:
             feed = self._feeds.get(c.table_id)
         if feed is None:
@@ -249,7 +268,7 @@ class Hub:
         place = self.room.match_of(table_id)
         if place is not None:
             return self._deal_match(table_id, *place)
-        if sum(1 for s in table.seats if s.stack > 0 and not (s.leaving or s.sitting_out)) < 2:
+        if _players(table) < 2:
             return False
         number = table.hands + 1
         try:
@@ -303,21 +322,101 @@ class Hub:
 
     def tick(self) -> int:
         """Notice what other processes stored; act for every player whose
-        time is up; deal where a hand can start. The number of time-outs made."""
-        self.look()
-        made = 0
-        now = self.clock()
-        for table_id in self.clocked():
-            if self.stopping.is_set():
-                break
-            with self.lock(table_id):
-                try:
-                    made += self._tick(table_id, now)
-                except (RuleError, Conflict) as e:
-                    log.warning("clock_refused", table_id=str(table_id), error=str(e))
-                except (Unreadable, StoreFull):  # the store logged it once; try at the next tick
-                    pass
-        return made
+        time is up; deal where a hand can start. The number of time-outs made.
+
+        Only the tables that need it are visited: those whose deadline has
+        come (the hand's last stored time plus the action clock) and those
+        between hands with players enough to deal. Both are worked out again
+        for a table from what is stored once something is stored there: by
+        this process (:meth:`_committed`), or by another (every table, once
+        the store's epoch moves); and for every table at start."""
+        with self._ticking:
+            self.look()
+            epoch = self._epoch()
+            if epoch != self._clocked:
+                self._clocked = epoch
+                self._stale(self.clocked())
+            self._reschedule()
+            now = self.clock()
+            due = self._deadlines.pop_due(now)
+            visit = list(dict.fromkeys([*due, *self._dealing]))
+            made = 0
+            try:
+                for table_id in visit:
+                    if self.stopping.is_set():
+                        break
+                    with self.lock(table_id):
+                        try:
+                            made += self._tick(table_id, now)
+                        except (RuleError, Conflict) as e:
+                            log.warning("clock_refused", table_id=str(table_id), error=str(e))
+                        except (Unreadable, StoreFull):  # logged once; try at the next tick
+                            pass
+            finally:
+                self._stale(due)  # acted for or not: where each stands now, at the next tick
+            return made
+
+    def _stale(self, tables: Iterable[UUID]) -> None:
+        """Have the clock work out again, at its next tick, whether and when
+        these tables need it."""
+        with self._dirtying:
+            self._dirty.update(tables)
+
+    def _reschedule(self) -> None:
+        """Work out each table stored at since the last tick anew: its
+        deadline, and whether it may deal. A table that cannot be read now
+        is tried again at the next tick."""
+        with self._dirtying:
+            dirty, self._dirty = self._dirty, set()
+        if not dirty:
+            return
+        with self._guard:  # the clock keeps to the tables this process knows, as before
+            assert self._tables is not None  # the first tick scanned them
+            left = [t for t in dirty if t in self._tables]
+        again: list[UUID] = []
+        try:
+            while left:
+                table_id = left[-1]
+                with self.lock(table_id):
+                    try:
+                        self._schedule(table_id)
+                    except (RuleError, Conflict) as e:
+                        log.warning("clock_refused", table_id=str(table_id), error=str(e))
+                        again.append(table_id)
+                    except (Unreadable, StoreFull):
+                        again.append(table_id)
+                left.pop()
+        finally:
+            self._stale([*left, *again])
+
+    def _schedule(self, table_id: UUID) -> None:
+        """Put the table on the clock at its deadline, or among the tables
+        that may deal, or neither, as it stands now."""
+        stream = self.room.table(table_id)
+        table = stream.table
+        due: int | None = None
+        dealing = False
+        if table.config is not None:
+            if table.dealt is not None:
+                hand = self.room.hand(table_id, table.hands)
+                if waiting_on(hand.hand):
+                    due = hand.since + table.config.action_clock
+            else:
+                dealing = self._may_deal(stream)
+        self._deadlines.set(table_id, due)
+        if dealing:
+            self._dealing.add(table_id)
+        else:
+            self._dealing.discard(table_id)
+
+    def _may_deal(self, stream: TableStream) -> bool:
+        """Whether the table, between hands, may deal without anything
+        being stored there first: with two players ready, or (a match's
+        table) with deals left, which the match lets it deal in turn."""
+        place = self.room.match_of(stream.id)
+        if place is None:
+            return _players(stream.table) >= 2
+        return stream.table.hands < self.room.match(place[0]).match.setup.deals
 
     def _tick(self, table_id: UUID, now: int) -> int:
         table = self.room.table(table_id).table
@@ -340,6 +439,11 @@ class Hub:
         log_action("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
         self.changed(table_id)
         return 1
+
+
+def _players(table: Table) -> int:
+    """The seats with chips that would be dealt in."""
+    return sum(1 for s in table.seats if s.stack > 0 and not (s.leaving or s.sitting_out))
 
 
 def _wake(waiting: set[asyncio.Future[None]]) -> None:
