@@ -11,9 +11,9 @@ from uuid import UUID
 
 import pytest
 
-from feltline.api.deadlines import Deadlines
 from feltline.api.hub import Hub
 from feltline.audit.keys import Signer
+from feltline.cardroom.deadlines import Deadlines
 from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.house import TableConfig

@@ -302,7 +302,7 @@ def test_sit_down_and_stand_up_are_for_players(unit: Unit) -> None:
 def test_close_table_is_for_admins_and_cancels_the_hand(unit: Unit) -> None:
     table = _create(unit)
     _seat_two(unit, table)
-    assert unit.hub.deal_if_ready(UUID(table))
+    assert unit.hub.table_clock.deal_if_ready(UUID(table))
     close = tables_pb2.CloseTableRequest(table_id=table, reason="late", request_id=_rid())
     for role in (PLAYER, SPECTATOR, AUDITOR):
         denied = unit.call(role, "CloseTable", close, "p1")
@@ -329,7 +329,7 @@ def test_close_table_is_for_admins_and_cancels_the_hand(unit: Unit) -> None:
 def test_act_plays_the_players_own_seat_on_the_current_hand(unit: Unit) -> None:
     table = _create(unit)
     _seat_two(unit, table)
-    assert unit.hub.deal_if_ready(UUID(table))
+    assert unit.hub.table_clock.deal_if_ready(UUID(table))
     hand = unit.room.hand(UUID(table), 1)
     seat = waiting_on(hand.hand)[0]
 

@@ -1,23 +1,17 @@
-"""What the servicers share around one :class:`Room`: a lock per table, so
-that a request, the dealer and the action clock never interleave at a
-table; a notifier that wakes a table's watchers after every change; the
-dealer, who deals the next hand once a hand ends and enough players sit;
-and the action clock, which acts for a player whose time is up.
+"""What the servicers share around one :class:`Room`: a notifier that
+wakes a table's watchers after every change, the feeds they read, the
+tables this process serves, and the table clock (the dealer between hands
+and the action clock, :mod:`feltline.cardroom.clock`), which it runs and
+whose changes it announces. A request, the dealer and the clock at a table
+all hold the Room's one lock of the table.
 
-Everything a watcher or the clock needs is read back from the store (the
-table's and the hand's stored records), never kept only in memory, so a
-restarted server carries on where the last one stopped: cursors resume and
-deadlines are counted from stored times. A table's watchers share one feed
-of its records (:mod:`feltline.api.feed`), which this process's commits
-keep current; each clock tick looks whether another process stored
-anything (:mod:`feltline.store.elsewhere`), and if so wakes every watcher
-to read it. Time comes from ``clock``, whole seconds; nothing in the engine
-or the store reads one.
-
-The clock visits only the tables that need it (most tables wait on someone
-with time left, or on players): it keeps each table's deadline in a heap
-(:mod:`feltline.api.deadlines`) and the tables that may deal in a set, and
-works both out again for a table whenever something is stored there.
+Everything a watcher needs is read back from the store (the table's and
+the hand's stored records), never kept only in memory, so a restarted
+server carries on where the last one stopped: cursors resume. A table's
+watchers share one feed of its records (:mod:`feltline.api.feed`), which
+this process's commits keep current; each clock tick looks whether another
+process stored anything (:mod:`feltline.store.elsewhere`), and if so wakes
+every watcher to read it. Time comes from ``clock``, whole seconds.
 """
 
 from __future__ import annotations
@@ -25,26 +19,21 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import cast
 from uuid import UUID
 
 import structlog
 
-from feltline.api.deadlines import Deadlines
 from feltline.api.feed import Feed, Stored
 from feltline.api.logging import log_action
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
-from feltline.domain.table import TableRecord, TableStream
-from feltline.engine.errors import RuleError
-from feltline.engine.table import Table
-from feltline.engine.turn import waiting_on
-from feltline.store.faults import StoreFull, Unreadable
-from feltline.store.streams import Conflict
+from feltline.domain.table import TableRecord
 
 Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.api")
@@ -55,13 +44,11 @@ def wall_clock() -> int:
 
 
 class Hub:
-    """Locks, notifications, the dealer and the clock over ``room``."""
+    """Notifications, feeds and the table clock over ``room``."""
 
     def __init__(self, room: Room, *, clock: Seconds = wall_clock, settle: float = 1.0) -> None:
         self.room = room
         self.clock = clock
-        self.settle = settle
-        self._touched: dict[UUID, float] = {}
         self._guard = threading.Lock()
         # The change counts, and the watchers waiting for each table's next.
         self._counting = threading.Lock()
@@ -78,15 +65,15 @@ class Hub:
         self._feeds: dict[UUID, Feed] = {}
         self._woken = 0  # the store's epoch when every watcher was last woken
         self.stopping = threading.Event()
-        # The clock's view of which tables need it (see tick): the tables
-        # stored at since it last looked, each table's deadline, the tables
-        # between hands that may deal, and the store's epoch it is current at.
-        self._ticking = threading.Lock()  # one tick at a time
-        self._dirtying = threading.Lock()
-        self._dirty: set[UUID] = set()
-        self._deadlines = Deadlines()
-        self._dealing: set[UUID] = set()
-        self._clocked = -1  # none yet: the first tick works out every table
+        self.table_clock = Clock(
+            room,
+            clock,
+            tables=self.clocked,
+            changed=self._announce,
+            logged=log_action,
+            stopping=self.stopping,
+            settle=settle,
+        )
         room.listen(self._committed)
 
     # ---- tables
@@ -123,7 +110,7 @@ class Hub:
         with self._guard:
             assert self._tables is not None
             self._tables.setdefault(table_id, None)
-        self._stale((table_id,))
+        self.table_clock.stale((table_id,))
 
     def _scan(self) -> list[UUID]:
         """The tables opened in the log after the last reading, in order."""
@@ -201,7 +188,7 @@ class Hub:
     def _committed(self, c: Committed) -> None:
         """Have the clock look at the table again, and hand what was just
         stored there to its feed, if it has one."""
-        self._stale((c.table_id,))
+        self.table_clock.stale((c.table_id,))
         with self._guard:
             feed = self._feeds.get(c.table_id)
         if feed is None:
@@ -246,48 +233,25 @@ class Hub:
         """After a change at the table (its lock held): deal if a hand just
         ended and the next can start, and wake the watchers. Seating changes
         pass ``deal=False``: the clock deals at an idle table once it has
-        been still for ``settle`` seconds, so players sitting down together
-        all get into the first hand."""
-        self._touched[table_id] = time.monotonic()
+        been still for a while, so players sitting down together all get
+        into the first hand."""
+        self.table_clock.touched(table_id)
         try:
             if deal:
-                self.deal_if_ready(table_id)
+                self.table_clock.deal_if_ready(table_id)
         finally:
-            self.notify(table_id)
+            self._announce(table_id)
+
+    def _announce(self, table_id: UUID) -> None:
+        """Wake the table's watchers, and at a match's table every table of
+        the match: a deal's end there may reveal it at all of them."""
+        self.notify(table_id)
         place = self.room.match_of(table_id)
-        if place is not None:  # a deal's end there may reveal it at every table
+        if place is not None:
             self.notify(place[0])
             for other in self.room.match(place[0]).match.tables:
                 if other != table_id:
                     self.notify(other)
-
-    def deal_if_ready(self, table_id: UUID) -> bool:
-        table = self.room.table(table_id).table
-        if table.config is None or table.dealt is not None:
-            return False
-        place = self.room.match_of(table_id)
-        if place is not None:
-            return self._deal_match(table_id, *place)
-        if _players(table) < 2:
-            return False
-        number = table.hands + 1
-        try:
-            self.room.deal(table_id, f"deal-{number}", at=self.clock())
-        except RuleError:  # e.g. hold'em newcomers waiting for the big blind
-            return False
-        except StoreFull:  # the clock deals once the store writes again
-            return False
-        log_action("deal", table_id=str(table_id), hand_number=number)
-        return True
-
-    def _deal_match(self, table_id: UUID, match: UUID, number: int) -> bool:
-        """Deal a match's table its next deal, if the match lets it now."""
-        try:
-            self.room.deal_match(match, number, at=self.clock())
-        except (RuleError, StoreFull):  # seats to fill, or waiting for the slowest table
-            return False
-        log_action("deal_match", table_id=str(table_id), match_id=str(match), table=number)
-        return True
 
     def unrevealed(self, table_id: UUID, deal: int) -> bool:
         """Whether hand ``deal`` of a match's table is a deal the match has
@@ -321,129 +285,10 @@ class Hub:
         return True
 
     def tick(self) -> int:
-        """Notice what other processes stored; act for every player whose
-        time is up; deal where a hand can start. The number of time-outs made.
-
-        Only the tables that need it are visited: those whose deadline has
-        come (the hand's last stored time plus the action clock) and those
-        between hands with players enough to deal. Both are worked out again
-        for a table from what is stored once something is stored there: by
-        this process (:meth:`_committed`), or by another (every table, once
-        the store's epoch moves); and for every table at start."""
-        with self._ticking:
-            self.look()
-            epoch = self._epoch()
-            if epoch != self._clocked:
-                self._clocked = epoch
-                self._stale(self.clocked())
-            self._reschedule()
-            now = self.clock()
-            due = self._deadlines.pop_due(now)
-            visit = list(dict.fromkeys([*due, *self._dealing]))
-            made = 0
-            try:
-                for table_id in visit:
-                    if self.stopping.is_set():
-                        break
-                    with self.lock(table_id):
-                        try:
-                            made += self._tick(table_id, now)
-                        except (RuleError, Conflict) as e:
-                            log.warning("clock_refused", table_id=str(table_id), error=str(e))
-                        except (Unreadable, StoreFull):  # logged once; try at the next tick
-                            pass
-            finally:
-                self._stale(due)  # acted for or not: where each stands now, at the next tick
-            return made
-
-    def _stale(self, tables: Iterable[UUID]) -> None:
-        """Have the clock work out again, at its next tick, whether and when
-        these tables need it."""
-        with self._dirtying:
-            self._dirty.update(tables)
-
-    def _reschedule(self) -> None:
-        """Work out each table stored at since the last tick anew: its
-        deadline, and whether it may deal. A table that cannot be read now
-        is tried again at the next tick."""
-        with self._dirtying:
-            dirty, self._dirty = self._dirty, set()
-        if not dirty:
-            return
-        with self._guard:  # the clock keeps to the tables this process knows, as before
-            assert self._tables is not None  # the first tick scanned them
-            left = [t for t in dirty if t in self._tables]
-        again: list[UUID] = []
-        try:
-            while left:
-                table_id = left[-1]
-                with self.lock(table_id):
-                    try:
-                        self._schedule(table_id)
-                    except (RuleError, Conflict) as e:
-                        log.warning("clock_refused", table_id=str(table_id), error=str(e))
-                        again.append(table_id)
-                    except (Unreadable, StoreFull):
-                        again.append(table_id)
-                left.pop()
-        finally:
-            self._stale([*left, *again])
-
-    def _schedule(self, table_id: UUID) -> None:
-        """Put the table on the clock at its deadline, or among the tables
-        that may deal, or neither, as it stands now."""
-        stream = self.room.table(table_id)
-        table = stream.table
-        due: int | None = None
-        dealing = False
-        if table.config is not None:
-            if table.dealt is not None:
-                hand = self.room.hand(table_id, table.hands)
-                if waiting_on(hand.hand):
-                    due = hand.since + table.config.action_clock
-            else:
-                dealing = self._may_deal(stream)
-        self._deadlines.set(table_id, due)
-        if dealing:
-            self._dealing.add(table_id)
-        else:
-            self._dealing.discard(table_id)
-
-    def _may_deal(self, stream: TableStream) -> bool:
-        """Whether the table, between hands, may deal without anything
-        being stored there first: with two players ready, or (a match's
-        table) with deals left, which the match lets it deal in turn."""
-        place = self.room.match_of(stream.id)
-        if place is None:
-            return _players(stream.table) >= 2
-        return stream.table.hands < self.room.match(place[0]).match.setup.deals
-
-    def _tick(self, table_id: UUID, now: int) -> int:
-        table = self.room.table(table_id).table
-        if table.config is None:
-            return 0
-        if table.dealt is None:
-            still = time.monotonic() - self._touched.get(table_id, 0.0)
-            match = self.room.match_of(table_id) is not None  # seated by the match: no settling
-            if (match or still >= self.settle) and self.deal_if_ready(table_id):
-                self.changed(table_id, deal=False)
-            return 0
-        stream = self.room.hand(table_id, table.hands)
-        if now < stream.since + table.config.action_clock:
-            return 0
-        waiting = waiting_on(stream.hand)
-        if not waiting:
-            return 0
-        seat = waiting[0]
-        self.room.time_out(table_id, table.hands, f"clock-{stream.version}-{seat}", seat, at=now)
-        log_action("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
-        self.changed(table_id)
-        return 1
-
-
-def _players(table: Table) -> int:
-    """The seats with chips that would be dealt in."""
-    return sum(1 for s in table.seats if s.stack > 0 and not (s.leaving or s.sitting_out))
+        """Notice what other processes stored (waking every watcher if so),
+        then run the table clock (:meth:`Clock.tick`): the time-outs made."""
+        self.look()
+        return self.table_clock.tick()
 
 
 def _wake(waiting: set[asyncio.Future[None]]) -> None:
