@@ -72,3 +72,34 @@ def test_rows_in_flight_that_fail_leave_another_s_rows_to_be_seen() -> None:
     assert seen.look() == 0  # not yet told apart
     seen.failed(2)  # ours were never stored: the row was another's
     assert seen.look() == 1
+
+
+def test_a_look_left_unsettled_says_so_until_a_later_one_settles_it() -> None:
+    highest = [10]
+    seen = Elsewhere(lambda: highest[0])
+    seen.storing(2)
+    highest[0] = 12  # 11 is ours, 12 another's; our second row not yet stored
+    assert seen.look() == 0
+    assert seen.unsettled  # a refusal must not stand on what this look saw
+    highest[0] = 13
+    seen.stored([11, 13], 2)
+    assert seen.look() == 1  # 12 is news now
+    assert not seen.unsettled
+
+
+def test_a_room_refusing_while_a_look_is_unsettled_catches_the_table_up_first(
+    store: Store,
+) -> None:
+    room, other = store.room(), store.room()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=0)
+    room.streams.elsewhere.look()
+    other.stand_up(table, "away", 3, at=1)  # the other room changes the table
+    here = room.streams.elsewhere
+    here.storing(10_000)  # as if a commit of ours were in flight meanwhile
+    try:
+        assert room.held.behind(table)  # unsettled: caught up before refusing
+    finally:
+        here.failed(10_000)
+    assert room.table(table).table.seat(3) is not None  # stood up only after the hand
+    assert room.table(table).version == other.table(table).version

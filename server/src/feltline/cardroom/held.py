@@ -68,11 +68,17 @@ class Held:
         return held
 
     def behind(self, table_id: UUID) -> bool:
-        """Look at the store: whether anyone else wrote since the copy of the
-        table was last current."""
+        """Look at the store: whether anyone else wrote, or may have written
+        (a look left unsettled by a commit of ours in flight), since the copy
+        of the table was last current; if so it catches up at its next use."""
         self.look()
-        held = table_id in self._tables
-        return held and self._epochs.get(table_id) != self.streams.elsewhere.epoch
+        if table_id not in self._tables:
+            return False
+        elsewhere = self.streams.elsewhere
+        if self._epochs.get(table_id) == elsewhere.epoch and not elsewhere.unsettled:
+            return False
+        self.outdated(table_id)
+        return True
 
     def _catch_up(self, held: TableStream) -> TableStream:
         """``held`` and its current hand with whatever was stored after them,

@@ -17,7 +17,9 @@ numbers; rows it is still storing may account for that much of the
 difference, so the look leaves it for a later one to settle instead of
 calling it another's (which would have every table it serves read the
 store again). Only a difference greater than what is in flight is news
-at once.
+at once; meanwhile :attr:`Elsewhere.unsettled` says a difference is
+pending, for a reader that must not refuse a request on a copy another
+writer may have changed.
 
 Several readers in one process ask (the Room before each request, the
 action clock on each tick), and an answer must not be used up by the first
@@ -42,6 +44,7 @@ class Elsewhere:
         self._ours: list[int] = []  # ids stored here since the mark
         self._unknown = False
         self._in_flight = 0  # rows this process is storing, their ids not yet known
+        self.unsettled = False  # the last look left a difference for a later one
         self.epoch = 0  # times another writer was seen to store something
 
     def storing(self, rows: int) -> None:
@@ -74,7 +77,8 @@ class Elsewhere:
             ours = [i for i in self._ours if i > self._mark]
             mine = sum(1 for i in ours if i <= current)
             unexplained = current - self._mark - mine
-            if not self._unknown and 0 < unexplained <= self._in_flight:
+            self.unsettled = not self._unknown and 0 < unexplained <= self._in_flight
+            if self.unsettled:
                 self._ours = ours  # perhaps ours in flight: a later look settles it
                 return self.epoch
             if self._unknown or unexplained:
