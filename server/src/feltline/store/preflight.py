@@ -91,6 +91,26 @@ def check_postgres(env: Environment, *, timeout: int = 5) -> None:
     """Connect once, as the library will: a database that does not exist,
     a server that does not answer or a login it refuses is said at once."""
     dbname = env.get("POSTGRES_DBNAME") or ""
+    host, port = env.get("POSTGRES_HOST") or "", env.get("POSTGRES_PORT") or "5432"
+    where = f'database "{dbname}" on {host}:{port}'
+    try:
+        connect_postgres(env, timeout=timeout).close()
+    except psycopg.OperationalError as e:
+        why = _reason(str(e))
+        if why == f'database "{dbname}" does not exist':
+            raise StoreError(
+                f"PostgreSQL {where} does not exist: create it, or set POSTGRES_DBNAME"
+            ) from None
+        user = env.get("POSTGRES_USER") or ""
+        raise StoreError(f"PostgreSQL {where}, user {user}: cannot connect: {why}") from None
+
+
+def connect_postgres(
+    env: Environment, *, timeout: int = 5
+) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection to the PostgreSQL store ``env`` names, as the library
+    makes its own (:class:`StoreError` if a setting it needs is missing)."""
+    dbname = env.get("POSTGRES_DBNAME") or ""
     host = env.get("POSTGRES_HOST") or ""
     port = env.get("POSTGRES_PORT") or "5432"
     user = env.get("POSTGRES_USER") or ""
@@ -102,23 +122,15 @@ def check_postgres(env: Environment, *, timeout: int = 5) -> None:
         raise StoreError(f"PostgreSQL store: set {names}")
     topic = env.get("POSTGRES_GET_PASSWORD_TOPIC")
     password = resolve_topic(topic)() if topic else env.get("POSTGRES_PASSWORD") or ""
-    where = f'database "{dbname}" on {host}:{port}'
-    try:
-        psycopg.connect(
-            dbname=dbname,
-            host=host,
-            port=port,
-            user=user,
-            password=password,
-            connect_timeout=timeout,
-        ).close()
-    except psycopg.OperationalError as e:
-        why = _reason(str(e))
-        if why == f'database "{dbname}" does not exist':
-            raise StoreError(
-                f"PostgreSQL {where} does not exist: create it, or set POSTGRES_DBNAME"
-            ) from None
-        raise StoreError(f"PostgreSQL {where}, user {user}: cannot connect: {why}") from None
+    return psycopg.connect(
+        dbname=dbname,
+        host=host,
+        port=port,
+        user=user,
+        password=password,
+        connect_timeout=timeout,
+        autocommit=True,
+    )
 
 
 def _reason(message: str) -> str:

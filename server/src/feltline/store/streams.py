@@ -16,12 +16,14 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import (
+    ApplicationRecorder,
     IntegrityError,
     MapperDeserialisationError,
     Notification,
     PersistenceError,
     StoredEvent,
 )
+from eventsourcing.utils import Environment
 
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent
@@ -37,9 +39,11 @@ from feltline.domain.table import project as project_table
 from feltline.store.commit import GroupCommit
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
+from feltline.store.preflight import connect_postgres
 
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
 PAGE = 1000  # rows read at a time
+CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
 
 
 class Conflict(Exception):
@@ -75,6 +79,21 @@ class Streams(Application[UUID]):
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
         self.full = Episode()
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        """The recorder, its tables made if they are not there yet. On
+        PostgreSQL, servers starting together take turns (an advisory
+        lock): each replaces the library's insert function, and two doing so
+        at once fail with 'tuple concurrently updated'."""
+        env = Environment(self.name, self.env)
+        if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+            return super().construct_recorder()
+        with connect_postgres(env) as turns:
+            turns.execute("SELECT pg_advisory_lock(%s)", (CREATING,))
+            try:
+                return super().construct_recorder()
+            finally:
+                turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.storing(len(rows))
