@@ -74,6 +74,25 @@ def test_a_timed_out_or_cancelled_watch_leaves_no_waiter(hub: Hub) -> None:
     asyncio.run(both())
 
 
+def test_waits_that_time_out_together_share_one_timer(hub: Hub) -> None:
+    """Idle watches time out every few seconds: a timer each cost asyncio a
+    heap entry per watch."""
+
+    async def waits() -> tuple[int, float]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        tasks = [asyncio.create_task(hub.wait(uuid.uuid4(), 0, timeout=0.2)) for _ in range(100)]
+        await asyncio.sleep(0)  # each is waiting
+        timers = len(loop._scheduled)  # type: ignore[attr-defined]
+        await asyncio.wait_for(asyncio.gather(*tasks), 5)
+        return timers, loop.time() - began
+
+    timers, took = asyncio.run(waits())
+    assert timers <= 2  # one, or two if the waits straddle a slot
+    assert 0.2 <= took < 2
+    assert _waiting(hub) == 0
+
+
 def test_stopping_wakes_every_watch(hub: Hub) -> None:
     async def watches() -> None:
         tasks = [asyncio.create_task(hub.wait(uuid.uuid4(), 0, timeout=60)) for _ in range(3)]

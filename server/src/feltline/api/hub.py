@@ -17,6 +17,7 @@ every watcher to read it. Time comes from ``clock``, whole seconds.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 
 Seconds = Callable[[], int]
+Waiter = asyncio.Future[None]
 log = structlog.get_logger("feltline.api")
 
 
@@ -54,6 +56,8 @@ class Hub:
         self._counting = threading.Lock()
         self._counts: dict[UUID, int] = {}
         self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
+        # Waits by the timer that ends them: (loop, grain, slot), see _time_out.
+        self._timers: dict[tuple[asyncio.AbstractEventLoop, float, int], list[Waiter]] = {}
         self._tables: dict[UUID, None] | None = None
         # Tables opened through other processes after the first reading of
         # the log, where the next reading starts, and the store's epoch when
@@ -141,20 +145,40 @@ class Hub:
 
     async def wait(self, table_id: UUID, seen: int, timeout: float) -> None:
         """Until the table changes after ``seen``, another process is seen to
-        store something, the server stops, or ``timeout``."""
+        store something, the server stops, or ``timeout`` (and up to a
+        sixteenth more) has passed."""
         loop = asyncio.get_running_loop()
         woken = loop.create_future()
         with self._counting:
             if self._counts.get(table_id, 0) != seen or self.stopping.is_set():
                 return
             self._waiting.setdefault(table_id, set()).add(woken)
-        timer = loop.call_later(timeout, _resolve, [woken])  # no task, unlike wait_for
+            self._time_out(loop, timeout, woken)
         try:
             await woken
         finally:  # woken, timed out, or the watch was cancelled: stop waiting
-            timer.cancel()
             with self._counting:
                 self._waiting.get(table_id, set()).discard(woken)
+
+    def _time_out(self, loop: asyncio.AbstractEventLoop, timeout: float, woken: Waiter) -> None:
+        """Resolve ``woken`` once ``timeout`` has passed, on a timer it shares
+        with the waits ending within a sixteenth of ``timeout`` after it: the
+        watches of idle tables time out all the time (a safety net: changes
+        wake them), and a timer each made asyncio keep a heap entry per
+        watch, ordered by Python code. Its lock (``_counting``) held."""
+        grain = max(timeout, 0.004) / 16
+        slot = math.ceil((loop.time() + timeout) / grain)
+        key = (loop, grain, slot)
+        sharing = self._timers.get(key)
+        if sharing is None:
+            sharing = self._timers[key] = []
+            loop.call_at(slot * grain, self._timed_out, key)
+        sharing.append(woken)
+
+    def _timed_out(self, key: tuple[asyncio.AbstractEventLoop, float, int]) -> None:
+        with self._counting:
+            futures = self._timers.pop(key, [])
+        _resolve(futures)  # the ones already woken or cancelled are done: left alone
 
     def stop(self) -> None:
         self.stopping.set()
