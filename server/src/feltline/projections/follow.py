@@ -22,10 +22,12 @@ from typing import Any
 
 import structlog
 from eventsourcing.application import Application
-from eventsourcing.persistence import OperationalError, Tracking
+from eventsourcing.persistence import ApplicationRecorder, OperationalError, Tracking
 from eventsourcing.projection import Projection
+from eventsourcing.utils import Environment
 
 from feltline.projections.view import Moved, View
+from feltline.store.streams import in_turn
 
 PAGE = 500
 log = structlog.get_logger("feltline.projections")
@@ -184,3 +186,8 @@ class Log(Application[Any]):
     cardroom's events table, and reading needs no signing key."""
 
     name = "Cardroom"
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        """The recorder, made in turn with the servers' (:func:`in_turn`)."""
+        with in_turn(Environment(self.name, self.env)):
+            return super().construct_recorder()

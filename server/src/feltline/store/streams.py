@@ -11,6 +11,7 @@ PostgreSQL as configured, and nothing above it knows which.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import cast
 from uuid import UUID
 
@@ -44,6 +45,23 @@ from feltline.store.preflight import connect_postgres
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
+
+
+@contextmanager
+def in_turn(env: Environment) -> Iterator[None]:
+    """Make the store's tables, if missing, one process at a time. On
+    PostgreSQL each start replaces the library's insert function, and two
+    processes doing so at once (servers, a projector) fail with 'tuple
+    concurrently updated': an advisory lock has them take turns."""
+    if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+        yield
+        return
+    with connect_postgres(env) as turns:
+        turns.execute("SELECT pg_advisory_lock(%s)", (CREATING,))
+        try:
+            yield
+        finally:
+            turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
 
 
 class Conflict(Exception):
@@ -81,19 +99,9 @@ class Streams(Application[UUID]):
         self.full = Episode()
 
     def construct_recorder(self) -> ApplicationRecorder:
-        """The recorder, its tables made if they are not there yet. On
-        PostgreSQL, servers starting together take turns (an advisory
-        lock): each replaces the library's insert function, and two doing so
-        at once fail with 'tuple concurrently updated'."""
-        env = Environment(self.name, self.env)
-        if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+        """The recorder, its tables made if missing, in turn (:func:`in_turn`)."""
+        with in_turn(Environment(self.name, self.env)):
             return super().construct_recorder()
-        with connect_postgres(env) as turns:
-            turns.execute("SELECT pg_advisory_lock(%s)", (CREATING,))
-            try:
-                return super().construct_recorder()
-            finally:
-                turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.storing(len(rows))
