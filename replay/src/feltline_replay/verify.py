@@ -58,7 +58,7 @@ from feltline.engine.events import (
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
 from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import hand_id
-from feltline_replay.log import LogError, Record, parse
+from feltline_replay.log import Record, parse
 from feltline_replay.store import Rows, open_rows
 from feltline_replay.store import record as stored
 
@@ -475,7 +475,7 @@ class LogShare(Share):
         at = self.start
         for line in text.split(b"\n"):
             if line.strip():
-                yield parse_bytes(line, at)
+                yield parse(line, f"the line at byte {at}")
             at += len(line) + 1
 
 
@@ -508,17 +508,6 @@ class LinesShare(Share):
                 yield line
             else:
                 yield parse(line if isinstance(line, str) else line.decode())
-
-
-def parse_bytes(line: bytes, at: int) -> Record:
-    """One record line read as bytes, ``at`` its offset in the log."""
-    try:
-        parsed = orjson.loads(line)
-    except orjson.JSONDecodeError as e:
-        raise LogError(f"the line at byte {at} of the log is not JSON: {e}") from None
-    if not isinstance(parsed, dict):
-        raise LogError(f"the line at byte {at} of the log is not a JSON object")
-    return parsed
 
 
 _OPEN: dict[tuple[int, str], Rows] = {}
