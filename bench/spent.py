@@ -38,7 +38,7 @@ PARTS = [
     ("signing and hashing", r"keys\.py|cryptography|domain/ids\.py|[(/]hashlib|[(/]hmac"),
     ("eventsourcing's mapper and application", r"eventsourcing/(?!sqlite|postgres)"),
     ("SQLite / PostgreSQL rows", r"eventsourcing/(sqlite|postgres)\.py|psycopg|sqlite3"),
-    ("the Room and the engine", r"[(/](store|domain|engine|audit)/"),
+    ("the Room and the engine", r"[(/](cardroom|store|domain|engine|audit)/"),
     ("watchers (feed, watch, redaction)", r"[(/]api/(feed|watch|redaction|secrecy)\.py"),
     ("API handlers (play, views, convert, auth, logs)", r"[(/]api/|structlog"),
     ("thread-pool hop", r"concurrent/futures"),
