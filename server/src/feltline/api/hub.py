@@ -37,6 +37,11 @@ from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
 
 Seconds = Callable[[], int]
+# Seconds a watch waits unwoken. Every change wakes its watchers (this
+# process's as it commits, another's at the next look), so this only bounds
+# how long a lost wake-up could hold a watch; at 10,000 idle watches every
+# expiry is a step of each, so it is long.
+POLL = 30.0
 Waiter = asyncio.Future[None]
 log = structlog.get_logger("feltline.api")
 

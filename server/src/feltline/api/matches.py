@@ -21,7 +21,7 @@ import grpc
 from feltline.api import convert, views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
+from feltline.api.hub import POLL, Hub
 from feltline.api.logging import log_action
 from feltline.api.tables import ANYONE
 from feltline.domain.match import Match, MatchStream
@@ -29,7 +29,6 @@ from feltline.engine.duplicate import matchpoints, scores
 from feltline_protos.v1 import auth_pb2, errors_pb2, matches_pb2, matches_pb2_grpc
 
 R = errors_pb2.ErrorReason
-POLL = 5.0  # seconds a watch waits unwoken: changes wake it, this is a safety net
 
 
 def match_message(stream: MatchStream) -> matches_pb2.Match:

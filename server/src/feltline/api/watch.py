@@ -27,7 +27,7 @@ from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
-from feltline.api.hub import Hub
+from feltline.api.hub import POLL, Hub
 from feltline.api.intercept import Handler
 from feltline.api.redaction import Viewer, may_see, view, withheld
 from feltline.api.tables import ANYONE
@@ -41,7 +41,6 @@ from feltline.engine.turn import waiting_on
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
-POLL = 5.0  # seconds a watch waits unwoken: changes wake it, this is a safety net
 
 
 @dataclass
