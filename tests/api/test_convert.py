@@ -53,10 +53,15 @@ SEATS = (hand.SeatAtStart(1, "alice", 500), hand.SeatAtStart(3, "bob", 720, carr
 
 SAMPLES: list[hand.Event] = [
     hand.HandStarted(
-        STUD, 3, SEATS, "ab" * 32, "feltline-deck-v1", antes=False, extra_big_blinds=(4,), dead=7
+        STUD,
+        hand.Deal(3, SEATS, antes=False, extra_big_blinds=(4,), dead=7),
+        "ab" * 32,
+        "feltline-deck-v1",
     ),
-    hand.HandStarted(HOLDEM, 1, SEATS, "cd" * 32, "feltline-deck-v1", small_blind=1, big_blind=3),
-    hand.HandStarted(DECLARE, 1, SEATS, "ef" * 32, "feltline-deck-v1"),
+    hand.HandStarted(
+        HOLDEM, hand.Deal(1, SEATS, small_blind=1, big_blind=3), "cd" * 32, "feltline-deck-v1"
+    ),
+    hand.HandStarted(DECLARE, hand.Deal(1, SEATS), "ef" * 32, "feltline-deck-v1"),
     hand.DeckShuffled(bytes(range(32)), C("As Kd 2c Jk")),
     hand.StreetBegan(2, "flop", (3, 1)),
     hand.Posted(3, hand.Forced.BIG_BLIND, 10, all_in=True),
@@ -88,7 +93,10 @@ SAMPLES: list[hand.Event] = [
     table.StoodUp(4, "carol", 380, forfeited=12),
     table.TimeCharged(1, 6, 3),
     table.HandDealt(
-        12, 1_900_000_200, 3, SEATS, "ab" * 32, False, 1, 3, extra_big_blinds=(4,), dead=9
+        12,
+        1_900_000_200,
+        hand.Deal(3, SEATS, antes=False, small_blind=1, big_blind=3, extra_big_blinds=(4,), dead=9),
+        "ab" * 32,
     ),
     table.HandFinished(((1, 400), (3, 805)), rake=15, passed_out=True, carried=((1, 5),), dead=2),
     table.CarriedPotWon(3, 60),
@@ -138,8 +146,11 @@ def _same(value: object, proto: Any, field: Any, where: str) -> None:
         assert isinstance(proto, Message), where
         owner = type(value).__name__
         for f in dataclasses.fields(value):
-            name = _field(proto, owner, f.name)
             inner = getattr(value, f.name)
+            if isinstance(inner, hand.Deal):  # spelled out in the message's own fields
+                _same(inner, proto, field, where)
+                continue
+            name = _field(proto, owner, f.name)
             descriptor = proto.DESCRIPTOR.fields_by_name[name]
             if inner is None:
                 if name == "raise_cap":  # filled in with the game's default

@@ -17,7 +17,7 @@ from feltline.engine import errors as engine
 from feltline.engine import table
 from feltline.engine.commands import Draw, StartHand
 from feltline.engine.errors import IllegalDraw, Kind, RuleError
-from feltline.engine.events import SeatAtStart
+from feltline.engine.events import Deal, SeatAtStart
 from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
@@ -166,7 +166,7 @@ def _refused_draw() -> tuple[IllegalDraw, str]:
     """Ask to discard a card another seat holds face down."""
     rng = random.Random(5)
     seats = tuple(SeatAtStart(s, f"p{s}", 500) for s in (1, 2, 3))
-    events = decide(NEW_HAND, StartHand(TABLES[Game.DRAW_DECLARE], 3, seats, bytes(32)))
+    events = decide(NEW_HAND, StartHand(TABLES[Game.DRAW_DECLARE], Deal(3, seats), bytes(32)))
     hand = replay(events)
     while hand.phase is not Phase.DRAWING:
         try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 
 from feltline.api.feed import Feed, Stored
-from feltline.engine.events import Event
+from feltline.engine.events import Deal, Event
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.rules import Game, Rules, Stakes, Structure
@@ -31,7 +31,7 @@ HAND = _hand()  # the events of a hand in progress, to hand out a few at a time
 
 
 def _dealt(number: int) -> HandDealt:
-    return HandDealt(hand=number, at=0, button=1, seats=(), commitment="c")
+    return HandDealt(hand=number, at=0, deal=Deal(button=1, seats=()), commitment="c")
 
 
 def _finished() -> HandFinished:

@@ -39,7 +39,7 @@ def _back_in(events: list[object], seat: int) -> bool:
     if len(sat) < 2:
         return False
     later = events[sat[1] :]
-    return any(isinstance(e, HandDealt) and seat in {s.seat for s in e.seats} for e in later)
+    return any(isinstance(e, HandDealt) and seat in {s.seat for s in e.deal.seats} for e in later)
 
 
 def test_a_busted_bot_buys_in_again_and_is_dealt_back_in(live: Live) -> None:

@@ -22,6 +22,7 @@ from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     BoardDealt,
     CardDealt,
+    Deal,
     DeckShuffled,
     Declared,
     Drew,
@@ -50,17 +51,9 @@ def play(game: Game, players: int, rng: random.Random) -> list[Event]:
     """A whole hand, the demo's random bots deciding (they fold now and then)."""
     holdem = game is Game.HOLDEM
     seats = tuple(SeatAtStart(s, f"p{s}", 500) for s in range(1, players + 1))
-    events = decide(
-        NEW_HAND,
-        StartHand(
-            TABLES[game],
-            button=players,
-            seats=seats,
-            seed=rng.randbytes(32),
-            small_blind=1 if holdem else None,
-            big_blind=2 if holdem else None,
-        ),
-    )
+    blinds = (1, 2) if holdem else (None, None)
+    deal = Deal(players, seats, small_blind=blinds[0], big_blind=blinds[1])
+    events = decide(NEW_HAND, StartHand(TABLES[game], deal, seed=rng.randbytes(32)))
     hand = NEW_HAND
     for event in events:
         hand = evolve(hand, event)

@@ -109,7 +109,7 @@ def test_a_player_sits_out_the_next_hand_and_leaves_without_paying_for_it(
     events = _events(live, table)
     first = next(e for e in events if isinstance(e, HandFinished))
     second = [e for e in events if isinstance(e, HandDealt)][1]
-    assert [s.seat for s in second.seats] == [1, 2]
+    assert [s.seat for s in second.deal.seats] == [1, 2]
     three.stop()  # stands up: in no hand, so at once
     stood = next(e for e in _events(live, table) if isinstance(e, StoodUp))
     assert stood.stack == dict(first.stacks)[3]  # no ante paid for hand 2
@@ -126,8 +126,8 @@ def test_a_player_sitting_out_sits_in_again(live: Live, seated: Seated) -> None:
     number = seen.hands_dealt
     _until(lambda: live.room.table(UUID(table)).table.hands > number)
     dealt = [e for e in _events(live, table) if isinstance(e, HandDealt)]
-    assert [s.seat for s in dealt[0].seats] == [1, 2]
-    assert [s.seat for s in dealt[-1].seats] == [1, 2, 3]
+    assert [s.seat for s in dealt[0].deal.seats] == [1, 2]
+    assert [s.seat for s in dealt[-1].deal.seats] == [1, 2, 3]
     assert all(t.is_alive() for t in seated.threads)
 
 
@@ -211,4 +211,4 @@ def test_a_bot_leaving_after_its_last_hand_is_not_dealt_the_next(live: Live) -> 
     assert [e for e in events if isinstance(e, SatOut)] == [SatOut(3)]
     assert not any(isinstance(e, LeavingAfterHand) and e.seat == 3 for e in events)
     third = [e for e in events if isinstance(e, HandDealt)][2]
-    assert [s.seat for s in third.seats] == [1, 2]
+    assert [s.seat for s in third.deal.seats] == [1, 2]

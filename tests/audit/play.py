@@ -7,7 +7,7 @@ import random
 from feltline.demo import TABLES
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Event, SeatAtStart
+from feltline.engine.events import Deal, Event, SeatAtStart
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.rules import Game, Rules
@@ -17,14 +17,13 @@ from tests.engine.players import choose
 
 def start(rules: Rules, seed: bytes, players: int = 4) -> StartHand:
     holdem = rules.game is Game.HOLDEM
-    return StartHand(
-        rules,
+    deal = Deal(
         button=players - 1,
         seats=tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(players)),
-        seed=seed,
         small_blind=0 if holdem else None,
         big_blind=1 if holdem else None,
     )
+    return StartHand(rules, deal, seed)
 
 
 def play(game: Game, rng: random.Random) -> list[Event]:

@@ -12,12 +12,16 @@ from feltline.audit.codec import (
     encode_command,
     encode_event,
 )
+from feltline.engine import table
 from feltline.engine.cards import Card
 from feltline.engine.commands import Draw
 from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.events import Acted, Action, HandStarted, PassedOut
-from feltline.engine.rules import Game
+from feltline.engine.events import Acted, Action, Deal, HandStarted, PassedOut, SeatAtStart
+from feltline.engine.house import TableConfig, TimeCharge
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table import HandDealt
 
+from .layouts import as_stored
 from .play import play
 
 
@@ -56,10 +60,73 @@ def test_hand_started_stored_as_version_1_loads_with_its_algorithm() -> None:
     event = play(Game.HOLDEM, random.Random(1))[0]
     assert isinstance(event, HandStarted)
     _, version, data = encode_event(event)
-    assert version == 2
-    del data["algorithm"]
-    assert decode_event("HandStarted", 1, data) == event
+    assert version == 3
+    old = as_stored("HandStarted", data, version, 1)
+    assert "algorithm" not in old
+    assert decode_event("HandStarted", 1, _through_json(old)) == event
     assert event.algorithm == DECK_ALGORITHM
+
+
+# As a server stored them before the deal was one record: its fields beside
+# the event's own (HandStarted version 2, HandDealt version 1).
+HAND_STARTED_V2 = """{"rules": {"game": "holdem", "stakes": {"structure": "no-limit",
+ "small_bet": 10, "big_bet": 0, "ante": 0, "small_blind": 5, "big_blind": 10, "bring_in": 0,
+ "raise_cap": null, "uncapped_heads_up": true}, "low": "ace-to-five", "joker": false,
+ "draw_limit_small": 5, "draw_limit_large": 3, "rake": {"basis_points": 500, "cap": 20},
+ "fixed_seats": 0}, "button": 6, "seats": [{"seat": 2, "player": "ann", "stack": 823,
+ "carried": 0}, {"seat": 3, "player": "bob", "stack": 917, "carried": 0}, {"seat": 6,
+ "player": "cy", "stack": 999, "carried": 0}], "commitment": "fe", "algorithm":
+ "feltline-deck-v1", "antes": true, "small_blind": 2, "big_blind": 3, "extra_big_blinds": [6],
+ "dead": 0}"""
+HAND_DEALT_V1 = """{"hand": 4, "at": 78, "button": 1, "seats": [{"seat": 1, "player": "ann",
+ "stack": 198, "carried": 15}, {"seat": 5, "player": "bob", "stack": 362, "carried": 15}],
+ "commitment": "12", "antes": false, "small_blind": null, "big_blind": null,
+ "extra_big_blinds": [], "dead": 15}"""
+
+
+def test_a_version_2_hand_started_loads_with_its_deal_as_one_record() -> None:
+    stakes = Stakes(Structure.NO_LIMIT, small_bet=10, small_blind=5, big_blind=10)
+    seats = (SeatAtStart(2, "ann", 823), SeatAtStart(3, "bob", 917), SeatAtStart(6, "cy", 999))
+    deal = Deal(6, seats, antes=True, small_blind=2, big_blind=3, extra_big_blinds=(6,))
+    rules = Rules(Game.HOLDEM, stakes, rake=Rake(500, 20))
+    expected = HandStarted(rules, deal, "fe", DECK_ALGORITHM)
+    assert decode_event("HandStarted", 2, json.loads(HAND_STARTED_V2)) == expected
+    _, version, data = encode_event(expected)
+    assert version == 3
+    assert set(data) == {"rules", "deal", "commitment", "algorithm"}
+    assert data["deal"]["extra_big_blinds"] == [6]
+
+
+def test_a_version_1_hand_dealt_loads_with_its_deal_as_one_record() -> None:
+    seats = (SeatAtStart(1, "ann", 198, carried=15), SeatAtStart(5, "bob", 362, carried=15))
+    expected = HandDealt(4, 78, Deal(1, seats, antes=False, dead=15), "12")
+    old = json.loads(HAND_DEALT_V1)
+    assert decode_event("HandDealt", 1, old, TABLE_EVENT_TYPES) == expected
+    assert old == json.loads(HAND_DEALT_V1)  # the stored data, which the chain covers, untouched
+    _, version, data = encode_event(expected, TABLE_EVENT_TYPES)
+    assert version == 2
+    assert set(data) == {"hand", "at", "deal", "commitment"}
+
+
+def test_a_flat_deal_missing_a_field_is_refused() -> None:
+    old = json.loads(HAND_DEALT_V1)
+    del old["dead"]
+    with pytest.raises(CodecError, match="Deal needs exactly the fields"):
+        decode_event("HandDealt", 1, old, TABLE_EVENT_TYPES)
+
+
+def test_every_deal_stored_flat_loads_as_the_event_it_was() -> None:
+    """The flat layouts (tests/audit/layouts.py) hold exactly what one
+    ``Deal`` does, for hands of every game and a table's deals."""
+    rng = random.Random(3)
+    samples = [(play(game, rng)[0], EVENT_TYPES) for game in Game]
+    samples += [(e, TABLE_EVENT_TYPES) for e in _table_events() if isinstance(e, HandDealt)]
+    for event, kinds in samples:
+        name, version, data = encode_event(event, kinds)
+        for under in range(1, version):
+            old = as_stored(name, data, version, under)
+            assert "deal" not in old
+            assert decode_event(name, under, _through_json(old), kinds) == event
 
 
 def test_cards_are_written_in_their_notation() -> None:
@@ -113,19 +180,8 @@ def test_canonical_form_is_sorted_and_compact() -> None:
     )
 
 
-def test_every_table_event_class_is_registered_and_survives_json() -> None:
-    from feltline.engine import table
-    from feltline.engine.house import TableConfig, TimeCharge
-    from feltline.engine.rules import Rules, Stakes, Structure
-
-    declared = {
-        cls
-        for cls in vars(table).values()
-        if isinstance(cls, type)
-        and issubclass(cls, table.TableEvent)
-        and cls is not table.TableEvent
-    }
-    assert declared == {cls for cls, _ in TABLE_EVENT_TYPES.values()}
+def _table_events() -> list[table.TableEvent]:
+    """One of each table event: a jackpots table's two passed deals."""
     rules = Rules(Game.JACKPOTS, Stakes(Structure.FIXED_LIMIT, small_bet=2, big_bet=4, ante=1))
     state = table.Table()
     made: list[table.TableEvent] = []
@@ -150,6 +206,19 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
         for event in table.decide(state, command):
             state = table.evolve(state, event)
             made.append(event)
+    return made
+
+
+def test_every_table_event_class_is_registered_and_survives_json() -> None:
+    declared = {
+        cls
+        for cls in vars(table).values()
+        if isinstance(cls, type)
+        and issubclass(cls, table.TableEvent)
+        and cls is not table.TableEvent
+    }
+    assert declared == {cls for cls, _ in TABLE_EVENT_TYPES.values()}
+    made = _table_events()
     assert {type(e) for e in made} == declared
     for event in made:
         name, version, data = encode_event(event, TABLE_EVENT_TYPES)
@@ -159,10 +228,6 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
 
 
 def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
-    from feltline.engine import table
-    from feltline.engine.house import TableConfig
-    from feltline.engine.rules import Rules, Stakes, Structure
-
     stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
     config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
     event = table.TableOpened(config, 3, "Friday")

@@ -15,7 +15,7 @@ from feltline.domain.table import TableStream
 from feltline.domain.table import project as project_table
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import IllegalAmount, RuleError
-from feltline.engine.events import SeatAtStart
+from feltline.engine.events import Deal, SeatAtStart
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
@@ -69,14 +69,8 @@ def test_a_hand_after_its_commands_is_the_hand_its_records_load_as(game: Game) -
     stream = HandStream.new(uuid4())
     seats = tuple(SeatAtStart(s, f"p{s}", 300) for s in range(1, 5))
     holdem = game is Game.HOLDEM
-    start = StartHand(
-        TABLES[game],
-        button=4,
-        seats=seats,
-        seed=bytes(32),
-        small_blind=1 if holdem else None,
-        big_blind=2 if holdem else None,
-    )
+    deal = Deal(4, seats, small_blind=1 if holdem else None, big_blind=2 if holdem else None)
+    start = StartHand(TABLES[game], deal, seed=bytes(32))
     records, stream = stream.execute("start", start, signer, at=1)
     n = 0
     while stream.hand.phase is not Phase.ENDED:

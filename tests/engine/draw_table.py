@@ -17,6 +17,7 @@ from feltline.engine.cards import Card, deck, parse_cards
 from feltline.engine.commands import Command, StartHand
 from feltline.engine.events import (
     CardDealt,
+    Deal,
     DeckShuffled,
     Event,
     HandEnded,
@@ -137,7 +138,7 @@ def deal(
         SeatAtStart(s, f"player {s}", chips, carried.get(s, 0))
         for s, chips in sorted(stacks.items())
     )
-    command = StartHand(rules, button, seats, SEED, antes=antes, dead=dead)
+    command = StartHand(rules, Deal(button, seats, antes=antes, dead=dead), SEED)
     started, shuffled = decide(NEW_HAND, command)[:2]
     assert isinstance(shuffled, DeckShuffled)
     stacked = replace(shuffled, cards=order(top_cards))

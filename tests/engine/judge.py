@@ -77,7 +77,7 @@ class Judge:
         """Take in ``event``, which turned ``before`` into ``after``."""
         if isinstance(event, HandStarted):
             self.rules = event.rules
-            self.blinds = event.big_blind is not None
+            self.blinds = event.deal.big_blind is not None
             self.street = None
             self.opened = False
         elif isinstance(event, StreetBegan) and after.phase is Phase.BETTING:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from feltline.engine import betting, turn
 from feltline.engine.cards import ALL_CARDS
 from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
-from feltline.engine.events import Action, Choice, Event, SeatAtStart
+from feltline.engine.events import Action, Choice, Deal, Event, SeatAtStart
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.hand import play as play_command
@@ -93,16 +93,15 @@ def start(
             sb, bb = seats[(i + 1) % len(seats)], seats[(i + 2) % len(seats)]
         if not small_blind:
             sb = None
-    return StartHand(
-        rules=rules,
+    deal = Deal(
         button=button,
         seats=tuple(SeatAtStart(s, f"player {s}", stacks[s], carried.get(s, 0)) for s in seats),
-        seed=seed,
         antes=antes,
         small_blind=sb,
         big_blind=bb,
         dead=dead,
     )
+    return StartHand(rules, deal, seed)
 
 
 # -- who the hand waits on -------------------------------------------------

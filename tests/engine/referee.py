@@ -55,7 +55,7 @@ def cards_in(value: object) -> Iterator[Card]:
 
 def starting_chips(command: StartHand) -> int:
     """Stacks, chips carried from passed deals and dead chips."""
-    return sum(s.stack + s.carried for s in command.seats) + command.dead
+    return sum(s.stack + s.carried for s in command.deal.seats) + command.deal.dead
 
 
 def command_bound(command: StartHand) -> int:
@@ -65,9 +65,9 @@ def command_bound(command: StartHand) -> int:
     and one declaration per seat, and a cancel."""
     stakes = command.rules.stakes
     units = [x for x in (stakes.small_bet, stakes.bring_in, stakes.big_blind) if x > 0]
-    raises = starting_chips(command) // min(units) + len(command.seats) + 2
+    raises = starting_chips(command) // min(units) + len(command.deal.seats) + 2
     rounds = sum(1 for step in SCRIPTS[command.rules.game] if step.kind is Kind.BET)
-    n = len(command.seats)
+    n = len(command.deal.seats)
     return rounds * n * (raises + 1) + 2 * n + 2
 
 
@@ -124,7 +124,7 @@ class Referee:
         passed = [e for e in events if isinstance(e, PassedOut)]
         out = sum(stacks.values())
         if ended.cancelled:
-            out += self.command.dead
+            out += self.command.deal.dead
             assert ended.rake == 0, f"a cancelled hand raked {ended.rake}"
         elif passed:
             carried = sum(c for _, c in passed[0].carried) + passed[0].dead
@@ -137,7 +137,7 @@ class Referee:
         assert out == self.total, f"the hand ends with {out} chips, not {self.total}"
         assert replay(events) == final, "folding evolve over the events gives another hand"
         self.check_rerun(events)
-        check_no_leaks(events, [s.seat for s in self.command.seats])
+        check_no_leaks(events, [s.seat for s in self.command.deal.seats])
 
     def check_rerun(self, events: Sequence[Event]) -> None:
         """Play the hand again from the command that started it, with each

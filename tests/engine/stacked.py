@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from feltline.engine.cards import Card, deck, parse_cards
 from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
-from feltline.engine.events import Action, Choice, DeckShuffled, Event, SeatAtStart
+from feltline.engine.events import Action, Choice, Deal, DeckShuffled, Event, SeatAtStart
 from feltline.engine.hand import NEW_HAND, advance, decide, replay
 from feltline.engine.rules import Rules
 from feltline.engine.state import Hand
@@ -74,7 +74,7 @@ def deal(
         stacks = dict(enumerate(stacks))
     seats = tuple(SeatAtStart(s, f"player {s}", chips) for s, chips in sorted(stacks.items()))
     first = min(stacks) if button is None else button
-    command = StartHand(rules, first, seats, SEED, **start)  # type: ignore[arg-type]
+    command = StartHand(rules, Deal(first, seats, **start), SEED)  # type: ignore[arg-type]
     started, shuffled = decide(NEW_HAND, command)[:2]
     assert isinstance(shuffled, DeckShuffled)
     stacked = replace(shuffled, cards=order(top, joker=rules.joker))

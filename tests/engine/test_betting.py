@@ -32,6 +32,7 @@ from feltline.engine.events import (
     BoardDealt,
     CardDealt,
     Choice,
+    Deal,
     Event,
     HandEnded,
     Posted,
@@ -951,14 +952,8 @@ def duplicate(seed: bytes, seats: Iterable[int], plays: dict[int, str]) -> Check
     """A duplicate hold'em table of six seats dealt from ``seed``; ``plays``
     says what each seat does whenever it is its turn (default: call or check)."""
     rules = Rules(NL.game, NL.stakes, fixed_seats=6)
-    start = StartHand(
-        rules,
-        button=0,
-        seats=tuple(SeatAtStart(s, f"player {s}", 1000) for s in seats),
-        seed=seed,
-        small_blind=1,
-        big_blind=2,
-    )
+    seated = tuple(SeatAtStart(s, f"player {s}", 1000) for s in seats)
+    start = StartHand(rules, Deal(0, seated, small_blind=1, big_blind=2), seed)
     t = Checked(decide(NEW_HAND, start))
     while t.state.phase is not Phase.ENDED:
         seat = t.state.to_act
@@ -1048,7 +1043,7 @@ def test_illegal_commands_are_refused_with_their_reason_and_change_nothing() -> 
         ),
         (TimeOut(2), NotYourTurn, "seat 2 is not on the clock"),
         (
-            StartHand(NL, 0, (), bytes(32)),
+            StartHand(NL, Deal(0, ()), bytes(32)),
             WrongPhase,
             "this hand has already been dealt",
         ),
@@ -1124,7 +1119,7 @@ def test_hold_em_is_dealt_to_two_to_ten_players() -> None:
     def start(n: int) -> StartHand:
         seats = tuple(SeatAtStart(s, f"player {s}", 1000) for s in range(n))
         blinds = (0, 1) if n == 2 else (1, 2)
-        return StartHand(NL, 0, seats, bytes(32), small_blind=blinds[0], big_blind=blinds[1])
+        return StartHand(NL, Deal(0, seats, small_blind=blinds[0], big_blind=blinds[1]), bytes(32))
 
     for n in (2, 10):
         assert decide(NEW_HAND, start(n))

@@ -299,7 +299,7 @@ def mutated_deals(draw: st.DrawFn) -> StartHand:
     chips = st.integers(-3, 50)
     for _ in range(draw(st.integers(1, 2))):
         what = draw(st.integers(0, 9))
-        table, stakes, seats = command.rules, command.rules.stakes, list(command.seats)
+        table, stakes, seats = command.rules, command.rules.stakes, list(command.deal.seats)
         if what == 0:
             name = draw(st.sampled_from([f.name for f in fields(Stakes)][1:]))
             value = draw(chips | st.none()) if name == "raise_cap" else draw(chips)
@@ -316,10 +316,12 @@ def mutated_deals(draw: st.DrawFn) -> StartHand:
         elif what == 2:
             seats = seats[: draw(st.integers(0, 2))] + seats * draw(st.integers(0, 2))
         elif what == 3:
-            command = replace(command, button=draw(st.integers(-2, 12)))
+            button = draw(st.integers(-2, 12))
+            command = replace(command, deal=replace(command.deal, button=button))
         elif what == 4:
             blind = st.none() | st.integers(-1, 12)
-            command = replace(command, small_blind=draw(blind), big_blind=draw(blind))
+            blinds = replace(command.deal, small_blind=draw(blind), big_blind=draw(blind))
+            command = replace(command, deal=blinds)
         elif what == 5:
             command = replace(command, seed=draw(st.binary(min_size=0, max_size=40)))
         elif what == 6:
@@ -335,12 +337,9 @@ def mutated_deals(draw: st.DrawFn) -> StartHand:
             table = replace(table, fixed_seats=draw(st.integers(-1, 12)))
         else:
             table = replace(table, joker=draw(st.booleans()), low=draw(st.sampled_from(System)))
-        command = replace(
-            command,
-            rules=table,
-            seats=tuple(seats),
-            dead=draw(chips) if what == 1 else command.dead,
-        )
+        dead = draw(chips) if what == 1 else command.deal.dead
+        deal = replace(command.deal, seats=tuple(seats), dead=dead)
+        command = replace(command, rules=table, deal=deal)
     return command
 
 

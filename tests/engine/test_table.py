@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from feltline.engine.button import blind_lineup
 from feltline.engine.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
-from feltline.engine.events import PassedOut, SeatAtStart
+from feltline.engine.events import Deal, PassedOut, SeatAtStart
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.table import (
@@ -106,18 +106,19 @@ def play(table: Table, at: int = 0) -> tuple[Table, HandDealt]:
 
 def passed_out(dealt: HandDealt, ante: int = 1) -> EndHand:
     """What the hand decider reports for a jackpots deal nobody opened."""
-    paid = {s.seat: min(ante if dealt.antes else 0, s.stack) for s in dealt.seats}
+    seats = dealt.deal.seats
+    paid = {s.seat: min(ante if dealt.deal.antes else 0, s.stack) for s in seats}
     return EndHand(
-        tuple((s.seat, s.stack - paid[s.seat]) for s in dealt.seats),
-        PassedOut(tuple((s.seat, s.carried + paid[s.seat]) for s in dealt.seats), dealt.dead),
+        tuple((s.seat, s.stack - paid[s.seat]) for s in seats),
+        PassedOut(tuple((s.seat, s.carried + paid[s.seat]) for s in seats), dealt.deal.dead),
     )
 
 
 def won_by(dealt: HandDealt, winner: int, pot: int) -> EndHand:
     """``winner`` takes ``pot`` chips from the others (evenly) and any carried pot."""
-    losers = [s for s in dealt.seats if s.seat != winner]
+    losers = [s for s in dealt.deal.seats if s.seat != winner]
     share = pot // len(losers)
-    carried = sum(s.carried for s in dealt.seats) + dealt.dead
+    carried = sum(s.carried for s in dealt.deal.seats) + dealt.deal.dead
     stacks = [(s.seat, s.stack - share) for s in losers]
     winnings = share * len(losers) + carried
     stacks.append((winner, _stack_of(dealt, winner) + winnings))
@@ -125,7 +126,7 @@ def won_by(dealt: HandDealt, winner: int, pot: int) -> EndHand:
 
 
 def _stack_of(dealt: HandDealt, seat: int) -> int:
-    return next(s.stack for s in dealt.seats if s.seat == seat)
+    return next(s.stack for s in dealt.deal.seats if s.seat == seat)
 
 
 def _stack(table: Table, number: int) -> int:
@@ -291,7 +292,7 @@ def test_a_busted_player_buys_in_again_while_the_others_play_on() -> None:
     table, _ = deal(seated(STUD, 1, 2, 3))
     table = run(table, EndHand(((1, 200), (2, 100), (3, 0))))
     table, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 2]
+    assert [s.seat for s in dealt.deal.seats] == [1, 2]
     table, events = step(table, AddChips(3, 50))
     assert events == [ChipsAdded(3, 50)]
     table, events = step(table, StandUp(3))
@@ -302,7 +303,7 @@ def test_a_busted_player_buys_in_again_while_the_others_play_on() -> None:
     table = run(table, EndHand(((1, 150), (2, 150))))  # the hand's result is the dealt seats'
     assert _stack(table, 3) == 60
     _, dealt = deal(table)
-    assert [(s.seat, s.stack) for s in dealt.seats] == [(1, 150), (2, 150), (3, 60)]
+    assert [(s.seat, s.stack) for s in dealt.deal.seats] == [(1, 150), (2, 150), (3, 60)]
 
 
 def test_a_newcomer_sitting_down_during_a_hold_em_hand_waits_for_the_big_blind() -> None:
@@ -361,7 +362,7 @@ def test_a_player_not_dealt_in_leaves_at_once_during_a_hand() -> None:
     table, _ = play(seated(HOLDEM, 1, 2))
     table = run(table, SitDown(4, "late", 100, at=0))
     table, dealt = deal(table)
-    assert 4 not in {s.seat for s in dealt.seats}  # waits for the big blind
+    assert 4 not in {s.seat for s in dealt.deal.seats}  # waits for the big blind
     assert decide(table, StandUp(4)) == [StoodUp(4, "late", 100)]
 
 
@@ -375,33 +376,33 @@ def test_sitting_out_during_a_hand_plays_it_out_and_misses_the_next() -> None:
     assert table.dealt == (1, 2, 3)
     assert table.leaving == ()  # not folded: plays the hand out
     table, second = play(run(table, unchanged(table)))
-    assert [s.seat for s in second.seats] == [1, 3]
+    assert [s.seat for s in second.deal.seats] == [1, 3]
     # Not in a hand, the seat leaves at once: no ante paid for a hand it will not play.
     assert decide(table, StandUp(2)) == [StoodUp(2, "p2", 60)]
     table, events = step(table, SitIn(2))
     assert events == [SatIn(2, Entry.PLAYING)]
     _, third = deal(table)
-    assert [s.seat for s in third.seats] == [1, 2, 3]
+    assert [s.seat for s in third.deal.seats] == [1, 2, 3]
 
 
 def test_a_hold_em_player_back_from_sitting_out_waits_for_the_big_blind_or_posts() -> None:
     table, _ = play(seated(HOLDEM, 1, 2, 3, 4))  # button 1, blinds 2 and 3
     table = run(table, SitOut(2))
     table, second = play(table)
-    assert (second.button, second.small_blind, second.big_blind) == (3, 4, 1)
+    assert (second.deal.button, second.deal.small_blind, second.deal.big_blind) == (3, 4, 1)
     assert _entry(table, 2) is Entry.WAITING  # its button went by without it
     table, third = play(table)
-    assert (third.button, third.small_blind, third.big_blind) == (4, 1, 3)
+    assert (third.deal.button, third.deal.small_blind, third.deal.big_blind) == (4, 1, 3)
     table, events = step(table, SitIn(2))
     assert events == [SatIn(2, Entry.WAITING)]
     table, fourth = play(table)
-    assert (fourth.button, fourth.small_blind, fourth.big_blind) == (1, 3, 4)
-    assert [s.seat for s in fourth.seats] == [1, 3, 4]  # the big blind has not reached it
+    assert (fourth.deal.button, fourth.deal.small_blind, fourth.deal.big_blind) == (1, 3, 4)
+    assert [s.seat for s in fourth.deal.seats] == [1, 3, 4]  # the big blind has not reached it
     table = run(table, SitOut(2), SitIn(2, post_now=True))
     assert _entry(table, 2) is Entry.POSTING
     _, fifth = deal(table)
-    assert (fifth.button, fifth.small_blind, fifth.big_blind) == (3, 4, 1)
-    assert ([s.seat for s in fifth.seats], fifth.extra_big_blinds) == ([1, 2, 3, 4], (2,))
+    assert (fifth.deal.button, fifth.deal.small_blind, fifth.deal.big_blind) == (3, 4, 1)
+    assert ([s.seat for s in fifth.deal.seats], fifth.deal.extra_big_blinds) == ([1, 2, 3, 4], (2,))
 
 
 def test_sitting_out_and_in_before_a_deal_changes_nothing_in_hold_em() -> None:
@@ -409,7 +410,7 @@ def test_sitting_out_and_in_before_a_deal_changes_nothing_in_hold_em() -> None:
     table = run(table, SitOut(3), SitIn(3, post_now=True))
     assert _entry(table, 3) is Entry.PLAYING  # missed nothing: nothing to post
     _, dealt = deal(table)
-    assert ([s.seat for s in dealt.seats], dealt.extra_big_blinds) == ([1, 2, 3], ())
+    assert ([s.seat for s in dealt.deal.seats], dealt.deal.extra_big_blinds) == ([1, 2, 3], ())
 
 
 def test_a_hand_needs_two_players_not_sitting_out() -> None:
@@ -421,7 +422,7 @@ def test_a_carried_pot_is_played_for_by_its_players_sitting_out_or_not() -> None
     table, dealt = deal(seated(JACKPOTS, 1, 2, 3))
     table = run(table, SitOut(3), passed_out(dealt))
     _, again = deal(table)
-    assert [s.seat for s in again.seats] == [1, 2, 3]
+    assert [s.seat for s in again.deal.seats] == [1, 2, 3]
 
 
 @pytest.mark.parametrize(
@@ -454,9 +455,10 @@ def test_the_button_starts_at_the_lowest_seat_and_moves_over_empty_seats() -> No
     buttons = []
     for _ in range(4):
         table, dealt = play(table)
-        buttons.append(dealt.button)
-        assert [s.seat for s in dealt.seats] == [2, 5, 7]
-        assert (dealt.small_blind, dealt.big_blind, dealt.antes) == (None, None, True)
+        buttons.append(dealt.deal.button)
+        assert [s.seat for s in dealt.deal.seats] == [2, 5, 7]
+        assert (dealt.deal.small_blind, dealt.deal.big_blind) == (None, None)
+        assert dealt.deal.antes
     assert buttons == [2, 5, 7, 2]
 
 
@@ -464,35 +466,35 @@ def test_the_button_moves_past_a_seat_that_empties() -> None:
     table, _ = play(seated(STUD, 1, 3, 5, stack=60))  # button 1
     table = run(table, StandUp(3))
     table, dealt = play(table)
-    assert dealt.button == 5
+    assert dealt.deal.button == 5
 
 
 def test_the_blinds_follow_the_button() -> None:
     table = seated(HOLDEM, 6, 1, 4)
     table, first = play(table)
     table, second = play(table)
-    assert (first.button, first.small_blind, first.big_blind) == (1, 4, 6)
-    assert (second.button, second.small_blind, second.big_blind) == (4, 6, 1)
+    assert (first.deal.button, first.deal.small_blind, first.deal.big_blind) == (1, 4, 6)
+    assert (second.deal.button, second.deal.small_blind, second.deal.big_blind) == (4, 6, 1)
 
 
 def test_heads_up_the_button_posts_the_small_blind() -> None:
     table = seated(HOLDEM, 2, 5)
     table, first = play(table)
     table, second = play(table)
-    assert (first.button, first.small_blind, first.big_blind) == (2, 2, 5)
-    assert (second.button, second.small_blind, second.big_blind) == (5, 5, 2)
+    assert (first.deal.button, first.deal.small_blind, first.deal.big_blind) == (2, 2, 5)
+    assert (second.deal.button, second.deal.small_blind, second.deal.big_blind) == (5, 5, 2)
 
 
 def test_from_three_to_two_nobody_posts_the_big_blind_twice() -> None:
     table, _ = play(seated(HOLDEM, 1, 2, 3))  # button 1, blinds 2 and 3
     table, second = play(table)
-    assert (second.button, second.small_blind, second.big_blind) == (2, 3, 1)
+    assert (second.deal.button, second.deal.small_blind, second.deal.big_blind) == (2, 3, 1)
     table = run(table, StandUp(2))
     # Moving the button to seat 3 would put seat 1 in the big blind again.
     table, third = play(table)
-    assert (third.button, third.small_blind, third.big_blind) == (1, 1, 3)
+    assert (third.deal.button, third.deal.small_blind, third.deal.big_blind) == (1, 1, 3)
     table, fourth = play(table)
-    assert (fourth.button, fourth.small_blind, fourth.big_blind) == (3, 3, 1)
+    assert (fourth.deal.button, fourth.deal.small_blind, fourth.deal.big_blind) == (3, 3, 1)
 
 
 def test_from_three_to_two_the_button_moves_on_when_it_can() -> None:
@@ -500,7 +502,7 @@ def test_from_three_to_two_the_button_moves_on_when_it_can() -> None:
     table, _ = play(table)  # button 2, blinds 3 and 1
     table = run(table, StandUp(1))
     table, third = play(table)
-    assert (third.button, third.small_blind, third.big_blind) == (3, 3, 2)
+    assert (third.deal.button, third.deal.small_blind, third.deal.big_blind) == (3, 3, 2)
 
 
 def test_a_new_game_never_puts_the_last_big_blind_in_it_again() -> None:
@@ -524,9 +526,9 @@ def test_everyone_seated_before_the_first_hand_is_dealt_in() -> None:
         SitDown(6, "c", 100, at=0),
     )
     _, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [2, 4, 6]
-    assert (dealt.button, dealt.small_blind, dealt.big_blind) == (2, 4, 6)
-    assert dealt.extra_big_blinds == ()
+    assert [s.seat for s in dealt.deal.seats] == [2, 4, 6]
+    assert (dealt.deal.button, dealt.deal.small_blind, dealt.deal.big_blind) == (2, 4, 6)
+    assert dealt.deal.extra_big_blinds == ()
 
 
 def test_a_newcomer_waits_for_the_big_blind() -> None:
@@ -535,7 +537,8 @@ def test_a_newcomer_waits_for_the_big_blind() -> None:
     lineups = []
     for _ in range(3):
         table, dealt = play(table)
-        lineups.append((dealt.button, dealt.small_blind, dealt.big_blind, len(dealt.seats)))
+        d = dealt.deal
+        lineups.append((d.button, d.small_blind, d.big_blind, len(d.seats)))
     assert lineups == [(3, 5, 1, 3), (5, 1, 3, 3), (1, 3, 4, 4)]
     assert table.seat(4) == Seat(4, "new", 100, Entry.PLAYING)
 
@@ -545,36 +548,36 @@ def test_a_newcomer_may_post_a_big_blind_to_play_at_once() -> None:
     table, events = step(table, SitDown(2, "new", 100, at=0, post_now=True))
     assert events == [SatDown(2, "new", 100, 0, Entry.POSTING)]
     table, dealt = play(table)
-    assert [s.seat for s in dealt.seats] == [1, 2, 3, 5]
-    assert (dealt.button, dealt.small_blind, dealt.big_blind) == (3, 5, 1)
-    assert dealt.extra_big_blinds == (2,)
+    assert [s.seat for s in dealt.deal.seats] == [1, 2, 3, 5]
+    assert (dealt.deal.button, dealt.deal.small_blind, dealt.deal.big_blind) == (3, 5, 1)
+    assert dealt.deal.extra_big_blinds == (2,)
     _, dealt = play(table)
-    assert dealt.extra_big_blinds == ()  # once in, a regular
+    assert dealt.deal.extra_big_blinds == ()  # once in, a regular
 
 
 def test_a_newcomer_cannot_post_into_the_seat_behind_the_button() -> None:
     table, _ = play(seated(HOLDEM, 1, 3, 5))
     table = run(table, SitDown(4, "new", 100, at=0, post_now=True))
     table, dealt = play(table)  # button 3, small blind 5: seat 4 is between them
-    assert 4 not in [s.seat for s in dealt.seats]
+    assert 4 not in [s.seat for s in dealt.deal.seats]
     _, dealt = play(table)
-    assert (dealt.button, dealt.small_blind, dealt.big_blind) == (5, 1, 3)
-    assert dealt.extra_big_blinds == (4,)
+    assert (dealt.deal.button, dealt.deal.small_blind, dealt.deal.big_blind) == (5, 1, 3)
+    assert dealt.deal.extra_big_blinds == (4,)
 
 
 def test_a_newcomer_posting_where_the_big_blind_falls_posts_only_that() -> None:
     table, _ = play(seated(HOLDEM, 1, 3, 5))
     table = run(table, SitDown(6, "new", 100, at=0, post_now=True))
     _, dealt = play(table)
-    assert (dealt.button, dealt.small_blind, dealt.big_blind) == (3, 5, 6)
-    assert dealt.extra_big_blinds == ()
+    assert (dealt.deal.button, dealt.deal.small_blind, dealt.deal.big_blind) == (3, 5, 6)
+    assert dealt.deal.extra_big_blinds == ()
 
 
 def test_a_newcomer_is_dealt_in_at_once_when_the_game_needs_them() -> None:
     table, _ = play(seated(HOLDEM, 1, 2))
     table = run(table, StandUp(2), SitDown(5, "new", 100, at=0))
     _, dealt = play(table)
-    assert [s.seat for s in dealt.seats] == [1, 5]
+    assert [s.seat for s in dealt.deal.seats] == [1, 5]
 
 
 def test_the_deal_gives_the_hand_decider_its_start() -> None:
@@ -583,31 +586,33 @@ def test_the_deal_gives_the_hand_decider_its_start() -> None:
     assert dealt == HandDealt(
         hand=1,
         at=77,
-        button=1,
-        seats=(SeatAtStart(1, "p1", 100), SeatAtStart(2, "p2", 120)),
+        deal=Deal(
+            button=1,
+            seats=(SeatAtStart(1, "p1", 100), SeatAtStart(2, "p2", 120)),
+            antes=True,
+            small_blind=1,
+            big_blind=2,
+        ),
         commitment=commitment(SEED),
-        antes=True,
-        small_blind=1,
-        big_blind=2,
     )
     assert table.dealt == (1, 2)
     table = run(table, EndHand(((1, 90), (2, 130))))
     _, second = deal(table)
     assert second.hand == 2
-    assert second.seats == (SeatAtStart(1, "p1", 90), SeatAtStart(2, "p2", 130))
+    assert second.deal.seats == (SeatAtStart(1, "p1", 90), SeatAtStart(2, "p2", 130))
 
 
 def test_players_without_chips_are_not_dealt_in() -> None:
     table, _ = deal(seated(STUD, 1, 2, 3, stack=60))
     table = run(table, EndHand(((1, 120), (2, 0), (3, 60))))
     table, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 3]
+    assert [s.seat for s in dealt.deal.seats] == [1, 3]
     assert _stack(table, 2) == 0  # still seated
     table = run(table, EndHand(((1, 180), (3, 0))))
     refused(table, DealHand(0, SEED), TooFewPlayersError, "two players with chips; only seat 1")
     table = run(table, AddChips(3, 40))
     _, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 3]
+    assert [s.seat for s in dealt.deal.seats] == [1, 3]
 
 
 def test_dealing_is_refused() -> None:
@@ -633,7 +638,7 @@ def test_every_player_pays_once_per_window_before_their_first_hand() -> None:
     assert events[:2] == [TimeCharged(1, 5, 0), TimeCharged(2, 5, 0)]
     dealt = events[2]
     assert isinstance(dealt, HandDealt)
-    assert [s.stack for s in dealt.seats] == [95, 95]
+    assert [s.stack for s in dealt.deal.seats] == [95, 95]
     table = run(table, unchanged(table))
     table, events = step(table, DealHand(2799, SEED))  # still the first window
     assert [type(e) for e in events] == [HandDealt]
@@ -662,7 +667,7 @@ def test_a_player_short_of_the_charge_pays_all_they_have() -> None:
     assert events[0] == TimeCharged(1, 3, 1)
     dealt = events[-1]
     assert isinstance(dealt, HandDealt)
-    assert [s.seat for s in dealt.seats] == [2, 3]
+    assert [s.seat for s in dealt.deal.seats] == [2, 3]
     assert table.chips + table.house == 300
 
 
@@ -685,23 +690,23 @@ def test_a_passed_pot_takes_antes_on_three_deals_then_none() -> None:
     table = seated(JACKPOTS, 1, 2, 3, stack=50)
     for deals in range(3):
         table, dealt = deal(table)
-        assert dealt.antes
-        assert dealt.button == deals + 1  # the button moves on each passed deal
-        assert {s.carried for s in dealt.seats} == {deals}
+        assert dealt.deal.antes
+        assert dealt.deal.button == deals + 1  # the button moves on each passed deal
+        assert {s.carried for s in dealt.deal.seats} == {deals}
         table = run(table, passed_out(dealt))
     assert table.pot.deals == 3
     table, dealt = deal(table)
-    assert not dealt.antes
-    assert dealt.seats == tuple(SeatAtStart(n, f"p{n}", 47, carried=3) for n in (1, 2, 3))
+    assert not dealt.deal.antes
+    assert dealt.deal.seats == tuple(SeatAtStart(n, f"p{n}", 47, carried=3) for n in (1, 2, 3))
     table = run(table, passed_out(dealt))
     table, dealt = deal(table)
-    assert not dealt.antes
+    assert not dealt.deal.antes
     table = run(table, won_by(dealt, 2, pot=4))
     assert table.pot.total == 0
     # Seat 2 takes 2 from each of the others and the 9 carried.
     assert [_stack(table, n) for n in (1, 2, 3)] == [45, 60, 45]
     _, dealt = deal(table)
-    assert dealt.antes  # a new pot
+    assert dealt.deal.antes  # a new pot
 
 
 def test_a_newcomer_joins_a_carried_pot_with_the_antes_everyone_paid() -> None:
@@ -712,8 +717,8 @@ def test_a_newcomer_joins_a_carried_pot_with_the_antes_everyone_paid() -> None:
     table, events = step(table, SitDown(4, "new", 60, at=0, join_pot=True))
     assert events == [SatDown(4, "new", 60, 0, Entry.PLAYING), JoinedPot(4, 3)]  # capped at 3
     _, dealt = deal(table)
-    assert SeatAtStart(4, "new", 57, carried=3) in dealt.seats
-    assert len(dealt.seats) == 3
+    assert SeatAtStart(4, "new", 57, carried=3) in dealt.deal.seats
+    assert len(dealt.deal.seats) == 3
 
 
 def test_a_newcomer_who_does_not_join_waits_until_the_pot_is_won() -> None:
@@ -721,13 +726,13 @@ def test_a_newcomer_who_does_not_join_waits_until_the_pot_is_won() -> None:
     table, dealt = deal(table)
     table = run(table, passed_out(dealt), SitDown(3, "new", 50, at=0))
     table, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 2]
+    assert [s.seat for s in dealt.deal.seats] == [1, 2]
     table = run(table, passed_out(dealt))
     table, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 2]
+    assert [s.seat for s in dealt.deal.seats] == [1, 2]
     table = run(table, won_by(dealt, 1, pot=2))
     _, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [1, 2, 3]
+    assert [s.seat for s in dealt.deal.seats] == [1, 2, 3]
 
 
 def test_joining_when_no_pot_carries_costs_nothing() -> None:
@@ -735,7 +740,7 @@ def test_joining_when_no_pot_carries_costs_nothing() -> None:
     table, events = step(table, SitDown(3, "new", 50, at=0, join_pot=True))
     assert events == [SatDown(3, "new", 50, 0, Entry.PLAYING)]
     _, dealt = deal(table)
-    assert len(dealt.seats) == 3
+    assert len(dealt.deal.seats) == 3
 
 
 def test_joining_costs_more_than_a_small_buy_in() -> None:
@@ -756,8 +761,8 @@ def test_a_player_who_leaves_forfeits_their_share() -> None:
     assert events == [StoodUp(2, "p2", 48, forfeited=2)]
     assert (table.pot.entitled, table.pot.dead, table.pot.total) == ((1, 3), 2, 6)
     _, dealt = deal(table)
-    assert [(s.seat, s.carried) for s in dealt.seats] == [(1, 2), (3, 2)]
-    assert dealt.dead == 2
+    assert [(s.seat, s.carried) for s in dealt.deal.seats] == [(1, 2), (3, 2)]
+    assert dealt.deal.dead == 2
 
 
 def test_the_last_entitled_player_wins_the_carried_pot() -> None:
@@ -787,7 +792,7 @@ def test_a_player_all_in_from_the_antes_stays_in_the_carried_pot() -> None:
     table, dealt = deal(table)
     table = run(table, passed_out(dealt))
     _, dealt = deal(table)
-    assert SeatAtStart(3, "short", 0, carried=1) in dealt.seats
+    assert SeatAtStart(3, "short", 0, carried=1) in dealt.deal.seats
 
 
 def test_a_carried_pot_needs_two_of_its_players_with_chips() -> None:
@@ -810,8 +815,8 @@ def test_when_every_entitled_player_leaves_the_dead_money_starts_a_new_pot() -> 
     assert (table.pot.entitled, table.pot.dead, table.pot.deals) == ((), 2, 0)
     table = run(table, SitDown(3, "new", 50, at=0), SitDown(4, "late", 50, at=0))
     _, dealt = deal(table)
-    assert [s.seat for s in dealt.seats] == [3, 4]
-    assert (dealt.antes, dealt.dead) == (True, 2)
+    assert [s.seat for s in dealt.deal.seats] == [3, 4]
+    assert (dealt.deal.antes, dealt.deal.dead) == (True, 2)
 
 
 # ---- ending a hand

@@ -46,10 +46,10 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
             assert (found.table_id, found.number, found.button) == (
                 str(table_id),
                 number,
-                started.button,
+                started.deal.button,
             )
             assert [(s.seat, s.player, s.start) for s in found.seats] == [
-                (s.seat, s.player, s.stack) for s in started.seats
+                (s.seat, s.player, s.stack) for s in started.deal.seats
             ]
             assert found.ended == isinstance(ended, HandEnded)
             if isinstance(ended, HandEnded):

@@ -3,8 +3,9 @@
 Bots play a cardroom; its log is then copied twice into fresh stores: once
 as stored, and once put back into the first layouts: records at class
 version 1 (no chain link, signature or hand time) and the events with an
-upcaster (``TableOpened``, ``HandStarted``) at codec version 1. Every view
-built from the old copy equals, row for row, the one built from the new."""
+upcaster (``TableOpened``, ``HandStarted``, ``HandDealt``) at codec version
+1. Every view built from the old copy equals, row for row, the one built
+from the new."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from feltline.domain.table import TableRecord
 from feltline.projections.follow import Log
 from feltline.projections.projector import Projector
 from feltline.store.config import StoreConfig
+from tests.audit.layouts import DOWNCASTERS, as_stored
 from tests.postgres import store_env
 from tests.projections.bots import play, rows
 from tests.projections.conftest import Store
@@ -56,8 +58,6 @@ ADDED_SINCE_V1: list[tuple[type[Any], tuple[str, ...]]] = [
     (AccountEvent, ("link", "signature", "signed_by")),
     (Recorded, ("at", "signature", "signed_by")),
 ]
-# What each event's codec upcast from version 1 fills in.
-EVENT_ADDED_SINCE_V1 = {"TableOpened": "name", "HandStarted": "algorithm"}
 
 
 def as_first_stored(state: dict[str, Any], cls: type[Any]) -> tuple[dict[str, Any], bool]:
@@ -67,17 +67,17 @@ def as_first_stored(state: dict[str, Any], cls: type[Any]) -> tuple[dict[str, An
         if issubclass(cls, base) and old.pop("class_version", 1) > 1:
             for name in added:
                 del old[name]
-    name = old.get("type")
-    if name in EVENT_ADDED_SINCE_V1 and old["version"] > 1:
+    name, version = old.get("type"), old.get("version", 1)
+    if (name, version) in DOWNCASTERS:
+        old["data"] = as_stored(name, old["data"], version, 1)
         old["version"] = 1
-        old["data"] = {k: v for k, v in old["data"].items() if k != EVENT_ADDED_SINCE_V1[name]}
     return old, old != state
 
 
 def test_views_built_from_old_event_versions_equal_views_built_from_new(
     store: Store, fresh: Fresh
 ) -> None:
-    assert {name for name, version in UPCASTERS} == set(EVENT_ADDED_SINCE_V1)  # none missed
+    assert {(name, v + 1) for name, v in UPCASTERS} == set(DOWNCASTERS)  # none missed
     room = store.room()
     play(room, 4, 120)
     stored = room.streams.recorder.select_notifications(1, 10**6)

@@ -68,17 +68,29 @@ def _proto_field_name(message: Descriptor, name: str) -> str:
     return renamed
 
 
+def _fields(cls: type) -> list[tuple[str, object]]:
+    """The engine record's fields and their types, a ``Deal``'s spelled out
+    among its event's own, as the contract carries them."""
+    hints = typing.get_type_hints(cls, vars(hand_events) | vars(table_events))
+    found: list[tuple[str, object]] = []
+    for field in dataclasses.fields(cls):
+        if hints[field.name] is hand_events.Deal:
+            found += _fields(hand_events.Deal)
+        else:
+            found.append((field.name, hints[field.name]))
+    return found
+
+
 @pytest.mark.parametrize("cls", ENGINE, ids=lambda cls: cls.__name__)
 def test_every_engine_field_is_carried(cls: type[Event]) -> None:
     message = ONEOF.fields[[f.name for f in ONEOF.fields].index(_snake(cls.__name__))].message_type
-    hints = typing.get_type_hints(cls, vars(hand_events) | vars(table_events))
-    for field in dataclasses.fields(cls):
-        name = _proto_field_name(message, field.name)
-        assert name in message.fields_by_name, f"{cls.__name__}.{field.name}"
+    for field, hint in _fields(cls):
+        name = _proto_field_name(message, field)
+        assert name in message.fields_by_name, f"{cls.__name__}.{field}"
         proto = message.fields_by_name[name]
-        if type(None) in typing.get_args(hints[field.name]) and not proto.is_repeated:
+        if type(None) in typing.get_args(hint) and not proto.is_repeated:
             # None in the engine (a redacted card, no blind) is absence here.
-            assert proto.has_presence, f"{cls.__name__}.{field.name} must be optional"
+            assert proto.has_presence, f"{cls.__name__}.{field} must be optional"
 
 
 def test_redacted_fields_can_be_absent() -> None:

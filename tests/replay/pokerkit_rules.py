@@ -83,7 +83,7 @@ def forecast(events: tuple[Event, ...]) -> Forecast:
     stakes = rules.stakes
     script = SCRIPTS[rules.game]
     fixed = stakes.structure is Structure.FIXED_LIMIT
-    stacks = {s.seat: s.stack for s in started.seats}
+    stacks = {s.seat: s.stack for s in started.deal.seats}
     bets = dict.fromkeys(stacks, 0)
     live = set(stacks)
     rnd = _Round(unit=0)

@@ -39,10 +39,8 @@ def random_hands(
             for s in seats
         }
         command = start(table, stacks, rng.randbytes(32), button=rng.choice(seats))
-        command = replace(
-            command,
-            seats=tuple(SeatAtStart(s.seat, f"p{s.seat}", s.stack) for s in command.seats),
-        )
+        seated = tuple(SeatAtStart(s.seat, f"p{s.seat}", s.stack) for s in command.deal.seats)
+        command = replace(command, deal=replace(command.deal, seats=seated))
         events = tuple(
             play(command, RandomPlayer(rng, Style(time_outs=0.02, cancels=cancels))).events
         )

@@ -56,7 +56,7 @@ def read(hand: LoggedHand) -> dict[str, Any]:
     assert set(document) == {"ohh"}
     parsed = SpecHandHistory.model_validate(document["ohh"])
     assert parsed.game_number == hand.id
-    assert {p.seat for p in parsed.players} == {s.seat for s in hand.started.seats}
+    assert {p.seat for p in parsed.players} == {s.seat for s in hand.started.deal.seats}
     result: dict[str, Any] = document["ohh"]
     return result
 

@@ -100,7 +100,7 @@ def add_up(text: str) -> dict[str, int]:
 def check(hand: LoggedHand) -> str:
     text = pokerstars.one(hand)
     final = add_up(text)
-    names = {s.seat: s.player for s in hand.started.seats}
+    names = {s.seat: s.player for s in hand.started.deal.seats}
     assert final == {names[seat]: chips for seat, chips in hand.ended.stacks}, text
     return text
 
@@ -160,8 +160,8 @@ def test_holdem_reads_in_the_poker_packages_parser(structure: Structure, limit: 
         started = hand.started
         seated = [p for p in parsed.players if not p.name.startswith("Empty Seat")]
         players = {p.name: (p.seat, p.stack) for p in seated}
-        assert players == {s.player: (s.seat, s.stack) for s in started.seats}
-        assert parsed.button.seat == started.button
+        assert players == {s.player: (s.seat, s.stack) for s in started.deal.seats}
+        assert parsed.button.seat == started.deal.button
         pots = [e for e in hand.events if isinstance(e, PotAwarded)]
         assert parsed.total_pot == sum(p.amount for p in pots)
         board = list(parsed.flop.cards) if parsed.flop else []
@@ -171,7 +171,7 @@ def test_holdem_reads_in_the_poker_packages_parser(structure: Structure, limit: 
         if dealt:  # without a board line, the parser skips the summary's first seat
             won = {s.seat for p in pots for s in p.shares}
             winners = {name.split(" (")[0] for name in parsed.winners}
-            assert winners == {s.player for s in started.seats if s.seat in won}
+            assert winners == {s.player for s in started.deal.seats if s.seat in won}
         stakes = started.rules.stakes
         assert parsed.sb == Decimal(stakes.small_bet if limit == "FL" else stakes.small_blind)
 

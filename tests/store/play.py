@@ -10,7 +10,7 @@ from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.commands import Act, Declare, Draw, StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.events import SeatAtStart
+from feltline.engine.events import Deal, SeatAtStart
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from tests.engine.players import choose
@@ -22,14 +22,13 @@ def start(game: Game) -> StartHand:
     """A first hand of ``game`` for the engine alone, seedless: for tests
     that write a hand's records themselves."""
     holdem = game is Game.HOLDEM
-    return StartHand(
-        TABLES[game],
+    deal = Deal(
         button=3,
         seats=tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(4)),
-        seed=b"",
         small_blind=0 if holdem else None,
         big_blind=1 if holdem else None,
     )
+    return StartHand(TABLES[game], deal, seed=b"")
 
 
 def play_out(room: Room, table: UUID, number: int, rng: random.Random, *, at: int = 0) -> None:

@@ -17,6 +17,7 @@ from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
+from tests.audit.layouts import as_stored
 
 from .conftest import Store
 from .play import play, start
@@ -58,14 +59,17 @@ def test_encryption_at_rest_hides_names_and_still_loads(store: Store) -> None:
     )
 
 
-def test_a_hand_started_stored_under_version_1_still_loads(store: Store) -> None:
+@pytest.mark.parametrize("under", [1, 2])
+def test_a_hand_started_stored_under_an_old_version_still_loads(store: Store, under: int) -> None:
+    """Version 1 did not name the deck algorithm; versions 1 and 2 held the
+    deal's fields flat."""
     hand_id = uuid.uuid4()
     events = decide(NEW_HAND, replace(start(Game.HOLDEM), seed=bytes(32)))
     link, stored = chain.GENESIS, []
     for position, event in enumerate(events, 1):
         name, version, data = encode_event(event)
-        if isinstance(event, HandStarted):  # as written before the algorithm was named
-            version, data = 1, {k: v for k, v in data.items() if k != "algorithm"}
+        if isinstance(event, HandStarted):
+            version, data = under, as_stored(name, data, version, under)
         link = chain.link(
             link,
             kind="hand",

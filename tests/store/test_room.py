@@ -92,7 +92,7 @@ def test_a_deal_starts_the_hand_from_the_tables_commitment(store: Store) -> None
     assert outcome.number == dealt.hand == 1
     assert started.commitment == dealt.commitment
     assert started.rules == HOLDEM.rules
-    assert (started.button, started.seats) == (dealt.button, dealt.seats)
+    assert started.deal == dealt.deal
     play_out(room, table, 1, random.Random(1))
     hand = store.room().hand(table, 1)
     ended = hand.commands[next(reversed(hand.commands))][1][-1]
@@ -281,10 +281,10 @@ def test_a_passed_jackpots_deal_carries_its_pot_and_time_charges_go_to_the_house
     dealt = second.table[-1]
     assert isinstance(dealt, HandDealt)
     assert [type(e) for e in second.table] == [HandDealt]
-    assert [s.carried for s in dealt.seats] == [5, 5, 5]
+    assert [s.carried for s in dealt.deal.seats] == [5, 5, 5]
     started = second.hand[0]
     assert isinstance(started, HandStarted)
-    assert started.seats == dealt.seats
+    assert started.deal == dealt.deal
     assert check(room.streams).problems == []
 
 

@@ -1,7 +1,9 @@
 'use strict';
 // The Node verifier against docs/deck.md's test vectors and a real exported
 // log (test/fixtures/hands.log, written by tests/replay/make_fixture.py),
-// untouched and tampered with.
+// untouched and tampered with; and a log an older server wrote, its deals'
+// fields flat (test/fixtures/hands-flat-deal.log: HandStarted version 2,
+// HandDealt version 1), untouched.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -9,9 +11,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { canonical, freshDeck, shuffle, verifyLines } = require('../src/verify.js');
 
-const FIXTURE = path.join(__dirname, 'fixtures', 'hands.log');
-const LINES = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter((l) => l.trim());
+const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8')
+  .split('\n').filter((l) => l.trim());
+const LINES = fixture('hands.log');
 const KEY = JSON.parse(LINES[0]).public_key;
+const FLAT = fixture('hands-flat-deal.log');
 
 const seed = (hex) => Buffer.from(hex, 'hex');
 const COUNTING = seed('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
@@ -55,8 +59,17 @@ function tampered(change) {
 test('the exported log verifies clean, with reshuffled stubs in it', async () => {
   const report = await verify(LINES);
   assert.deepEqual(report.failures, []);
-  assert.equal(report.hands, 14);
+  assert.equal(report.hands, JSON.parse(LINES[0]).selection.exported_hands);
   assert.ok(LINES.some((l) => l.includes('"StubReshuffled"')));
+  assert.ok(LINES.some((l) => l.includes('"type":"HandStarted","version":3')));
+});
+
+test('a log an older server wrote, its deals flat, still verifies clean', async () => {
+  const report = await verify(FLAT, JSON.parse(FLAT[0]).public_key);
+  assert.deepEqual(report.failures, []);
+  assert.equal(report.hands, 14);
+  assert.ok(FLAT.some((l) => l.includes('"type":"HandStarted","version":2')));
+  assert.ok(FLAT.some((l) => l.includes('"type":"HandDealt","version":1')));
 });
 
 const TAMPERINGS = {

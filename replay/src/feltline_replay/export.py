@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from uuid import UUID, uuid5
 
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.engine.table import HandDealt
 from feltline_replay.log import Record, header
 from feltline_replay.store import Rows, record
 
@@ -95,9 +97,11 @@ def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
     for version, topic, raw in rows.stream(table):
         line = record(table, version, topic, raw)
         if line["type"] == "HandDealt":
-            data = line["data"]
-            players = frozenset(s["player"] for s in data["seats"])
-            dealt = Dealt(table, data["hand"], data["at"], players)
+            # Decoded, not read as it lies: the deal's layout differs by version.
+            event = decode_event("HandDealt", line["version"], line["data"], TABLE_EVENT_TYPES)
+            assert isinstance(event, HandDealt)
+            players = frozenset(s.player for s in event.deal.seats)
+            dealt = Dealt(table, event.hand, event.at, players)
         elif line["type"] == "HandFinished" and dealt is not None:
             yield dealt
             dealt = None

@@ -8,6 +8,7 @@ from feltline.engine.events import (
     BetsCollected,
     BoardDealt,
     CardDealt,
+    Deal,
     DeckShuffled,
     DeclarationsRevealed,
     Declared,
@@ -27,7 +28,7 @@ from feltline.engine.events import (
 def line(event: Event) -> str | None:
     """One line for an event, or None for one a reader need not see."""
     match event:
-        case HandStarted(rules=rules, button=button, seats=seats, commitment=commitment):
+        case HandStarted(rules=rules, deal=Deal(button=button, seats=seats), commitment=commitment):
             players = ", ".join(f"seat {s.seat} ({s.stack})" for s in seats)
             return (
                 f"{rules.game} {rules.stakes.structure}, button at seat {button}: {players}\n"

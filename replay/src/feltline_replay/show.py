@@ -43,7 +43,7 @@ class Viewer:
         there, or as a spectator of a hand it was not dealt into."""
         if self.player is None:
             return self
-        seat = next((s.seat for s in started.seats if s.player == self.player), None)
+        seat = next((s.seat for s in started.deal.seats if s.player == self.player), None)
         return Viewer("spectator") if seat is None else Viewer("seat", seat)
 
     @classmethod

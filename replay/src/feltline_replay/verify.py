@@ -258,7 +258,7 @@ class Found:
             first, last = type(started).__name__, type(ended).__name__
             self.fail("rules", 1, "HandStarted ... HandEnded", f"{first} ... {last}")
             return
-        self.start = _start(started.commitment, started.button, started.seats)
+        self.start = _start(started.commitment, started.deal.button, started.deal.seats)
         self.result = (tuple(sorted(ended.stacks)), ended.rake)
         seed = ended.seed
         if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
@@ -335,7 +335,7 @@ class Folded(Found):
                         "hand numbers", position, f"hand {table.hands + 1}", f"hand {event.hand}"
                     )
                 self.stacks(position, table, event)
-                start = _start(event.commitment, event.button, event.seats)
+                start = _start(event.commitment, event.deal.button, event.deal.seats)
                 current = _Deal(table_id, event.hand, start)
                 self.deals.append((hand_id(table_id, event.hand), current))
             elif isinstance(event, HandFinished) and current is not None:
@@ -349,7 +349,7 @@ class Folded(Found):
     def stacks(self, position: int, table: Table, dealt: HandDealt) -> None:
         """Each seat starts with what the table holds for it: the last
         hand's result, plus buy-ins, less stand-ups and time charges."""
-        for seat in dealt.seats:
+        for seat in dealt.deal.seats:
             held = table.seat(seat.seat)
             share = dict(table.pot.shares).get(seat.seat, 0)
             at = (held.player, held.stack, share) if held else None

@@ -38,7 +38,7 @@ class CodecError(ValueError):
 EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (events.HandStarted, 2),
+        (events.HandStarted, 3),
         (events.DeckShuffled, 1),
         (events.StreetBegan, 1),
         (events.Posted, 1),
@@ -71,7 +71,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         (table.SatIn, 1),
         (table.StoodUp, 1),
         (table.TimeCharged, 1),
-        (table.HandDealt, 1),
+        (table.HandDealt, 2),
         (table.HandFinished, 1),
         (table.CarriedPotWon, 1),
         (table.TableClosed, 1),
@@ -91,8 +91,23 @@ def _table_opened_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "name": ""}
 
 
+# The deal's fields as the flat layouts held them: fixed, as those layouts
+# are, whatever ``events.Deal`` becomes.
+_FLAT_DEAL = ("button", "seats", "antes", "small_blind", "big_blind", "extra_big_blinds", "dead")
+
+
+def _deal_nested(data: dict[str, JSON]) -> dict[str, JSON]:
+    """``HandStarted`` version 2 and ``HandDealt`` version 1 held the deal's
+    fields beside the event's own; later versions nest them in one ``deal``
+    record. A field missing stays missing, for the decoder to refuse."""
+    rest = {k: v for k, v in data.items() if k not in _FLAT_DEAL}
+    return {**rest, "deal": {k: data[k] for k in _FLAT_DEAL if k in data}}
+
+
 UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]] = {
     ("HandStarted", 1): _hand_started_v1_v2,
+    ("HandStarted", 2): _deal_nested,
+    ("HandDealt", 1): _deal_nested,
     ("TableOpened", 1): _table_opened_v1_v2,
 }
 """(event name, version) -> a function from that version's data to the next's."""

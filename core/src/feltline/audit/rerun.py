@@ -31,19 +31,7 @@ def commands(events: Sequence[Event]) -> list[Command]:
     started, ended = events[0], events[-1]
     if not isinstance(started, HandStarted) or not isinstance(ended, HandEnded):
         raise ValueError("only a whole hand replays: HandStarted to HandEnded")
-    made: list[Command] = [
-        StartHand(
-            started.rules,
-            button=started.button,
-            seats=started.seats,
-            seed=ended.seed,
-            antes=started.antes,
-            small_blind=started.small_blind,
-            big_blind=started.big_blind,
-            extra_big_blinds=started.extra_big_blinds,
-            dead=started.dead,
-        )
-    ]
+    made: list[Command] = [StartHand(started.rules, started.deal, ended.seed)]
     for event in events:
         match event:
             case Acted(timed_out=True) | Drew(timed_out=True) | Declared(timed_out=True):

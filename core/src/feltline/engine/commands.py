@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from feltline.engine.cards import Card
-from feltline.engine.events import Action, Choice, SeatAtStart
+from feltline.engine.events import Action, Choice, Deal
 from feltline.engine.rules import Rules
 
 
@@ -20,14 +20,8 @@ class StartHand(Command):
     shell draws ``seed`` from the operating system's CSPRNG."""
 
     rules: Rules
-    button: int
-    seats: tuple[SeatAtStart, ...]
+    deal: Deal
     seed: bytes
-    antes: bool = True
-    small_blind: int | None = None
-    big_blind: int | None = None
-    extra_big_blinds: tuple[int, ...] = ()
-    dead: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,23 +59,35 @@ class SeatAtStart:
 
 
 @dataclass(frozen=True, slots=True)
-class HandStarted(Event):
-    """The deal begins: who plays, for what, and the commitment to the deck.
+class Deal:
+    """Who is dealt into a hand and who posts what. The table decides it
+    (``HandDealt``), the hand starts from it (``StartHand``) and records it
+    (``HandStarted``): one record, passed on whole, so that the three cannot
+    drift apart.
 
     ``carried`` is what each seat put in a jackpots pot on earlier passed
     deals (in ``SeatAtStart``) and ``dead`` what players who left forfeited.
+    ``extra_big_blinds`` are hold'em newcomers posting a big blind to be
+    dealt in at once.
     """
 
-    rules: Rules
     button: int
     seats: tuple[SeatAtStart, ...]
-    commitment: str
-    algorithm: str
     antes: bool = True
     small_blind: int | None = None
     big_blind: int | None = None
     extra_big_blinds: tuple[int, ...] = ()
     dead: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    """The deal begins: who plays, for what, and the commitment to the deck."""
+
+    rules: Rules
+    deal: Deal
+    commitment: str
+    algorithm: str
 
 
 @dataclass(frozen=True, slots=True)

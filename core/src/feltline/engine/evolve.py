@@ -83,23 +83,24 @@ def _mutate(event: Event, hand: Hand) -> Hand:
 
 @_mutate.register
 def _started(e: HandStarted, hand: Hand) -> Hand:
+    deal = e.deal
     players = tuple(
         replace(_NO_PLAYER, seat=s.seat, player=s.player, stack=s.stack, paid=s.carried)
-        for s in e.seats
+        for s in deal.seats
     )
     live_count, active_count = _counts(players)
     return replace(
         _NO_HAND,
         rules=e.rules,
-        button=e.button,
+        button=deal.button,
         players=players,
         phase=_DEALING,
-        antes=e.antes,
-        small_blind_seat=e.small_blind,
-        big_blind_seat=e.big_blind,
-        extra_big_blinds=e.extra_big_blinds,
-        pot=sum(s.carried for s in e.seats) + e.dead,
-        dead=e.dead,
+        antes=deal.antes,
+        small_blind_seat=deal.small_blind,
+        big_blind_seat=deal.big_blind,
+        extra_big_blinds=deal.extra_big_blinds,
+        pot=sum(s.carried for s in deal.seats) + deal.dead,
+        dead=deal.dead,
         live_count=live_count,
         active_count=active_count,
         seats=tuple(p.seat for p in players),

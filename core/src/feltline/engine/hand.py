@@ -165,7 +165,8 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
     if hand.phase is not _NOT_STARTED:
         raise WrongPhase("this hand has already been dealt")
     rules = c.rules.validate()
-    seats = [s.seat for s in c.seats]
+    deal = c.deal
+    seats = [s.seat for s in deal.seats]
     if seats != sorted(set(seats)) or (seats and seats[0] < 0):
         raise IllegalAction("seats must be distinct, not negative, and in seat order")
     if not 2 <= len(seats) <= MAX_SEATS[rules.game]:
@@ -177,40 +178,27 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
         raise IllegalAction(
             f"a duplicate table of {fixed} seats numbers them 0 to {fixed - 1} or 1 to {fixed}"
         )
-    if any(s.stack < 0 or s.carried < 0 for s in c.seats) or c.dead < 0:
+    if any(s.stack < 0 or s.carried < 0 for s in deal.seats) or deal.dead < 0:
         raise IllegalAmount("stacks and carried chips cannot be negative")
-    if c.button not in seats:
-        raise IllegalAction(f"the button must be at a seat dealt in, not seat {c.button}")
+    if deal.button not in seats:
+        raise IllegalAction(f"the button must be at a seat dealt in, not seat {deal.button}")
+    small, big, extra = deal.small_blind, deal.big_blind, deal.extra_big_blinds
     if rules.game is _HOLDEM:
-        if c.big_blind not in seats or (c.small_blind is not None and c.small_blind not in seats):
+        if big not in seats or (small is not None and small not in seats):
             raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
-        if c.small_blind == c.big_blind:
+        if small == big:
             raise IllegalAction("one seat cannot post both blinds")
-        posting = {c.small_blind, c.big_blind}
-        if not set(c.extra_big_blinds) <= set(seats) - posting or len(
-            set(c.extra_big_blinds)
-        ) != len(c.extra_big_blinds):
+        if not set(extra) <= set(seats) - {small, big} or len(set(extra)) != len(extra):
             raise IllegalAction(
                 "an extra big blind is posted once, by a seat dealt in that posts no other blind"
             )
-    elif c.small_blind is not None or c.big_blind is not None or c.extra_big_blinds:
+    elif small is not None or big is not None or extra:
         raise IllegalAction(f"{rules.game} has no blinds")
     if len(c.seed) != 32:
         raise IllegalAction("the deck seed must be 32 bytes")
     cards = dealing.fresh_deck(rules)
     return [
-        HandStarted(
-            rules=rules,
-            button=c.button,
-            seats=c.seats,
-            commitment=commitment(c.seed),
-            algorithm=DECK_ALGORITHM,
-            antes=c.antes,
-            small_blind=c.small_blind,
-            big_blind=c.big_blind,
-            extra_big_blinds=c.extra_big_blinds,
-            dead=c.dead,
-        ),
+        HandStarted(rules, deal, commitment(c.seed), DECK_ALGORITHM),
         DeckShuffled(seed=c.seed, cards=shuffle(c.seed, cards)),
     ]
 

@@ -28,7 +28,7 @@ from functools import reduce, singledispatch
 from feltline.engine.button import Lineup, ante_lineup, blind_lineup
 from feltline.engine.deck import SEED_BYTES, commitment
 from feltline.engine.errors import IllegalAmount, Kind, RuleError, WrongPhase
-from feltline.engine.events import Event, PassedOut, SeatAtStart
+from feltline.engine.events import Deal, Event, PassedOut, SeatAtStart
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 
@@ -364,20 +364,13 @@ class TimeCharged(TableEvent):
 
 @dataclass(frozen=True, slots=True)
 class HandDealt(TableEvent):
-    """Hand number ``hand`` begins. With the table's rules and the caller's
-    seed, these are the hand decider's ``StartHand``; ``extra_big_blinds``
-    are newcomers posting a big blind to be dealt in at once."""
+    """Hand number ``hand`` begins: its ``deal``, with the table's rules and
+    the caller's seed, is the hand decider's ``StartHand``."""
 
     hand: int
     at: int
-    button: int
-    seats: tuple[SeatAtStart, ...]
+    deal: Deal
     commitment: str
-    antes: bool = True
-    small_blind: int | None = None
-    big_blind: int | None = None
-    extra_big_blinds: tuple[int, ...] = ()
-    dead: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,20 +531,16 @@ def _deal_hand(command: DealHand, table: Table) -> list[TableEvent]:
     for number in lineup.seats:
         seat = _occupied(charged, number)
         seats.append(SeatAtStart(number, seat.player, seat.stack, pot.share(number)))
-    events.append(
-        HandDealt(
-            hand=table.hands + 1,
-            at=command.at,
-            button=lineup.button,
-            seats=tuple(seats),
-            commitment=commitment(command.seed),
-            antes=config.rules.game is not Game.JACKPOTS or pot.deals < config.ante_cap,
-            small_blind=lineup.small_blind,
-            big_blind=lineup.big_blind,
-            extra_big_blinds=lineup.extra_big_blinds,
-            dead=pot.dead,
-        )
+    deal = Deal(
+        button=lineup.button,
+        seats=tuple(seats),
+        antes=config.rules.game is not Game.JACKPOTS or pot.deals < config.ante_cap,
+        small_blind=lineup.small_blind,
+        big_blind=lineup.big_blind,
+        extra_big_blinds=lineup.extra_big_blinds,
+        dead=pot.dead,
     )
+    events.append(HandDealt(table.hands + 1, command.at, deal, commitment(command.seed)))
     return events
 
 
@@ -807,7 +796,8 @@ def _time_charged(event: TimeCharged, table: Table) -> Table:
 def _hand_dealt(event: HandDealt, table: Table) -> Table:
     """Seats dealt in play from now on; in hold'em a seat sitting out this
     deal has missed its blinds' turn and will wait for the big blind."""
-    dealt = tuple(s.seat for s in event.seats)
+    deal = event.deal
+    dealt = tuple(s.seat for s in deal.seats)
     holdem = table.config is not None and table.config.rules.game is Game.HOLDEM
     seats = tuple(
         replace(s, entry=Entry.PLAYING)
@@ -820,8 +810,8 @@ def _hand_dealt(event: HandDealt, table: Table) -> Table:
     return replace(
         table,
         seats=seats,
-        button=event.button,
-        big_blind=event.big_blind,
+        button=deal.button,
+        big_blind=deal.big_blind,
         dealt=dealt,
         hands=event.hand,
     )

@@ -103,7 +103,7 @@ def data(hand: LoggedHand) -> dict[str, Any]:
         raise Unwritable(reason)
     shots = [_frame(f) for f in frames(hand.played, hand.viewer)]
     started = hand.started
-    seated = max(s.seat for s in started.seats)
+    seated = max(s.seat for s in started.deal.seats)
     return {
         "id": hand.id,
         "table": hand.table.name if hand.table else None,
@@ -112,7 +112,7 @@ def data(hand: LoggedHand) -> dict[str, Any]:
         "number": hand.number,
         "at": datetime.fromtimestamp(hand.at, UTC).isoformat() if hand.at is not None else None,
         "title": f"{started.rules.game} {started.rules.stakes.structure}",
-        "button": started.button,
+        "button": started.deal.button,
         "viewer": _label(hand.viewer),
         "check": _check(hand),
         "frames": shots,

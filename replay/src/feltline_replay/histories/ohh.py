@@ -92,6 +92,7 @@ class _Round:
 def history(hand: LoggedHand) -> dict[str, Any]:
     """The hand as the spec's ``ohh`` object."""
     started = hand.started
+    deal = started.deal
     rules = started.rules
     stakes = rules.stakes
     script = SCRIPTS[rules.game]
@@ -112,11 +113,11 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         action.update(more)
         rounds[-1].actions.append(action)
 
-    for s in started.seats:
+    for s in deal.seats:
         if s.carried:
             act(s.seat, "Add to Pot", amount=s.carried, feltline_action="carried")
-    if started.dead:
-        act(None, "Add to Pot", amount=started.dead, feltline_action="dead")
+    if deal.dead:
+        act(None, "Add to Pot", amount=deal.dead, feltline_action="dead")
     betting = False
     dealing: dict[int, list[Card | None]] = {}
     for event in hand.events:
@@ -138,7 +139,7 @@ def history(hand: LoggedHand) -> dict[str, Any]:
                     rounds[-1].street = "Showdown"
             case Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):
                 what = POSTS[forced]
-                if forced is Forced.BIG_BLIND and seat in started.extra_big_blinds:
+                if forced is Forced.BIG_BLIND and seat in deal.extra_big_blinds:
                     what = "Post Extra Blind"
                 act(seat, what, amount=amount, is_allin=all_in)
                 if forced is not Forced.ANTE:
@@ -191,9 +192,9 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         "table_name": (hand.table.name or hand.table.id) if hand.table else "",
         "game_type": GAME_TYPES.get(rules.game, "Draw"),
         "bet_limit": {"bet_type": BET_TYPES[stakes.structure]},
-        "table_size": hand.table.seats if hand.table else len(started.seats),
+        "table_size": hand.table.seats if hand.table else len(deal.seats),
         "currency": "XXX",
-        "dealer_seat": started.button,
+        "dealer_seat": deal.button,
         "small_blind_amount": stakes.small_blind,
         "big_blind_amount": stakes.big_blind,
         "ante_amount": stakes.ante,
@@ -208,7 +209,7 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         ohh["flags"] = ["Observed"]
     ohh["players"] = [
         {"id": s.seat, "seat": s.seat, "name": s.player, "starting_stack": s.stack}
-        for s in started.seats
+        for s in deal.seats
     ]
     ohh["rounds"] = [
         {

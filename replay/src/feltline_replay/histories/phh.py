@@ -81,7 +81,7 @@ def refuses(hand: LoggedHand) -> str | None:
         return f"PHH has no variant code for {structure} {rules.game}"
     if rules.joker:
         return "PHH has no variant code for stud with the joker"
-    if started.extra_big_blinds:
+    if started.deal.extra_big_blinds:
         return "PHH cannot post a newcomer's big blind out of position"
     if hand.ended.cancelled:
         return "the hand was cancelled: it has no result to replay"
@@ -104,14 +104,15 @@ def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
 
 def _fields(hand: LoggedHand) -> list[str]:
     started = hand.started
+    deal = started.deal
     rules = started.rules
     stakes = rules.stakes
     code = CODES[rules.game, stakes.structure]
-    order = _from_button(started.button, [s.seat for s in started.seats])
+    order = _from_button(deal.button, [s.seat for s in deal.seats])
     index = {seat: n for n, seat in enumerate(order)}
-    at = {s.seat: s for s in started.seats}
+    at = {s.seat: s for s in deal.seats}
     players = len(order)
-    ante = stakes.ante if started.antes else 0
+    ante = stakes.ante if deal.antes else 0
     fields = [
         f"variant = {_text(code)}",
         "ante_trimming_status = true",
@@ -120,8 +121,8 @@ def _fields(hand: LoggedHand) -> list[str]:
     if rules.game is Game.HOLDEM:
         blinds = [0] * players
         for seat, amount in (
-            (started.small_blind, stakes.small_blind),
-            (started.big_blind, stakes.big_blind),
+            (deal.small_blind, stakes.small_blind),
+            (deal.big_blind, stakes.big_blind),
         ):
             if seat is not None:
                 # PokerKit reverses the blinds heads up, where the button posts the small one.

@@ -71,10 +71,11 @@ def number(hand: LoggedHand) -> int:
 def one(hand: LoggedHand) -> str:
     """The hand as PokerStars writes one."""
     started = hand.started
+    deal = started.deal
     rules = started.rules
     stakes = rules.stakes
     script = SCRIPTS[rules.game]
-    name = {s.seat: s.player for s in started.seats}
+    name = {s.seat: s.player for s in deal.seats}
     game = GAMES.get(rules.game, "5 Card Draw")
     limit = LIMITS.get(stakes.structure, "Limit")
     if rules.game is Game.HOLDEM and stakes.structure is not Structure.FIXED_LIMIT:
@@ -89,17 +90,17 @@ def one(hand: LoggedHand) -> str:
     ]
     size = hand.table.seats if hand.table else max(name)
     table = (hand.table.name or hand.table.id) if hand.table else hand.id
-    button = "" if rules.game is Game.STUD_HI_LO else f" Seat #{started.button} is the button"
+    button = "" if rules.game is Game.STUD_HI_LO else f" Seat #{deal.button} is the button"
     lines.append(f"Table '{table}' {size}-max{button}")
-    lines += [f"Seat {s.seat}: {s.player} ({s.stack} in chips)" for s in started.seats]
+    lines += [f"Seat {s.seat}: {s.player} ({s.stack} in chips)" for s in deal.seats]
     lines += [
         f"{name[s.seat]}: has {s.carried} in the pot from earlier deals"
-        for s in started.seats
+        for s in deal.seats
         if s.carried
     ]
-    if started.dead:
-        lines.append(f"Dead money in the pot: {started.dead}")
-    held: dict[int, list[Card]] = {s.seat: [] for s in started.seats}  # as the viewer sees them
+    if deal.dead:
+        lines.append(f"Dead money in the pot: {deal.dead}")
+    held: dict[int, list[Card]] = {s.seat: [] for s in deal.seats}  # as the viewer sees them
     dealing: dict[int, list[Card]] = {}
     board: list[Card] = []
     level = 0
@@ -184,14 +185,14 @@ def one(hand: LoggedHand) -> str:
     for pot in pots:
         for share in pot.shares:
             won[share.seat] = won.get(share.seat, 0) + share.amount
-    for s in started.seats:
+    for s in deal.seats:
         marks = ""
         if rules.game is not Game.STUD_HI_LO:
-            if s.seat == started.button:
+            if s.seat == deal.button:
                 marks += " (button)"
-            if s.seat == started.small_blind:
+            if s.seat == deal.small_blind:
                 marks += " (small blind)"
-            if s.seat == started.big_blind:
+            if s.seat == deal.big_blind:
                 marks += " (big blind)"
         how = result.get(s.seat, "")
         if s.seat in won:

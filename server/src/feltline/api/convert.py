@@ -70,17 +70,18 @@ def _body(event: hand.Event, where: Where) -> tuple[str, Message]:
 
 @_body.register
 def _hand_started(e: hand.HandStarted, where: Where) -> tuple[str, Message]:
+    deal = e.deal
     return "hand_started", events_pb2.HandStarted(
         rules=rules(e.rules),
-        button=e.button,
-        seats=_seats(e.seats),
+        button=deal.button,
+        seats=_seats(deal.seats),
         commitment=e.commitment,
         algorithm=e.algorithm,
-        antes=e.antes,
-        small_blind=e.small_blind,
-        big_blind=e.big_blind,
-        extra_big_blinds=e.extra_big_blinds,
-        dead=e.dead,
+        antes=deal.antes,
+        small_blind=deal.small_blind,
+        big_blind=deal.big_blind,
+        extra_big_blinds=deal.extra_big_blinds,
+        dead=deal.dead,
     )
 
 
@@ -285,17 +286,18 @@ def _time_charged(e: table.TimeCharged, where: Where) -> tuple[str, Message]:
 
 @_body.register
 def _hand_dealt(e: table.HandDealt, where: Where) -> tuple[str, Message]:
+    deal = e.deal
     return "hand_dealt", events_pb2.HandDealt(
         hand_number=e.hand,
         time=_time(e.at),
-        button=e.button,
-        seats=_seats(e.seats),
+        button=deal.button,
+        seats=_seats(deal.seats),
         commitment=e.commitment,
-        antes=e.antes,
-        small_blind=e.small_blind,
-        big_blind=e.big_blind,
-        extra_big_blinds=e.extra_big_blinds,
-        dead=e.dead,
+        antes=deal.antes,
+        small_blind=deal.small_blind,
+        big_blind=deal.big_blind,
+        extra_big_blinds=deal.extra_big_blinds,
+        dead=deal.dead,
         hand_id=where.hand_id,
     )
 

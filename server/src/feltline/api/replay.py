@@ -104,7 +104,7 @@ class Finished:
         return self.dealt.at, self.order, self.dealt.hand
 
     def seats(self) -> set[str]:
-        return {s.player for s in self.dealt.seats}
+        return {s.player for s in self.dealt.deal.seats}
 
 
 def _timestamp(seconds: int | None) -> Timestamp:
@@ -227,7 +227,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         of a hand it was dealt into; an admin as an auditor."""
         if caller.role == ADMIN:
             return Viewer(AUDITOR)
-        who = Viewer.of(caller, f.dealt.seats)
+        who = Viewer.of(caller, f.dealt.deal.seats)
         if caller.role == PLAYER and who.seat is None:
             raise ApiError(
                 R.ERROR_REASON_NOT_YOUR_SEAT,
@@ -270,7 +270,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             game=f.game,
             start_time=_timestamp(f.dealt.at),
             end_time=_timestamp(stored[-1].at if stored else f.dealt.at),
-            button=f.dealt.button,
+            button=f.dealt.deal.button,
             seats=[
                 replay_pb2.HandResult(
                     seat=s.seat,
@@ -280,7 +280,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     bet=bet.get(s.seat, 0),
                     won=won.get(s.seat, 0),
                 )
-                for s in f.dealt.seats
+                for s in f.dealt.deal.seats
             ],
             rake=f.finished.rake,
             cancelled=ended is not None and ended.cancelled,
@@ -542,7 +542,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     def recalled(self, f: Finished, player: str) -> replay_pb2.RecalledHand:
         """One hand as its player recalls it, whoever asks."""
-        seat = next(s.seat for s in f.dealt.seats if s.player == player)
+        seat = next(s.seat for s in f.dealt.deal.seats if s.player == player)
         who = Viewer(PLAYER, seat)
         stored = self.records(f)
         summary = self.summary(f, stored)

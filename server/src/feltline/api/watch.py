@@ -167,7 +167,7 @@ class Watcher:
         """Whether the hand ``dealt`` begins is withheld from this caller
         (:func:`feltline.api.redaction.withheld`)."""
         unrevealed = self.hub.unrevealed(self.key, dealt.hand)
-        return withheld(self.caller, dealt.seats, unrevealed=unrevealed)
+        return withheld(self.caller, dealt.deal.seats, unrevealed=unrevealed)
 
     def hold_back(self) -> None:
         """Move a position inside a hand withheld from this caller back to

@@ -25,18 +25,7 @@ def deal(work: Work, key: str, request: str, seed: bytes, at: int) -> int:
     config = work.table.table.config
     assert config is not None
     work.hand = HandStream.new(hand_id(work.table.id, dealt.hand))
-    start = StartHand(
-        config.rules,
-        button=dealt.button,
-        seats=dealt.seats,
-        seed=seed,
-        antes=dealt.antes,
-        small_blind=dealt.small_blind,
-        big_blind=dealt.big_blind,
-        extra_big_blinds=dealt.extra_big_blinds,
-        dead=dealt.dead,
-    )
-    work.at_hand(f"table/{key}", start, request, at)
+    work.at_hand(f"table/{key}", StartHand(config.rules, dealt.deal, seed), request, at)
     started = work.hand_events[0]
     if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
         raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")

@@ -84,7 +84,9 @@ class HandIndex(Projection[HandIndexView]):
                     )[0]
                     charge = (table, record.hand, seat, player, amount, tracking.notification_id)
                     cursor.run("INSERT INTO hand_charges VALUES (?, ?, ?, ?, ?, NULL, ?)", charge)
-                case table_events.HandDealt(hand=number, at=at, button=button, seats=seats):
+                case table_events.HandDealt(
+                    hand=number, at=at, deal=hand_events.Deal(button=button, seats=seats)
+                ):
                     game, stakes = cursor.rows(
                         "SELECT game, stakes FROM hand_tables WHERE table_id = ?", (table,)
                     )[0]

@@ -254,7 +254,7 @@ class Ledger(Projection[LedgerView]):
                 )
 
             match event:
-                case hand_events.HandStarted(seats=seats, dead=dead):
+                case hand_events.HandStarted(deal=hand_events.Deal(seats=seats, dead=dead)):
                     move("carried-pot", carried, pot, sum(s.carried for s in seats) + dead)
                 case hand_events.Posted(seat=seat, amount=amount):
                     move("forced-bet", seat_book(table, seat), pot, amount, seat)

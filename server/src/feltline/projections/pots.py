@@ -56,9 +56,9 @@ class Pots(Projection[PotsView]):
             key = str(hand_id(record.originator_id, dealt.hand))
             cursor.run(
                 "INSERT INTO pots_hands VALUES (?, ?, ?, ?)",
-                (key, str(record.originator_id), dealt.hand, dealt.dead),
+                (key, str(record.originator_id), dealt.hand, dealt.deal.dead),
             )
-            for s in dealt.seats:
+            for s in dealt.deal.seats:
                 cursor.run(
                     "INSERT INTO pots_seats VALUES (?, ?, ?, ?, 0, 0, 0)",
                     (key, s.seat, s.player, s.carried),
