@@ -297,6 +297,15 @@ def test_a_retry_sends_the_same_request_id(client: Client, fake: Fake) -> None:
     assert len(ids) == 1
 
 
+def test_a_call_a_stopping_server_cancelled_is_sent_again(client: Client, fake: Fake) -> None:
+    """A server's gRPC, as it stops, ends the calls that had just arrived
+    CANCELLED; a bot that gave up on one would leave its seat for good."""
+    fake.fail_next = [grpc.StatusCode.CANCELLED]
+    client.mint_chips("alice", 1000)
+    assert len(fake.requests) == 2
+    assert len({r.request_id for r in fake.requests}) == 1
+
+
 def test_a_repeated_action_is_answered_not_applied_twice(client: Client, fake: Fake) -> None:
     seen = Seen(3, 7)
     first = client.call(TABLE, seen, request_id="6f1c0e0e-36a4-4b7c-9f43-3a1d1f3c5a10")

@@ -48,7 +48,12 @@ T = TypeVar("T")
 
 # Codes after which the same request, with the same request id, may be sent
 # again: nothing was applied, or it was and the server answers as before.
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+# CANCELLED is among them because this client never cancels a unary call of
+# its own (a watch it cancels ends without a retry): it comes from a server
+# stopping, whose gRPC drops the calls that arrived as it began to stop.
+RETRYABLE = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.CANCELLED}
+)
 # The channel's own reconnection backoff (gRPC's grows to two minutes): a
 # restarted server is found within a second of listening again.
 CHANNEL_OPTIONS = (
@@ -144,7 +149,7 @@ class Client:
     :data:`CHANNEL_OPTIONS`. Pass ``channel`` to use a channel of your own
     (options) instead.
 
-    A call that fails with UNAVAILABLE or ABORTED, and a watch that drops,
+    A call that fails with UNAVAILABLE, ABORTED or CANCELLED, and a watch that drops,
     are tried again after ``backoff`` seconds, doubling up to
     ``max_backoff`` (with jitter, so that a room of bots does not come back
     in step), or after the server's RetryInfo delay, for up to ``patience``
