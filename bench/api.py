@@ -270,6 +270,7 @@ def serve_fanout() -> None:
 def serve_feltline(key: Path, env: dict[str, str]) -> None:
     from feltline.api import logging as logs
     from feltline.api.app import Feltline
+    from feltline.api.collector import short_pauses
     from feltline.audit.keys import Signer
     from feltline.cardroom.room import Room
     from feltline.store.config import StoreConfig
@@ -281,6 +282,7 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     # Watches live on the event loop; each unary call in flight holds a thread.
     server = Feltline(room, signer.public_key, tick=0.2, max_workers=64)
     server.start()
+    short_pauses()  # as `feltline serve` does
     try:
         _ready_then_wait(server.port)
     finally:

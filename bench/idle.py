@@ -49,6 +49,7 @@ OPENING = 100
 def serve_feltline(key: str, db: str) -> None:
     from feltline.api import logging as logs
     from feltline.api.app import Feltline
+    from feltline.api.collector import short_pauses
     from feltline.audit.keys import Signer
     from feltline.cardroom.room import Room
     from feltline.store.config import StoreConfig
@@ -58,6 +59,7 @@ def serve_feltline(key: str, db: str) -> None:
     signer = Signer.load(Path(key))
     room = Room(Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": db}).env))
     server = Feltline(room, signer.public_key).start()
+    short_pauses()  # as `feltline serve` does
     print(server.port, flush=True)
     sys.stdin.read()  # until the parent closes our stdin
     server.stop()

@@ -18,6 +18,7 @@ from feltline import demo
 from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
+from feltline.api.collector import short_pauses
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.cardroom.room import open_room
@@ -203,6 +204,7 @@ def _serve(
         if tls.client_ca is None
         else "TLS with client certificates, "
     )
+    short_pauses()  # full collector passes skip what the server holds (api/collector.py)
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
