@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import singledispatch
+from typing import Any
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -70,18 +71,8 @@ def _body(event: hand.Event, where: Where) -> tuple[str, Message]:
 
 @_body.register
 def _hand_started(e: hand.HandStarted, where: Where) -> tuple[str, Message]:
-    deal = e.deal
     return "hand_started", events_pb2.HandStarted(
-        rules=rules(e.rules),
-        button=deal.button,
-        seats=_seats(deal.seats),
-        commitment=e.commitment,
-        algorithm=e.algorithm,
-        antes=deal.antes,
-        small_blind=deal.small_blind,
-        big_blind=deal.big_blind,
-        extra_big_blinds=deal.extra_big_blinds,
-        dead=deal.dead,
+        rules=rules(e.rules), commitment=e.commitment, algorithm=e.algorithm, **_deal(e.deal)
     )
 
 
@@ -286,19 +277,12 @@ def _time_charged(e: table.TimeCharged, where: Where) -> tuple[str, Message]:
 
 @_body.register
 def _hand_dealt(e: table.HandDealt, where: Where) -> tuple[str, Message]:
-    deal = e.deal
     return "hand_dealt", events_pb2.HandDealt(
         hand_number=e.hand,
         time=_time(e.at),
-        button=deal.button,
-        seats=_seats(deal.seats),
         commitment=e.commitment,
-        antes=deal.antes,
-        small_blind=deal.small_blind,
-        big_blind=deal.big_blind,
-        extra_big_blinds=deal.extra_big_blinds,
-        dead=deal.dead,
         hand_id=where.hand_id,
+        **_deal(e.deal),
     )
 
 
@@ -381,6 +365,20 @@ def _cards(cards: Iterable[Card]) -> list[str]:
 
 def _card_list(cards: Iterable[Card] | None) -> common_pb2.CardList | None:
     return None if cards is None else common_pb2.CardList(cards=_cards(cards))
+
+
+def _deal(deal: hand.Deal) -> dict[str, Any]:
+    """The deal's fields, which ``HandStarted`` and ``HandDealt`` messages
+    both spell out under the same names."""
+    return {
+        "button": deal.button,
+        "seats": _seats(deal.seats),
+        "antes": deal.antes,
+        "small_blind": deal.small_blind,
+        "big_blind": deal.big_blind,
+        "extra_big_blinds": deal.extra_big_blinds,
+        "dead": deal.dead,
+    }
 
 
 def _seats(seats: Iterable[hand.SeatAtStart]) -> list[events_pb2.SeatAtStart]:
