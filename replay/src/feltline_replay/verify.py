@@ -48,6 +48,7 @@ from feltline.engine.deck import SEED_BYTES, commitment, shuffle
 from feltline.engine.events import (
     BoardDealt,
     CardDealt,
+    Deal,
     DeckShuffled,
     Event,
     HandEnded,
@@ -114,8 +115,12 @@ Start = tuple[str, int, tuple[tuple[int, str, int, int], ...]]
 :class:`SeatAtStart` fields (plain values pickle fast)."""
 
 
-def _start(commitment: str, button: int, seats: Iterable[SeatAtStart]) -> Start:
-    return commitment, button, tuple((s.seat, s.player, s.stack, s.carried) for s in seats)
+def _start(commitment: str, deal: Deal) -> Start:
+    return (
+        commitment,
+        deal.button,
+        tuple((s.seat, s.player, s.stack, s.carried) for s in deal.seats),
+    )
 
 
 Result = tuple[tuple[tuple[int, int], ...], int]
@@ -258,7 +263,7 @@ class Found:
             first, last = type(started).__name__, type(ended).__name__
             self.fail("rules", 1, "HandStarted ... HandEnded", f"{first} ... {last}")
             return
-        self.start = _start(started.commitment, started.deal.button, started.deal.seats)
+        self.start = _start(started.commitment, started.deal)
         self.result = (tuple(sorted(ended.stacks)), ended.rake)
         seed = ended.seed
         if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
@@ -335,7 +340,7 @@ class Folded(Found):
                         "hand numbers", position, f"hand {table.hands + 1}", f"hand {event.hand}"
                     )
                 self.stacks(position, table, event)
-                start = _start(event.commitment, event.deal.button, event.deal.seats)
+                start = _start(event.commitment, event.deal)
                 current = _Deal(table_id, event.hand, start)
                 self.deals.append((hand_id(table_id, event.hand), current))
             elif isinstance(event, HandFinished) and current is not None:
