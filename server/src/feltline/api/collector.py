@@ -23,12 +23,9 @@ from typing import Any
 
 THAW = 3600.0  # seconds between full passes over everything
 
-Callback = Callable[[str, dict[str, Any]], None]
 
-
-def short_pauses(thaw: float = THAW, clock: Callable[[], float] = time.monotonic) -> Callback:
-    """Freeze what lives now and what survives each full pass from here
-    on; the callback installed, to remove from ``gc.callbacks``."""
+def short_pauses(thaw: float = THAW, clock: Callable[[], float] = time.monotonic) -> None:
+    """Freeze what lives now and what survives each full pass from here on."""
     thawed = clock()
 
     def after(phase: str, info: dict[str, Any]) -> None:
@@ -43,4 +40,3 @@ def short_pauses(thaw: float = THAW, clock: Callable[[], float] = time.monotonic
 
     gc.freeze()
     gc.callbacks.append(after)
-    return after
