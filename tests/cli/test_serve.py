@@ -175,3 +175,14 @@ def test_a_missing_postgres_database_is_named_at_once(tmp_path: Path) -> None:
         f'feltline serve: PostgreSQL database "feltline_no_such_database" on '
         f"{PG['host']}:{PG['port']} does not exist: create it, or set POSTGRES_DBNAME"
     )
+
+
+def test_a_second_process_on_a_sqlite_store_refuses_to_start(
+    running: Feltline, tmp_path: Path
+) -> None:
+    """One process serves a SQLite store (docs/store.md, "Several processes"):
+    a second `feltline serve` on the same file says so in one line."""
+    store = tmp_path / "first.db"
+    done = serve(tmp_path, "--port", "0", "--store", str(store))
+    line = refused(done)
+    assert f"the SQLite store {store} is served by process {os.getpid()}" in line

@@ -27,6 +27,7 @@ from feltline.projections.follow import Log
 from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
+from feltline.store.leases import StoreBusy
 from feltline.store.signing import KeyChanged
 
 
@@ -65,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         "--tls-client-ca",
         type=Path,
         help="require client certificates signed by these certificate authorities (PEM)",
+    )
+    serve.add_argument(
+        "--advertise",
+        default="",
+        metavar="HOST:PORT",
+        help="where the other server processes on the store reach this one, to pass it "
+        "the requests for its tables (default: the address it listens on)",
     )
     serve.add_argument(
         "--no-projector",
@@ -124,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             client_ca=args.tls_client_ca,
             new_key=args.new_key,
             projector=not args.no_projector,
+            advertise=args.advertise,
         )
     if args.command == "project":
         return _project(args.store, args.rebuild)
@@ -160,6 +169,7 @@ def _serve(
     client_ca: Path | None = None,
     new_key: bool = False,
     projector: bool = True,
+    advertise: str = "",
 ) -> int:
     config = _store(store)
     logs.configure()
@@ -189,11 +199,22 @@ def _serve(
         # beside this server keeps them.
         views = Projector(room.streams, config.env)
         server = Feltline(
-            room, signer.public_key, address, tls=tls, projector=views, project=projector
-        ).start()
+            room,
+            signer.public_key,
+            address,
+            tls=tls,
+            projector=views,
+            project=projector,
+            advertise=advertise,
+        )
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
         return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")
+    try:
+        server.start()
+    except StoreBusy as e:  # another process serves this SQLite store
+        room.close()
+        return _refuse(str(e))
     where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
     if where == "sqlite":
         where += f" {config.env['SQLITE_DBNAME']}"

@@ -94,6 +94,7 @@ class Feltline:
         tls: Tls | None = None,
         projector: Projector | None = None,
         project: bool = True,
+        advertise: str = "",
     ) -> None:
         self.room = room
         self.projector = projector
@@ -106,7 +107,11 @@ class Feltline:
         # cannot be read fails here, before any client can connect.
         self.hub.tables()
         self.server = Server(
-            services(self.hub, projector), key=key, clock=token_clock, max_workers=max_workers
+            services(self.hub, projector),
+            key=key,
+            clock=token_clock,
+            max_workers=max_workers,
+            tls=tls,
         )
         try:
             if tls is None:
@@ -117,6 +122,9 @@ class Feltline:
             self.server.stop()
             raise
         self.host = address.rpartition(":")[0]
+        # Where the other processes on the store send this one the requests
+        # for its tables (feltline.api.forward).
+        room.streams.owner.address = advertise or self.target
         self.clock = ActionClock(self.hub, tick)
 
     @property
@@ -124,6 +132,14 @@ class Feltline:
         return f"{self.host}:{self.port}"
 
     def start(self) -> Feltline:
+        """Serve: take this process's share of the tables first (on SQLite,
+        the store itself: :class:`feltline.store.leases.StoreBusy` if another
+        process serves it)."""
+        try:
+            self.room.owners.start(every=self.room.streams.owner.seconds / 3)
+        except BaseException:
+            self.server.stop(0)
+            raise
         self.server.start()
         self.clock.start()
         if self.projector is not None and self.project:
@@ -132,7 +148,11 @@ class Feltline:
         return self
 
     def stop(self, grace: float | None = 1.0) -> None:
+        """Stop: the tables are handed over first (their leases given up, so
+        other processes on the store take them at once), then calls in
+        flight have ``grace`` seconds."""
         self.clock.stop()
+        self.room.owners.stop()
         self.hub.stop()
         self.server.stop(grace)
         if self.projector is not None and self.project:

@@ -30,7 +30,7 @@ from grpc_status import rpc_status
 from feltline.api import intercept
 from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
-from feltline.cardroom.errors import MatchNotFound, MatchTable, Stale
+from feltline.cardroom.errors import MatchNotFound, MatchTable, OwnedElsewhere, Stale
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
@@ -252,8 +252,10 @@ class _Guard(AbstractContextManager[None]):
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, _: object
     ) -> bool:
-        if not isinstance(error, Exception) or isinstance(error, intercept.Refused | AbortError):
-            return False  # no error, a cancelled call, or one ended already
+        if not isinstance(error, Exception) or isinstance(
+            error, intercept.Refused | AbortError | OwnedElsewhere
+        ):
+            return False  # no error, a cancelled call, one ended already, or one to forward
         refusal = from_exception(error)
         if refusal.code is Code.INTERNAL:
             # Scrubbed here, not only by the configured processors:

@@ -63,14 +63,6 @@ class Hub:
         self._waiting: dict[UUID, set[asyncio.Future[None]]] = {}
         # Waits by the timer that ends them: (loop, grain, slot), see _time_out.
         self._timers: dict[tuple[asyncio.AbstractEventLoop, float, int], list[Waiter]] = {}
-        self._tables: dict[UUID, None] | None = None
-        # Tables opened through other processes after the first reading of
-        # the log, where the next reading starts, and the store's epoch when
-        # the last one began (see :meth:`tables`).
-        self._scanning = threading.Lock()
-        self._elsewhere: dict[UUID, None] = {}
-        self._scanned_from = 1
-        self._scanned_at = -1
         self._feeds: dict[UUID, Feed] = {}
         self._woken = 0  # the store's epoch when every watcher was last woken
         self.stopping = threading.Event()
@@ -84,47 +76,24 @@ class Hub:
             settle=settle,
         )
         room.listen(self._committed)
+        room.owners.on_taken(self.table_clock.stale)
 
     # ---- tables
 
     def tables(self) -> list[UUID]:
-        """Every table in the store: those this process clocks
-        (:meth:`clocked`), then those opened through other processes since,
-        found in what the log gained once another process was seen to store
-        something. Without them a server never listed a table opened through
-        another server on its store, nor counted the chips at it, until it
-        restarted."""
-        clocked = self.clocked()
-        with self._scanning:  # the log read outside the guard: requests take their locks meanwhile
-            epoch = self._epoch()
-            if epoch != self._scanned_at:
-                self._elsewhere.update(dict.fromkeys(self._scan()))
-                self._scanned_at = epoch
-            return clocked + [k for k in self._elsewhere if k not in clocked]
+        """Every table in the store, in the order opened
+        (:meth:`feltline.cardroom.owners.Owners.every`)."""
+        return self.room.owners.every()
 
     def clocked(self) -> list[UUID]:
-        """The tables the action clock and the dealer visit, in the order
-        they were opened: those in the store when this process first asked,
-        and those opened through it since. A table opened through another
-        server later is that server's to deal: this one never saw its
-        players sit down, so its clock would deal there at once instead of
-        letting them settle."""
-        with self._guard:
-            if self._tables is None:
-                self._tables = dict.fromkeys(self.room.streams.tables()[0])
-            return list(self._tables)
+        """The tables the action clock and the dealer visit: those this
+        process owns (:mod:`feltline.cardroom.owners`). Another process's
+        tables are its own to deal and to clock."""
+        return self.room.owners.served()
 
     def register(self, table_id: UUID) -> None:
-        self.clocked()
-        with self._guard:
-            assert self._tables is not None
-            self._tables.setdefault(table_id, None)
+        """A table was just opened through this process: put it on the clock."""
         self.table_clock.stale((table_id,))
-
-    def _scan(self) -> list[UUID]:
-        """The tables opened in the log after the last reading, in order."""
-        found, self._scanned_from = self.room.streams.tables(self._scanned_from)
-        return found
 
     def lock(self, table_id: UUID) -> threading.RLock:
         """The room's lock of the table: one lock, whoever changes the table."""

@@ -7,9 +7,10 @@ thread each; unary calls run in a thread pool, as the Room's work blocks on
 locks and the disk. Each thread hand-off costs far more than the work of
 sending a message, which is why the streams live on the loop.
 
-The interceptors come in their order (authentication, then error mapping,
-then request validation, so an unauthenticated caller learns nothing about
-its request), with standard health checking and server reflection. Health
+The interceptors come in their order (authentication, then forwarding a
+call at a table another process owns, then error mapping, then request
+validation, so an unauthenticated caller learns nothing about its
+request), with standard health checking and server reflection. Health
 reports SERVING for the server (``""``) and for each service given.
 """
 
@@ -36,6 +37,7 @@ from grpc_reflection.v1alpha import reflection
 
 from feltline.api.auth import AuthInterceptor, Clock, utc_now
 from feltline.api.errors import ErrorInterceptor
+from feltline.api.forward import Forwarding
 from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
@@ -80,7 +82,9 @@ class Server:
         key: Ed25519PublicKey,
         clock: Clock = utc_now,
         max_workers: int = 32,
+        tls: Tls | None = None,
     ) -> None:
+        self._forwarding = Forwarding(tls)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="feltline-grpc", daemon=True
@@ -97,6 +101,7 @@ class Server:
             options=OPTIONS,
             interceptors=[
                 AuthInterceptor(key, clock=clock),
+                self._forwarding,
                 ErrorInterceptor(),
                 ValidationInterceptor(),
             ],
@@ -155,6 +160,7 @@ class Server:
         self._thread.join()
         self._loop.close()
         self._pool.shutdown(wait=False)
+        self._forwarding.close()
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from uuid import UUID
 import structlog
 
 from feltline.cardroom.deadlines import Deadlines
+from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import Room
 from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
@@ -143,7 +144,8 @@ class Clock:
                             made += self._tick(table_id, now)
                         except (RuleError, Conflict) as e:
                             log.warning("clock_refused", table_id=str(table_id), error=str(e))
-                        except (Unreadable, StoreFull):  # logged once; try at the next tick
+                        # Logged once, or taken over just now: look again at the next tick.
+                        except (Unreadable, StoreFull, OwnedElsewhere):
                             pass
             finally:
                 self.stale(due)  # acted for or not: where each stands now, at the next tick
@@ -175,7 +177,7 @@ class Clock:
                     except (RuleError, Conflict) as e:
                         log.warning("clock_refused", table_id=str(table_id), error=str(e))
                         again.append(table_id)
-                    except (Unreadable, StoreFull):
+                    except (Unreadable, StoreFull, OwnedElsewhere):
                         again.append(table_id)
                 left.pop()
         finally:

@@ -3,6 +3,8 @@ the ``kind`` the API maps to a status code."""
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from feltline.engine.errors import Kind, RuleError
 
 
@@ -42,3 +44,14 @@ class Stale(RuleError):
         )
         self.hand = hand
         self.sequence = sequence
+
+
+class OwnedElsewhere(Exception):
+    """Another live process owns the table (:mod:`feltline.cardroom.owners`):
+    not a refusal, the request belongs there. ``address`` is where that
+    process serves ("" if it is not known)."""
+
+    def __init__(self, table_id: UUID, address: str) -> None:
+        super().__init__(f"table {table_id} is served by the process at {address or 'unknown'}")
+        self.table_id = table_id
+        self.address = address

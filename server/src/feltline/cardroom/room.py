@@ -44,6 +44,7 @@ from uuid import UUID
 from feltline.cardroom import dealer
 from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
 from feltline.cardroom.held import Held
+from feltline.cardroom.owners import Owners
 from feltline.cardroom.work import Committed, Outcome, Work
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
 from feltline.domain.hand import HandStream, StoredHandEvent
@@ -78,6 +79,7 @@ from feltline.engine.table import (
     TableCommand,
 )
 from feltline.store.config import StoreConfig
+from feltline.store.leases import Fenced
 from feltline.store.signing import open_streams
 from feltline.store.streams import Conflict, Stored, Streams
 
@@ -124,6 +126,7 @@ class Room:
     def __init__(self, streams: Streams) -> None:
         self.streams = streams
         self.held = Held(streams)
+        self.owners = Owners(streams, self.held)
         self.retries = RETRIES
         self._listeners: list[Callable[[Committed], None]] = []
 
@@ -133,6 +136,8 @@ class Room:
         self._listeners.append(listener)
 
     def close(self) -> None:
+        """Hand this room's tables over (:meth:`Owners.stop`) and close the store."""
+        self.owners.stop()
         self.streams.close()
 
     def lock(self, table_id: UUID) -> threading.RLock:
@@ -154,6 +159,7 @@ class Room:
             command,
             lambda work, request: work.outcome(work.at_table(command_id, command, request)),
         )
+        self.owners.opened(new)
         return new
 
     def sit_down(
@@ -273,6 +279,8 @@ class Room:
         ids = tuple(match_table_id(key, t) for t in range(tables))
         for attempt in range(self.retries):
             _back_off(attempt)
+            for table in ids:
+                self.owners.serve(table)
             stream = self.streams.match(key)
             if stream.repeat(command_id, request) is not None:
                 return key
@@ -300,9 +308,15 @@ class Room:
                 bank = self.streams.account(bank_id(key, t))
                 records += [*opened, bank.mint(f"match/{key}", request, seats * stack, by)]
             try:
-                self.streams.commit(records)
+                self.streams.commit(records, tables=ids)
             except Conflict:
                 continue
+            except Fenced:
+                for table in ids:
+                    self.owners.lost(table)
+                continue
+            for table in ids:
+                self.owners.opened(table)
             return key
         raise Conflict(f"match {key} kept changing under this request; try again")
 
@@ -538,6 +552,7 @@ class Room:
             looked = False
             for attempt in range(self.retries):
                 _back_off(attempt)
+                self.owners.serve(table_id)  # else OwnedElsewhere: the request belongs there
                 if self.streams.elsewhere.epoch:  # another writer shares the store
                     self.look()
                     looked = True
@@ -563,10 +578,14 @@ class Room:
                     looked = True
                     continue
                 try:
-                    stored = self.streams.commit(work.records)
+                    stored = self.streams.commit(work.records, tables=(table_id,))
                 except Conflict:  # another writer got there first: catch up, decide again
                     self.held.outdated(table_id)
                     self.held.forget_accounts(work.accounts)
+                    continue
+                except Fenced:  # the lease is gone: nothing stored; whose is the table now?
+                    self.owners.lost(table_id)
+                    self.held.forget(table_id, work.accounts)
                     continue
                 except Exception:
                     self.held.forget(table_id, work.accounts)  # stored or not, nobody knows

@@ -35,7 +35,8 @@ def open_streams(config: StoreConfig | None = None, *, new_key: bool = False) ->
     ``new_key``, else :class:`KeyChanged`."""
     config = config or StoreConfig.from_env()
     path = config.key_file
-    streams = Streams(Signer.load(path) if path.exists() else Signer.generate(), env=config.env)
+    signer = Signer.load(path) if path.exists() else Signer.generate()
+    streams = Streams(signer, env=config.env)
     try:
         if not path.exists():
             signed_by = store_key(streams)

@@ -10,8 +10,9 @@ PostgreSQL as configured, and nothing above it knows which.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import cast
 from uuid import UUID
 
@@ -40,6 +41,16 @@ from feltline.domain.table import project as project_table
 from feltline.store.commit import GroupCommit
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
+from feltline.store.leases import (
+    LEASE,
+    PROCESS,
+    Fence,
+    Fenced,
+    Leases,
+    Owner,
+    SoleOwner,
+    fenced,
+)
 from feltline.store.preflight import connect_postgres
 
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
@@ -62,6 +73,14 @@ def in_turn(env: Environment) -> Iterator[None]:
             yield
         finally:
             turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One commit's rows and the leases they stand on."""
+
+    rows: Sequence[StoredEvent]
+    fence: Fence | None
 
 
 class Conflict(Exception):
@@ -89,11 +108,27 @@ class Streams(Application[UUID]):
 
     name = "Cardroom"  # names the events table, cardroom_events, as in every store made before
 
-    def __init__(self, signer: Signer, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        signer: Signer,
+        env: Mapping[str, str] | None = None,
+        *,
+        server: str = PROCESS,
+    ) -> None:
+        env = dict(env or {})
+        postgres = env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
+        if postgres:
+            env["APPLICATION_RECORDER_TOPIC"] = "feltline.store.leases:FencedRecorder"
+        else:  # refuses a second process before anything is read
+            self.owner: Owner = SoleOwner(env.get("SQLITE_DBNAME", ""))
         super().__init__(env)
+        if postgres:
+            datastore = self.recorder.datastore  # type: ignore[attr-defined]
+            seconds = float(env.get("FELTLINE_LEASE_SECONDS", LEASE))
+            self.owner = Leases(datastore, seconds=seconds, server=server)
         self.signer = signer
         self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
-        self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
+        self.group_commit: GroupCommit[Write] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
         self.full = Episode()
@@ -103,10 +138,16 @@ class Streams(Application[UUID]):
         with in_turn(Environment(self.name, self.env)):
             return super().construct_recorder()
 
-    def _insert(self, rows: Sequence[StoredEvent]) -> None:
+    def close(self) -> None:
+        super().close()
+        self.owner.close()
+
+    def _insert(self, writes: Sequence[Write]) -> None:
+        rows = [row for write in writes for row in write.rows]
+        epochs = {t: e for w in writes if w.fence is not None for t, e in w.fence.epochs.items()}
         self.elsewhere.storing(len(rows))
         try:
-            ids = self.recorder.insert_events(rows)
+            ids = self.recorder.insert_events(rows, fence=Fence(epochs) if epochs else None)
         except BaseException:
             self.elsewhere.failed(len(rows))
             raise
@@ -196,18 +237,22 @@ class Streams(Application[UUID]):
         takes only what follows."""
         return cast(list[Stored], list(self.events.get(stream_id, gt=version or None)))
 
-    def commit(self, records: Sequence[Stored]) -> list[Stored]:
+    def commit(self, records: Sequence[Stored], *, tables: Iterable[UUID] = ()) -> list[Stored]:
         """Store ``records`` in one transaction, the last of each stream
         signed, and return them as stored; or raise :class:`Conflict` if
-        another writer stored events at any of their positions first, or
-        :class:`StoreFull` if the disk is full (nothing stored either way)."""
+        another writer stored events at any of their positions first,
+        :class:`Fenced` if this process no longer holds the lease of one of
+        ``tables`` (the tables they are written for), or :class:`StoreFull`
+        if the disk is full (nothing stored in any case)."""
         signed = sign(records, self.signer)
         rows = [self.mapper.to_stored_event(record) for record in signed]
         try:
-            self.group_commit(rows)
+            self.group_commit([Write(rows, self.owner.fence(tables))])
         except IntegrityError as e:
             raise Conflict("another writer changed these streams first") from e
         except PersistenceError as e:
+            if fenced(e):
+                raise Fenced("this process no longer holds the lease of a table") from e
             if not disk_full(e):
                 raise
             self.full.began(e)

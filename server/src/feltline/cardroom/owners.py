@@ -1,0 +1,155 @@
+"""Which tables this process serves, among every table in the store.
+
+Several processes may serve one store; each table is written by one of
+them at a time, the holder of its lease (:mod:`feltline.store.leases`). A
+request at a table this process does not own raises
+:class:`OwnedElsewhere`, naming where the owner serves, for the API to pass
+it on; a table nobody owns (a new one, one whose owner died or stopped) is
+taken by the first process that needs it. The dealer and the action clock
+visit only the tables :meth:`Owners.served` lists.
+
+:meth:`Owners.keep`, every third of a lease, renews this process's leases,
+drops the ones another process took over, and takes its fair share of the
+tables nobody holds: so a dead process's tables are played on elsewhere
+once its leases expire. A table taken over is read again from the store
+before it is used (whatever its last owner stored is there), and its
+deadlines are worked out anew from the stored times, so a hand in progress
+goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterable
+from uuid import UUID
+
+import structlog
+
+from feltline.cardroom.errors import OwnedElsewhere
+from feltline.cardroom.held import Held
+from feltline.store.streams import Streams
+
+log = structlog.get_logger("feltline.cardroom")
+
+
+class Owners:
+    """The tables of ``streams`` this process owns, and every table it knows."""
+
+    def __init__(self, streams: Streams, held: Held) -> None:
+        self.streams = streams
+        self.owner = streams.owner
+        self.held = held
+        self._taken: list[Callable[[Iterable[UUID]], None]] = []
+        self._guard = threading.Lock()
+        self._known: dict[UUID, None] | None = None  # every table, in the order opened
+        self._scanning = threading.Lock()
+        self._scanned_from = 1  # where the next reading of the log starts
+        self._scanned_at = -1  # the store's epoch at the last reading
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def on_taken(self, listener: Callable[[Iterable[UUID]], None]) -> None:
+        """Have ``listener`` told of the tables this process takes over."""
+        self._taken.append(listener)
+
+    # ---- the tables
+
+    def every(self) -> list[UUID]:
+        """Every table in the store, in the order opened: those it held when
+        first asked, those opened here since, and those opened through
+        other processes, found in what the log gained once another process
+        was seen to store something."""
+        with self._scanning:  # the log is read outside the guard
+            epoch = self.streams.elsewhere.epoch
+            if self._known is None or epoch != self._scanned_at:
+                found, self._scanned_from = self.streams.tables(self._scanned_from)
+                self._scanned_at = epoch
+                with self._guard:
+                    self._known = {**(self._known or {}), **dict.fromkeys(found)}
+            with self._guard:
+                return list(self._known)
+
+    def served(self) -> list[UUID]:
+        """The tables this process owns, in the order opened."""
+        return [t for t in self.every() if self.owner.epoch(t) is not None]
+
+    def opened(self, table_id: UUID) -> None:
+        """A table was just opened here."""
+        self.every()
+        with self._guard:
+            assert self._known is not None
+            self._known.setdefault(table_id, None)
+
+    # ---- leases
+
+    def serve(self, table_id: UUID) -> None:
+        """Make sure this process owns the table, taking it if nobody does;
+        else :class:`OwnedElsewhere`."""
+        if self.owner.epoch(table_id) is not None:
+            return
+        if self.owner.take(table_id) is None:
+            raise OwnedElsewhere(table_id, self.owner.address_of(table_id))
+        self._took([table_id])
+
+    def lost(self, table_id: UUID) -> None:
+        """The fence refused an append for the table: its lease is gone."""
+        self.owner.lost(table_id)
+        log.warning("lease_lost", table_id=str(table_id), server=self.owner.server)
+
+    def keep(self) -> None:
+        """Renew this process's leases, and take its fair share of the
+        tables nobody holds."""
+        before = set(self.served())
+        held = self.owner.renew()
+        for table_id in before - set(held):
+            log.warning("lease_taken_over", table_id=str(table_id), server=self.owner.server)
+        every = self.every()
+        share = math.ceil(len(every) / self.owner.share())
+        room = share - len(held)
+        if room <= 0:
+            return
+        taken: list[UUID] = []
+        for table_id in self.owner.free(every):
+            if len(taken) >= room:
+                break
+            if self.owner.take(table_id) is not None:
+                taken.append(table_id)
+        if taken:
+            log.info("leases_taken", tables=len(taken), server=self.owner.server)
+            self._took(taken)
+
+    def _took(self, tables: list[UUID]) -> None:
+        """Read the tables again before their next use, and tell the listeners."""
+        for table_id in tables:
+            self.held.outdated(table_id)
+        for listener in self._taken:
+            listener(tables)
+
+    # ---- the keeper's thread
+
+    def start(self, every: float) -> None:
+        """Keep the leases every ``every`` seconds in a thread, from now."""
+        self.keep()
+        self._thread = threading.Thread(
+            target=self._run, args=(every,), name="feltline-leases", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.keep()
+            except Exception as e:  # the store down: the next round tries again
+                log.warning("leases_not_kept", error=str(e), server=self.owner.server)
+
+    def stop(self) -> None:
+        """Stop keeping the leases, and give them up so that other processes
+        take the tables at once (a drain)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        try:
+            self.owner.release()
+        except Exception as e:  # the store down: the leases expire on their own
+            log.warning("leases_not_released", error=str(e), server=self.owner.server)

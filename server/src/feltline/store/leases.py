@@ -1,0 +1,417 @@
+"""Who may write at each table: leases with fencing, stored beside the events.
+
+Several server processes may share one PostgreSQL store, and each table is
+written by one of them at a time, its owner. Ownership is a lease row per
+table (owner, epoch, expiry), taken when it is free or expired, renewed
+while the owner lives, given up when it stops. Every append made for a
+table checks, in the transaction that appends, that the lease's epoch is
+still the one its writer took and has not expired (a fencing token): a
+process paused past its lease (a collector pass, SIGSTOP, a stalled VM)
+that wakes up cannot store one event there, however sure it is that it
+still owns the table. The streams' expected versions stay underneath, so
+even a bug here could not fork a hand.
+
+Rows, not advisory locks: an advisory lock lives as long as its database
+session, which a transaction-pooling proxy (pgBouncer) hands to others
+between transactions, and a lock lost with its connection tells its holder
+nothing; a row with an epoch survives both, and the fence reads it in the
+writer's own transaction. Time is the database's (``now()``), so the
+processes' clocks never have to agree.
+
+Each process also keeps a row of its own (its address and its expiry),
+renewed with its leases: the address is where the other processes send the
+requests for its tables (:mod:`feltline.api.forward`), and the count of
+live processes is each one's fair share of the tables.
+
+On SQLite one process owns everything (:class:`SoleOwner`): a second
+process opening the same file is refused, since SQLite has no row a fence
+could read in another process's transaction that it could not also skip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+from uuid import UUID
+
+from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from psycopg import Cursor
+from psycopg.rows import DictRow
+from psycopg.sql import SQL, Identifier
+
+# Seconds a lease lasts unrenewed: how long a dead owner's tables wait
+# (FELTLINE_LEASE_SECONDS sets it; every process on a store should agree).
+LEASE = 10.0
+# This process, as the owner of its leases: every room in it is the same owner.
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+FENCED = "FL001"  # the SQLSTATE the fence raises
+
+
+class Fenced(Exception):
+    """The lease of a table this process wrote for is no longer its own:
+    nothing was stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """The leases an append stands on: each table's epoch as taken."""
+
+    epochs: Mapping[UUID, int]
+
+
+class Owner(Protocol):
+    """What the streams and the cardroom ask of a store's leases."""
+
+    server: str
+    address: str  # where this process serves, for the others
+    seconds: float  # how long a lease lasts unrenewed
+
+    def take(self, table_id: UUID) -> int | None:
+        """The table's epoch if this process holds its lease or just took it;
+        None if another live process holds it."""
+
+    def epoch(self, table_id: UUID) -> int | None:
+        """The epoch this process holds the table at, if it does (no query)."""
+
+    def renew(self) -> dict[UUID, int]:
+        """Extend every lease this process holds; the ones it still holds."""
+
+    def free(self, known: Iterable[UUID]) -> list[UUID]:
+        """Of ``known``, and every leased table, those no live process holds."""
+
+    def share(self) -> int:
+        """How many live processes share the store (this one included)."""
+
+    def address_of(self, table_id: UUID) -> str:
+        """Where the owner of the table serves ("" if nobody or unknown)."""
+
+    def release(self) -> None:
+        """Give up every lease now, so that others take them at once."""
+
+    def lost(self, table_id: UUID) -> None:
+        """Forget the lease of a table the fence refused."""
+
+    def fence(self, table_ids: Iterable[UUID]) -> Fence | None:
+        """What an append for these tables must check (None: nothing to check)."""
+
+    def close(self) -> None: ...
+
+
+class SoleOwner:
+    """One process owns every table of a SQLite store: the first time it
+    asks for a table (a server does at start), it locks the file
+    ``<database>.lock``, and a second process that tries is refused
+    (:class:`StoreBusy`). Readers (an export, a check) take nothing. Within
+    one process every room shares the lock (tests run several)."""
+
+    def __init__(self, database: str) -> None:
+        self.server = PROCESS
+        self.address = ""
+        self.seconds = LEASE
+        self._database = database
+        self._lock: _Shared | None = None
+        self._claimed = False
+
+    def _claim(self) -> None:
+        if self._claimed:
+            return
+        db = self._database
+        if db and ":memory:" not in db and "mode=memory" not in db:
+            self._lock = _lock_file(Path(f"{db}.lock"), db)
+        self._claimed = True
+
+    def take(self, table_id: UUID) -> int:
+        self._claim()
+        return 1
+
+    def epoch(self, table_id: UUID) -> int:
+        self._claim()  # whoever asks which tables it owns serves the store
+        return 1
+
+    def renew(self) -> dict[UUID, int]:
+        self._claim()
+        return {}
+
+    def free(self, known: Iterable[UUID]) -> list[UUID]:
+        return []  # every table is this process's already
+
+    def share(self) -> int:
+        return 1
+
+    def address_of(self, table_id: UUID) -> str:
+        return self.address
+
+    def release(self) -> None:
+        pass
+
+    def lost(self, table_id: UUID) -> None:
+        pass
+
+    def fence(self, table_ids: Iterable[UUID]) -> None:
+        return None
+
+    def close(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # the last room's close releases the lock
+            self._lock = None
+        self._claimed = False
+
+
+class StoreBusy(Exception):
+    """Another process serves this SQLite store."""
+
+
+# The locks this process holds, by lock file: POSIX locks belong to the
+# process, so a second room in it shares the first one's.
+_held: dict[Path, tuple[IO[bytes], int]] = {}
+_holding = threading.Lock()
+
+
+def _lock_file(path: Path, database: str) -> _Shared:
+    """Lock ``path`` for this process, or raise :class:`StoreBusy`."""
+    path = path.resolve()
+    with _holding:
+        if path in _held:
+            handle, count = _held[path]
+            _held[path] = handle, count + 1
+            return _Shared(path)
+        handle = path.open("a+b")
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            who = handle.read().decode(errors="replace").strip() or "another process"
+            handle.close()
+            raise StoreBusy(
+                f"the SQLite store {database} is served by {who}: one process serves a "
+                "SQLite store (several processes share a PostgreSQL one)"
+            ) from None
+        handle.truncate(0)
+        handle.write(f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        handle.flush()
+        _held[path] = handle, 1
+        return _Shared(path)
+
+
+class _Shared:
+    """One room's hold on the process's lock of a file: the last to close
+    releases it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def close(self) -> None:
+        with _holding:
+            handle, count = _held[self.path]
+            if count > 1:
+                _held[self.path] = handle, count - 1
+                return
+            del _held[self.path]
+        handle.close()
+
+
+class Leases:
+    """The leases of a PostgreSQL store, for the process ``server``;
+    ``seconds`` is how long a lease lasts unrenewed. The
+    rooms of one process are one owner (tests make others by name)."""
+
+    def __init__(
+        self,
+        datastore: PostgresDatastore,
+        *,
+        seconds: float = LEASE,
+        server: str = PROCESS,
+    ) -> None:
+        self.datastore = datastore
+        self.server = server
+        self.address = ""
+        self.seconds = seconds
+        self._held: dict[UUID, int] = {}  # the leases held, and their epochs
+        self._taken: dict[UUID, int] = {}  # when each was taken, counted in takes
+        self._takes = 0
+        self._guard = threading.Lock()
+        schema = Identifier(datastore.schema)
+        self._sql = {name: SQL(text).format(schema=schema) for name, text in _STATEMENTS.items()}
+
+    def _run(self, name: str, params: Sequence[Any] = ()) -> list[DictRow]:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._sql[name], params)
+            return curs.fetchall() if curs.description else []
+
+    def take(self, table_id: UUID) -> int | None:
+        with self._guard:
+            if table_id in self._held:
+                return self._held[table_id]
+        rows = self._run("take", (table_id, self.server, self.seconds))
+        if not rows:
+            return None
+        epoch = int(rows[0]["epoch"])
+        with self._guard:
+            self._takes += 1
+            self._held[table_id] = epoch
+            self._taken[table_id] = self._takes
+        return epoch
+
+    def epoch(self, table_id: UUID) -> int | None:
+        return self._held.get(table_id)
+
+    def renew(self) -> dict[UUID, int]:
+        with self._guard:
+            started = self._takes
+        self._run("here", (self.server, self.address, self.seconds))
+        rows = self._run("renew", (self.seconds, self.server))
+        renewed = {UUID(str(r["table_id"])): int(r["epoch"]) for r in rows}
+        with self._guard:
+            for table_id in list(self._held):
+                # Not renewed: taken over, unless it was taken after the renewal began.
+                if table_id not in renewed and self._taken.get(table_id, 0) <= started:
+                    self._forget(table_id)
+            return dict(self._held)
+
+    def free(self, known: Iterable[UUID]) -> list[UUID]:
+        leased = {UUID(str(r["table_id"])): bool(r["live"]) for r in self._run("all")}
+        found = [k for k in known if not leased.get(k, False)]
+        seen = set(found)
+        found += [k for k, live in leased.items() if not live and k not in seen]
+        return found
+
+    def share(self) -> int:
+        rows = self._run("live")
+        return max(1, int(rows[0]["n"])) if rows else 1
+
+    def address_of(self, table_id: UUID) -> str:
+        rows = self._run("where", (table_id,))
+        return str(rows[0]["address"]) if rows else ""
+
+    def release(self) -> None:
+        with self._guard:
+            self._held.clear()
+            self._taken.clear()
+        self._run("release", (self.server,))
+        self._run("gone", (self.server,))
+
+    def lost(self, table_id: UUID) -> None:
+        with self._guard:
+            self._forget(table_id)
+
+    def _forget(self, table_id: UUID) -> None:
+        self._held.pop(table_id, None)
+        self._taken.pop(table_id, None)
+
+    def fence(self, table_ids: Iterable[UUID]) -> Fence:
+        return Fence({t: self._held.get(t, 0) for t in table_ids})
+
+    def close(self) -> None:
+        pass
+
+
+# Every statement, its schema named as {schema}. Leases are locked in table
+# order, by the fence and by a renewal alike, so the two never deadlock.
+_STATEMENTS = {
+    "take": """
+        INSERT INTO {schema}.feltline_leases AS l (table_id, owner, epoch, expires)
+        VALUES (%s, %s, 1, now() + make_interval(secs => %s))
+        ON CONFLICT (table_id) DO UPDATE
+            SET owner = EXCLUDED.owner, expires = EXCLUDED.expires,
+                epoch = CASE WHEN l.owner = EXCLUDED.owner AND l.expires > now()
+                    THEN l.epoch ELSE l.epoch + 1 END
+            WHERE l.expires < now() OR l.owner = EXCLUDED.owner
+        RETURNING epoch""",
+    "renew": """
+        UPDATE {schema}.feltline_leases SET expires = now() + make_interval(secs => %s)
+        WHERE table_id IN (
+            SELECT table_id FROM {schema}.feltline_leases WHERE owner = %s
+            ORDER BY table_id FOR UPDATE)
+        RETURNING table_id, epoch""",
+    "here": """
+        INSERT INTO {schema}.feltline_servers (server, address, expires)
+        VALUES (%s, %s, now() + make_interval(secs => %s))
+        ON CONFLICT (server) DO UPDATE
+            SET address = EXCLUDED.address, expires = EXCLUDED.expires""",
+    "all": "SELECT table_id, expires > now() AS live FROM {schema}.feltline_leases",
+    "live": "SELECT count(*) AS n FROM {schema}.feltline_servers WHERE expires > now()",
+    "where": """
+        SELECT s.address FROM {schema}.feltline_leases l
+        JOIN {schema}.feltline_servers s ON s.server = l.owner
+        WHERE l.table_id = %s AND l.expires > now()""",
+    "release": """
+        UPDATE {schema}.feltline_leases SET expires = '-infinity'
+        WHERE table_id IN (
+            SELECT table_id FROM {schema}.feltline_leases WHERE owner = %s
+            ORDER BY table_id FOR UPDATE)""",
+    "gone": "DELETE FROM {schema}.feltline_servers WHERE server = %s",
+}
+
+# Made with the events table, one process at a time (streams.in_turn).
+CREATE = (
+    """CREATE TABLE IF NOT EXISTS {schema}.feltline_leases (
+        table_id uuid PRIMARY KEY,
+        owner text NOT NULL,
+        epoch bigint NOT NULL,
+        expires timestamptz NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS {schema}.feltline_servers (
+        server text PRIMARY KEY,
+        address text NOT NULL,
+        expires timestamptz NOT NULL)""",
+    # The fence: every lease still held at its epoch, unexpired, and locked
+    # against a takeover until the append's transaction ends.
+    """CREATE OR REPLACE FUNCTION {schema}.feltline_fence(tables uuid[], epochs bigint[])
+    RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+        held integer;
+    BEGIN
+        SELECT count(*) INTO held FROM (
+            SELECT 1 FROM {schema}.feltline_leases l
+            JOIN unnest(tables, epochs) AS f(table_id, epoch)
+                ON l.table_id = f.table_id AND l.epoch = f.epoch
+            WHERE l.expires > now()
+            ORDER BY l.table_id FOR SHARE OF l) AS fenced;
+        IF held < cardinality(tables) THEN
+            RAISE EXCEPTION 'a table lease was lost: nothing stored'
+                USING ERRCODE = 'FL001';
+        END IF;
+    END $$""",
+)
+
+
+class FencedRecorder(PostgresApplicationRecorder):
+    """The library's recorder with the fence checked in every append's
+    transaction, before the events table is locked."""
+
+    def create_table(self) -> None:
+        super().create_table()
+        schema = Identifier(self.datastore.schema)
+        with self.datastore.transaction(commit=True) as curs:
+            for statement in CREATE:
+                curs.execute(SQL(statement).format(schema=schema))
+
+    def _insert_events(
+        self,
+        curs: Cursor[DictRow],
+        stored_events: Sequence[StoredEvent],
+        **kwargs: Any,
+    ) -> None:
+        fence: Fence | None = kwargs.get("fence")
+        if fence is None or not fence.epochs:
+            return
+        tables = sorted(fence.epochs)
+        curs.execute(
+            SQL("SELECT {schema}.feltline_fence(%s, %s)").format(
+                schema=Identifier(self.datastore.schema)
+            ),
+            (tables, [fence.epochs[t] for t in tables]),
+        )
+
+
+def fenced(error: BaseException) -> bool:
+    """Whether ``error`` is the fence refusing an append."""
+    cause = error.__cause__ if isinstance(error, PersistenceError) else error
+    return getattr(cause, "sqlstate", None) == FENCED
