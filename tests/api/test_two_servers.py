@@ -218,3 +218,33 @@ def _race(clients: tuple[Client, Client], table: str, seen: Seen, *, check: bool
         t.join(timeout=30)
         assert not t.is_alive()
     return results
+
+
+def test_a_cursor_given_out_by_one_server_resumes_the_watch_on_the_other(live: Live) -> None:
+    """A client whose server goes away resumes its watch on another from its
+    last cursor, though that server's copy of the table is behind it: it
+    reads the store before it calls a cursor unknown."""
+    room = open_store(live.env, live.signer)
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=3600).start()
+    try:
+        admin = _client(live, live.server.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 4, action_clock=30))
+        table = admin.create_table(config, "a cursor moves").table_id
+        elsewhere = _client(live, other.target, SPECTATOR)
+        assert elsewhere.get_table(table).table_id == table  # the other server holds a copy
+        for n in (1, 2):
+            admin.mint_chips(f"p{n}", 10_000)
+            _client(live, live.server.target, PLAYER, f"p{n}").sit_down(table, n, 500)
+        here = _client(live, live.server.target, SPECTATOR)
+        done = threading.Event()
+        cursor = next(iter(here.watch(table, reconnect=False, stop=done))).cursor
+        done.set()
+        assert int(cursor.split(".")[0]) > 1  # past the seating: ahead of the other's copy
+        admin.mint_chips("p3", 10_000)
+        _client(live, live.server.target, PLAYER, "p3").sit_down(table, 3, 500)  # one more event
+        resumed = elsewhere.watch(table, after=cursor, reconnect=False, stop=threading.Event())
+        first = next(iter(resumed))  # INVALID_CURSOR without the fix
+        assert not first.HasField("snapshot")
+        assert first.cursor != cursor
+    finally:
+        other.stop()

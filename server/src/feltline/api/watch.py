@@ -282,6 +282,9 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
     def resume(self, key: UUID, caller: Caller, pos: Position) -> Watcher:
         stream = self.room.table(key)
         if pos.table > stream.version or pos.hand > stream.table.hands:
+            # A cursor another process gave out may be ahead of this one's copy.
+            stream = self.room.table(key, fresh=True)
+        if pos.table > stream.version or pos.hand > stream.table.hands:
             raise _bad_cursor()
         watcher = Watcher(self.hub, key, caller, pos)
         watcher.hold_back()

@@ -471,8 +471,10 @@ class Room:
         first (one query)."""
         self.held.look()
 
-    def table(self, table_id: UUID) -> TableStream:
-        """The table as of the last look."""
+    def table(self, table_id: UUID, *, fresh: bool = False) -> TableStream:
+        """The table as of the last look, or with ``fresh``, as stored now."""
+        if fresh:
+            self.look()
         with self.held.lock(table_id):
             stream = self.held.table(table_id)
         if stream.version == 0:
