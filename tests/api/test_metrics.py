@@ -327,6 +327,24 @@ def test_health_and_reflection_are_counted_in_process(metered: Feltline) -> None
     )
 
 
+def test_every_alert_has_a_unit_test_and_reads_documented_metrics() -> None:
+    """promtool runs the unit tests in CI (.ci/run); here, that none is
+    missing and that the rules read no metric the docs do not list (those
+    of node_exporter aside)."""
+    rules = re.sub(r"#.*", "", (ROOT / "ops" / "prometheus" / "rules.yml").read_text())
+    tested = (ROOT / "ops" / "prometheus" / "rules_test.yml").read_text()
+    alerts = re.findall(r"^\s*- alert: (\w+)$", rules, re.MULTILINE)
+    assert len(alerts) == 6
+    assert set(alerts) == set(re.findall(r"^\s*alertname: (\w+)$", tested, re.MULTILINE))
+    read = set(re.findall(r"\b((?:feltline|grpc_server|process)_[a-z_]+)", rules))
+    assert read
+    assert not read - documented()
+    assert set(re.findall(r"\b(node_[a-z_]+)", rules)) == {
+        "node_filesystem_avail_bytes",
+        "node_filesystem_size_bytes",
+    }
+
+
 def _metrics_of(process: subprocess.Popen[str]) -> str:
     """Where ``process`` (a ``feltline`` command) says its metrics are."""
     assert process.stdout is not None
