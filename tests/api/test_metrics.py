@@ -1,11 +1,13 @@
 """Prometheus metrics (docs/metrics.md): a live ``feltline serve
 --metrics-port`` is scraped while bots play and once they are done, and
 every documented name must be there, the counters must say what the
-store holds (hands finished, moves by game and kind). The gRPC metrics count each kind of
+store holds (hands finished, moves by game and kind), and the Grafana
+dashboard may query nothing else. The gRPC metrics count each kind of
 call with Go's code names, refusals for a token included."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -47,6 +49,7 @@ from tests.api.conftest import open_room
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "metrics.md"
+DASHBOARD = ROOT / "ops" / "grafana" / "feltline.json"
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 LISTENING = re.compile(r"feltline listening on (\S+)")
 METRICS_AT = re.compile(r"metrics at (http://\S+)")
@@ -265,6 +268,44 @@ def test_the_store_and_the_process_are_measured(played: Played) -> None:
     assert done.value("feltline_projector_position") == 4 * done.value("feltline_projector_head")
     assert done.value("feltline_gc_pause_seconds_count", generation="0") > 0
     assert done.value("process_cpu_seconds_total") > 0
+
+
+def expression_names(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads: what is left once strings,
+    label matchers, ranges and grouping clauses are taken out, less function
+    names and keywords."""
+    bare = re.sub(r'"[^"]*"', "", expr)
+    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]", "", bare)
+    bare = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", bare)
+    keywords = {"offset", "bool", "and", "or", "unless", "group_left", "group_right"}
+    return {
+        name
+        for name in re.findall(r"\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()", bare)
+        if name not in keywords and not re.fullmatch(r"\d.*|e\d*|Inf|NaN", name)
+    }
+
+
+def test_expression_names_are_found() -> None:
+    expr = (
+        'sum by (grpc_code) (rate(grpc_server_handled_total{grpc_code!="OK"}[5m]))'
+        " / ignoring(grpc_code) group_left sum(rate(grpc_server_handled_total[$__rate_interval]))"
+        " > 0.05 and on(instance) feltline_tables_served"
+    )
+    assert expression_names(expr) == {"grpc_server_handled_total", "feltline_tables_served"}
+
+
+def test_every_dashboard_panel_queries_served_metrics(played: Played) -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    panels = [p for p in dashboard["panels"] if p.get("type") != "row"]
+    assert len(panels) >= 10
+    queried: set[str] = set()
+    for panel in panels:
+        names = {n for t in panel["targets"] for n in expression_names(t["expr"])}
+        assert names, f"panel {panel['title']!r} queries nothing"
+        unknown = names - played.done.names - NOT_YET
+        assert not unknown, f"panel {panel['title']!r} queries {sorted(unknown)}, not served"
+        queried |= names
+    assert queried >= NOT_YET
 
 
 @pytest.fixture
