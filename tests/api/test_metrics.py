@@ -29,6 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
+from structlog.testing import capture_logs
 
 from feltline.api import convert, tokens
 from feltline.api.app import Feltline
@@ -46,6 +47,7 @@ from feltline_client import Client, FeltlineError
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, tables_pb2, tables_pb2_grpc
 from tests.api.conftest import open_room
+from tests.api.test_unreadable import _corrupt, _undecodable
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "metrics.md"
@@ -443,3 +445,53 @@ def test_a_metrics_port_in_use_is_refused_in_one_line(tmp_path: Path) -> None:
         "(is another server running on it?)"
     ]
     assert not (tmp_path / "m.db").exists()
+
+
+def test_a_table_refused_as_data_loss_is_counted(tmp_path: Path) -> None:
+    """What the DATA_LOSS alert and the error panels read: the table counted
+    unreadable, the read counted a store error, the call ended DataLoss."""
+    signer = Signer.generate()
+    path = tmp_path / "bad.db"
+
+    def client(server: Feltline, role: Role, player: str = "") -> Client:
+        token = tokens.mint(
+            signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
+        )
+        return Client(server.target, token, timeout=20)
+
+    room = open_room(path, signer)
+    with Feltline(room, signer.public_key) as server:
+        admin = client(server, auth_pb2.ROLE_ADMIN)
+        config = TableConfig(TABLES[Game.HOLDEM], SEATS)
+        bad = admin.create_table(convert.table_config(config), "bad").table_id
+        admin.mint_chips("p1", 2_000)
+        with client(server, auth_pb2.ROLE_PLAYER, "p1") as p1:
+            p1.sit_down(bad, 1, config.buy_in_limits()[0])
+        admin.close()
+    room.close()
+    _corrupt(path, uuid.UUID(bad), _undecodable)
+
+    def value(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    get = {"grpc_service": "feltline.v1.TableService", "grpc_method": "GetTable"}
+    before = {
+        "unreadable": value("feltline_store_errors_total", kind="unreadable"),
+        "lost": value("grpc_server_handled_total", grpc_type="unary", grpc_code="DataLoss", **get),
+        "refused": value("feltline_refusals_total", reason="TABLE_UNREADABLE", **get),
+    }
+    room = open_room(path, signer)
+    with capture_logs(), Feltline(room, signer.public_key, metered=True) as server:
+        admin = client(server, auth_pb2.ROLE_ADMIN)
+        with pytest.raises(FeltlineError) as lost:
+            admin.get_table(bad)
+        assert lost.value.code is grpc.StatusCode.DATA_LOSS
+        assert value("feltline_tables_unreadable") == 1
+        admin.close()
+    room.close()
+    assert value("feltline_store_errors_total", kind="unreadable") > before["unreadable"]
+    after = value("grpc_server_handled_total", grpc_type="unary", grpc_code="DataLoss", **get)
+    assert after == before["lost"] + 1
+    assert value("feltline_refusals_total", reason="TABLE_UNREADABLE", **get) == (
+        before["refused"] + 1
+    )
