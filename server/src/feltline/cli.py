@@ -14,11 +14,11 @@ from pathlib import Path
 
 from eventsourcing.persistence import PersistenceError
 
-from feltline import demo
+from feltline import demo, metrics
 from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
-from feltline.api.collector import short_pauses
+from feltline.api.collector import short_pauses, time_pauses
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.cardroom.room import open_room
@@ -80,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run no projector in this process: the views it reads are kept by a "
         "'feltline project' beside it",
     )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics, HOST as --host "
+        "(docs/metrics.md); none unless given",
+    )
     project = commands.add_parser(
         "project",
         help="keep the ledger, hand index and pots views from the store's log, in a process "
@@ -91,6 +97,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         choices=sorted(PROJECTIONS),
         help="drop this view, build it again from the start of the log, and exit",
+    )
+    project.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (docs/metrics.md); "
+        "none unless given",
+    )
+    project.add_argument(
+        "--host", default="127.0.0.1", help="the address the metrics port listens on"
     )
     token = commands.add_parser(
         "token",
@@ -133,9 +148,10 @@ def main(argv: list[str] | None = None) -> int:
             new_key=args.new_key,
             projector=not args.no_projector,
             advertise=args.advertise,
+            metrics_port=args.metrics_port,
         )
     if args.command == "project":
-        return _project(args.store, args.rebuild)
+        return _project(args.store, args.rebuild, args.host, args.metrics_port)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -170,6 +186,7 @@ def _serve(
     new_key: bool = False,
     projector: bool = True,
     advertise: str = "",
+    metrics_port: int | None = None,
 ) -> int:
     config = _store(store)
     logs.configure()
@@ -187,6 +204,10 @@ def _serve(
     busy = why_not(address)  # before the store is opened: it would make a file
     if busy:
         return _refuse(f"cannot listen on {address}: {busy}")
+    if metrics_port is not None:
+        busy = _metrics_busy(host, metrics_port)
+        if busy:
+            return _refuse(busy)
     try:
         room = open_room(config, new_key=new_key)
     except (KeyChanged, KeyFileError) as e:
@@ -206,6 +227,7 @@ def _serve(
             projector=views,
             project=projector,
             advertise=advertise,
+            metered=metrics_port is not None,
         )
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
@@ -227,6 +249,8 @@ def _serve(
     )
     short_pauses()  # full collector passes skip what the server holds (api/collector.py)
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
+    if metrics_port is not None:
+        _serve_metrics(host, metrics_port)
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
     sys.stdout.flush()
@@ -250,11 +274,17 @@ def _store(store: str | None) -> StoreConfig:
     return StoreConfig.from_env(env)
 
 
-def _project(store: str | None, rebuild: str | None) -> int:
+def _project(
+    store: str | None, rebuild: str | None, host: str = "127.0.0.1", metrics_port: int | None = None
+) -> int:
     """Follow the store's log into the views until SIGTERM or ^C, or
     rebuild one view and exit. Reads the store only: it needs no key."""
     config = _store(store)
     logs.configure()
+    busy = None if metrics_port is None or rebuild else _metrics_busy(host, metrics_port)
+    if busy:
+        print(f"feltline project: {busy}", file=sys.stderr)
+        return 1
     try:
         preflight.check(config)
         log = Log(env=config.env)
@@ -268,6 +298,9 @@ def _project(store: str | None, rebuild: str | None) -> int:
         log.close()
         return 0
     print(f"feltline projecting {', '.join(projector.views)} from the store's log")
+    if metrics_port is not None:
+        metrics.read_at_scrape(projector.readings)
+        _serve_metrics(host, metrics_port)
     sys.stdout.flush()
     signal.signal(signal.SIGTERM, lambda *_: projector.stop())
     with contextlib.suppress(KeyboardInterrupt):
@@ -275,6 +308,20 @@ def _project(store: str | None, rebuild: str | None) -> int:
     projector.stop()
     log.close()
     return 0
+
+
+def _metrics_busy(host: str, port: int) -> str | None:
+    """Why the metrics port cannot be listened on, if it cannot."""
+    address = f"{host}:{port}"
+    busy = why_not(address)
+    return None if busy is None else f"cannot serve metrics on {address}: {busy}"
+
+
+def _serve_metrics(host: str, port: int) -> None:
+    """Serve the metrics, timing the collector's pauses too (checked free before)."""
+    time_pauses()
+    port = metrics.serve(port, host)
+    print(f"metrics at http://{host}:{port}/metrics")
 
 
 def _key(parser: argparse.ArgumentParser) -> Signer:

@@ -26,6 +26,7 @@ from uuid import UUID
 
 import structlog
 
+from feltline import metrics
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.held import Held
 from feltline.store.streams import Streams
@@ -102,6 +103,7 @@ class Owners:
         tables nobody holds."""
         before = set(self.served())
         held = self.owner.renew()
+        metrics.LEASES_HELD.set(len(held))
         for table_id in before - set(held):
             log.warning("lease_taken_over", table_id=str(table_id), server=self.owner.server)
         every = self.every()
@@ -116,6 +118,8 @@ class Owners:
             if self.owner.take(table_id) is not None:
                 taken.append(table_id)
         if taken:
+            metrics.LEASE_TAKEOVERS.inc(len(taken))
+            metrics.LEASES_HELD.set(len(held) + len(taken))
             log.info("leases_taken", tables=len(taken), server=self.owner.server)
             self._took(taken)
 

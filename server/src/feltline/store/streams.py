@@ -27,6 +27,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
+from feltline import metrics
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent
 from feltline.domain.account import project as project_account
@@ -249,11 +250,15 @@ class Streams(Application[UUID]):
         try:
             self.group_commit([Write(rows, self.owner.fence(tables))])
         except IntegrityError as e:
+            metrics.STORE_ERRORS.labels("conflict").inc()
             raise Conflict("another writer changed these streams first") from e
         except PersistenceError as e:
             if fenced(e):
+                metrics.STORE_ERRORS.labels("fenced").inc()
                 raise Fenced("this process no longer holds the lease of a table") from e
-            if not disk_full(e):
+            full = disk_full(e)
+            metrics.STORE_ERRORS.labels("disk_full" if full else "database").inc()
+            if not full:
                 raise
             self.full.began(e)
             raise StoreFull("the store cannot write: its disk is full") from e
