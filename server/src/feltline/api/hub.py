@@ -77,6 +77,7 @@ class Hub:
         )
         room.listen(self._committed)
         room.owners.on_taken(self.table_clock.stale)
+        room.owners.on_written(self.look)  # other processes' writes, heard at once
 
     # ---- tables
 

@@ -29,6 +29,7 @@ import structlog
 from feltline import metrics
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.held import Held
+from feltline.store.notices import Notices
 from feltline.store.streams import Streams
 
 log = structlog.get_logger("feltline.cardroom")
@@ -42,6 +43,8 @@ class Owners:
         self.owner = streams.owner
         self.held = held
         self._taken: list[Callable[[Iterable[UUID]], None]] = []
+        self._written: list[Callable[[], object]] = []
+        self._notices: Notices | None = None
         self._guard = threading.Lock()
         self._known: dict[UUID, None] | None = None  # every table, in the order opened
         self._scanning = threading.Lock()
@@ -53,6 +56,15 @@ class Owners:
     def on_taken(self, listener: Callable[[Iterable[UUID]], None]) -> None:
         """Have ``listener`` told of the tables this process takes over."""
         self._taken.append(listener)
+
+    def on_written(self, listener: Callable[[], object]) -> None:
+        """Have ``listener`` called soon after any process appends to the
+        store (on PostgreSQL, once started: :mod:`feltline.store.notices`)."""
+        self._written.append(listener)
+
+    def _heard(self) -> None:
+        for listener in self._written:
+            listener()
 
     # ---- the tables
 
@@ -133,8 +145,10 @@ class Owners:
     # ---- the keeper's thread
 
     def start(self, every: float) -> None:
-        """Keep the leases every ``every`` seconds in a thread, from now."""
+        """Keep the leases every ``every`` seconds in a thread, from now, and
+        listen for other processes' appends."""
         self.keep()
+        self._notices = self.streams.hear(self._heard)
         self._thread = threading.Thread(
             target=self._run, args=(every,), name="feltline-leases", daemon=True
         )
@@ -151,6 +165,8 @@ class Owners:
         """Stop keeping the leases, and give them up so that other processes
         take the tables at once (a drain)."""
         self._stop.set()
+        if self._notices is not None:
+            self._notices.stop()
         if self._thread is not None:
             self._thread.join(timeout=10)
         try:

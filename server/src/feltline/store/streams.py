@@ -10,7 +10,7 @@ PostgreSQL as configured, and nothing above it knows which.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import cast
@@ -52,6 +52,7 @@ from feltline.store.leases import (
     SoleOwner,
     fenced,
 )
+from feltline.store.notices import Notices
 from feltline.store.preflight import connect_postgres
 
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
@@ -142,6 +143,15 @@ class Streams(Application[UUID]):
     def close(self) -> None:
         super().close()
         self.owner.close()
+
+    def hear(self, heard: Callable[[], None]) -> Notices | None:
+        """Have ``heard`` called soon after any process appends to the store
+        (:mod:`feltline.store.notices`); None on SQLite, which one process
+        serves. Stop it with :meth:`Notices.stop`."""
+        if not isinstance(self.owner, Leases):
+            return None
+        channel = self.recorder.channel_name  # type: ignore[attr-defined]
+        return Notices(Environment(self.name, self.env), channel, heard)
 
     def _insert(self, writes: Sequence[Write]) -> None:
         rows = [row for write in writes for row in write.rows]
