@@ -62,7 +62,8 @@ def cluster(postgres_schema: str, tmp_path: Path) -> Iterator[Any]:
     Signer.create(key)
     env = {
         **os.environ,
-        **store_env(postgres_schema),
+        # Few connections each: the test's PostgreSQL may serve other tests too.
+        **store_env(postgres_schema, POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="4"),
         "FELTLINE_KEY_FILE": str(key),
         "FELTLINE_LEASE_SECONDS": str(LEASE),
         "FELTLINE_LOG_FORMAT": "json",
