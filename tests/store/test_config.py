@@ -117,3 +117,18 @@ def test_compressed_events_still_load(store: Store) -> None:
     assert b"HandEnded" not in states
     reopened = store.streams(COMPRESSOR_TOPIC="eventsourcing.compressor:ZlibCompressor")
     assert reopened.get(hand_id).seal is not None
+
+
+def test_a_postgres_store_opens_without_a_password_variable(postgres_schema: str) -> None:
+    """With trust, peer or ~/.pgpass, an operator sets no POSTGRES_PASSWORD;
+    the library refused such a store with a traceback from `feltline serve`."""
+    from tests.postgres import store_env
+
+    settings = {k: v for k, v in store_env(postgres_schema).items() if k != "POSTGRES_PASSWORD"}
+    config = replace(StoreConfig.from_env(settings), key_file=Path(f"/tmp/{uuid.uuid4()}.key"))
+    room = open_room(config)
+    try:
+        assert room.mint("m", "ann", 5, by="admin") == 5
+    finally:
+        room.close()
+        config.key_file.unlink()

@@ -20,6 +20,9 @@ from pathlib import Path
 DEFAULTS = {
     "PERSISTENCE_MODULE": "eventsourcing.sqlite",
     "SQLITE_DBNAME": "feltline.db",
+    # The library refuses a store without it; no password is libpq's own
+    # default (trust, peer, or ~/.pgpass), which the preflight check uses too.
+    "POSTGRES_PASSWORD": "",
 }
 
 # Feltline is tested with the library's plain inserts only, so the
