@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         "public-key",
         help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
     )
+    _add_backup(commands)
     tables.add_commands(commands)
     cage.add_commands(commands)
     home_game.add_command(commands)
@@ -127,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.command == "project":
         return _project(args.store, args.rebuild)
+    if args.command in {"backup", "restore"}:
+        return _backup(args.command, args.store, args.file)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -227,6 +230,52 @@ def _store(store: str | None) -> StoreConfig:
         env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
         env["SQLITE_DBNAME"] = store
     return StoreConfig.from_env(env)
+
+
+NOT_IN_A_BACKUP = (
+    "A backup holds the store and nothing else: not the signing key file "
+    "(FELTLINE_KEY_FILE), which you keep apart; a restored store is served only with that key."
+)
+
+
+def _add_backup(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    backup = commands.add_parser(
+        "backup",
+        help="write a backup of the store while servers run (not the key file)",
+        description="Write the store to FILE while servers play on: SQLite through its "
+        "online backup API, PostgreSQL with pg_dump of the store's schema (custom format). "
+        + NOT_IN_A_BACKUP,
+    )
+    backup.add_argument("file", type=Path, help="the backup file to write (must not exist)")
+    backup.add_argument("--store", default=None, help="as for serve")
+    restore = commands.add_parser(
+        "restore",
+        help="restore a backup into a fresh store (not the key file)",
+        description="Restore FILE, written by 'feltline backup', into the store --store "
+        "names, which must be fresh: a SQLite file that does not exist, or a PostgreSQL "
+        "schema (POSTGRES_SCHEMA, the one the backup was taken from) with no tables. "
+        + NOT_IN_A_BACKUP,
+    )
+    restore.add_argument("file", type=Path, help="a file 'feltline backup' wrote")
+    restore.add_argument("--store", default=None, help="as for serve")
+
+
+def _backup(command: str, store: str | None, file: Path) -> int:
+    """Back the store up to ``file``, or restore it from there."""
+    from feltline.store import backup  # noqa: PLC0415 (only this command needs it)
+
+    config = _store(store)
+    try:
+        done = backup.backup(config, file) if command == "backup" else backup.restore(config, file)
+    except backup.BackupError as e:
+        print(f"feltline {command}: {e}", file=sys.stderr)
+        return 1
+    if command == "backup":
+        print(f"backed up {done.store} to {done.file} ({done.size} bytes)")
+    else:
+        print(f"restored {done.file} into {done.store}")
+    print(f"not in it: the key file; serve it with the store's key ({config.key_file})")
+    return 0
 
 
 def _project(store: str | None, rebuild: str | None) -> int:
