@@ -5,7 +5,8 @@
 // hash chain and signatures, each hand's seal, its seed against its
 // commitment, its deck against the seed's derivation and every dealt card
 // against that deck or its reshuffled stub. It does not check the betting
-// rules: `feltline-replay verify` re-runs those.
+// rules: `feltline-replay verify` re-runs those. A log's key history (the
+// server's keys stream) says which keys it trusts after the first.
 //
 //   node src/verify.js LOG [--public-key HEX] [--json]
 
@@ -101,6 +102,7 @@ function shuffle(seed, purpose, cards) {
 class Verifier {
   constructor(trusted) {
     this.trusted = trusted || null;
+    this.keyring = new Set(); // the keys the log's key history trusts from this.trusted
     this.failures = [];
     this.warnings = [];
     this.hands = 0;
@@ -115,9 +117,64 @@ class Verifier {
     if (this.trusted === null) {
       this.trusted = key;
       this.warnings.push(`no public key given: trusting ${key}, which signed ${kind} ${id}`);
-    } else if (key !== this.trusted) {
-      this.fail('key', kind, id, position, `signed by ${this.trusted}`, key);
+    } else if (key !== this.trusted && !this.keyring.has(key)) {
+      const expected = this.keyring.size
+        ? `signed by a key the store's key history trusts from ${this.trusted}`
+        : `signed by ${this.trusted}`;
+      this.fail('key', kind, id, position, expected, key);
     }
+  }
+
+  /** The server's keys stream (audit.md, The server's keys): its chain and
+   * every signature; then the keys it lets us trust from the trusted key. */
+  keys(records) {
+    const id = records[0].id;
+    let previous = Buffer.alloc(32);
+    let waiting = [];
+    const history = []; // [position, type, key, the key whose signature vouches for it]
+    records.forEach((record, index) => {
+      const position = index + 1;
+      if (record.position !== position) this.fail('order', 'server', id, position, position, record.position);
+      let computed;
+      try {
+        computed = link(previous, 'server', id, position, record);
+      } catch (e) {
+        this.fail('record', 'server', id, position, 'a key record', e.message);
+        return;
+      }
+      if (computed.toString('hex') !== record.link) {
+        this.fail('chain', 'server', id, position, computed.toString('hex'), record.link);
+      }
+      previous = /^[0-9a-f]{64}$/.test(record.link || '') ? Buffer.from(record.link, 'hex') : computed;
+      waiting.push([position, record.type, record.data.public_key]);
+      if (record.signature) {
+        if (verifies(record.signed_by, computed, record.signature)) {
+          for (const w of waiting) history.push([...w, record.signed_by]);
+          waiting = [];
+        } else {
+          this.fail('signature', 'server', id, position, 'a valid signature', record.signature);
+        }
+      }
+    });
+    for (const w of waiting) history.push([...w, '']);
+    if (!records[records.length - 1].signature) {
+      this.fail('signature', 'server', id, records.length, 'the last record signed', 'unsigned');
+    }
+    if (!history.length) return;
+    if (this.trusted === null) {
+      this.trusted = history[0][2];
+      this.warnings.push(`no public key given: trusting ${this.trusted}, the first key of the store's key history`);
+    }
+    // Each key adopted at or before the last record a trusted key signed
+    // (that signature covers every link before it), until none is added.
+    const trusted = new Set([this.trusted]);
+    for (;;) {
+      const last = Math.max(0, ...history.filter((h) => trusted.has(h[3])).map((h) => h[0]));
+      const more = history.filter((h) => h[1] === 'KeyAdopted' && h[0] <= last && !trusted.has(h[2]));
+      if (!more.length) break;
+      for (const h of more) trusted.add(h[2]);
+    }
+    this.keyring = trusted;
   }
 
   /** Positions, links and signatures of one stream's records. */
@@ -219,6 +276,9 @@ class Verifier {
   }
 }
 
+/** Which stream a record belongs to: a table's, the server's keys, or a hand's (with its seal). */
+const streamKind = (r) => (r.kind === 'table' || r.kind === 'server' ? r.kind : 'hand');
+
 /** Verify the records of a log given as an async iterable of lines. */
 async function verifyLines(lines, trusted) {
   let header = null;
@@ -227,6 +287,7 @@ async function verifyLines(lines, trusted) {
   const flush = () => {
     if (!group.length) return;
     if (group[0].kind === 'table') verifier.table(group);
+    else if (group[0].kind === 'server') verifier.keys(group);
     else verifier.hand(group);
     group = [];
   };
@@ -243,9 +304,8 @@ async function verifyLines(lines, trusted) {
       }
       continue;
     }
-    const kind = record.kind === 'table' ? 'table' : 'hand';
     const head = group[0];
-    if (head && ((head.kind === 'table' ? 'table' : 'hand') !== kind || head.id !== record.id
+    if (head && (streamKind(head) !== streamKind(record) || head.id !== record.id
         || group[group.length - 1].kind === 'seal')) flush();
     group.push(record);
   }

@@ -21,6 +21,9 @@ from feltline.engine.table import HandDealt
 from feltline_replay.log import Record, header
 from feltline_replay.store import Rows, record
 
+KEYS = uuid5(UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77"), "keys")
+"""The server's keys stream: every key that signed the store (docs/audit.md)."""
+
 
 def hand_id(table: UUID, number: int) -> UUID:
     """The stream id of hand ``number`` (from 1) of ``table``."""
@@ -182,7 +185,9 @@ def heading(
 
 
 def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) -> Iterator[Record]:
-    """Each table's stored records, then its hands' in order."""
+    """The server's keys stream, then each table's stored records and its
+    hands' in order."""
+    yield from keys(rows)
     for table in tables:
         for version, topic, raw in rows.stream(table):
             yield record(table, version, topic, raw)
@@ -190,3 +195,10 @@ def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) ->
             stream = hand_id(table, number)
             for version, topic, raw in rows.stream(stream):
                 yield record(stream, version, topic, raw)
+
+
+def keys(rows: Rows) -> Iterator[Record]:
+    """The server's keys stream: which keys signed the store, each
+    introduced by the one before (none in a store older than it)."""
+    for version, topic, raw in rows.stream(KEYS):
+        yield record(KEYS, version, topic, raw)

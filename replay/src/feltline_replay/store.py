@@ -26,6 +26,11 @@ TABLE = "feltline.domain.table:TableRecord"
 HAND = "feltline.domain.hand:Recorded"
 SEAL = "feltline.domain.hand:Sealed"
 KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal"}
+KEYS = {
+    "feltline.domain.keys:KeyAdopted": ("public_key", "replaces", "reason"),
+    "feltline.domain.keys:KeyAccepted": ("public_key",),
+}
+"""The server's keys stream's records, by topic: the fields of each that are chained."""
 PAGE = 500
 
 
@@ -165,6 +170,18 @@ def _inflated(raw: bytes) -> Any:
 def record(stream: UUID, version: int, topic: str, raw: bytes) -> Record:
     """A log line for one stored row: the stored fields exactly, their
     stream and position beside them."""
+    chained = KEYS.get(topic)
+    if chained is not None:  # stored by field: written out as the chain reads it
+        fields = state(raw)
+        return {
+            "kind": "server",
+            "id": str(stream),
+            "position": version,
+            "type": topic.rpartition(":")[2],
+            "version": 1,
+            "data": {name: fields.get(name) for name in chained},
+            **{name: fields.get(name, "") for name in ("link", "signature", "signed_by")},
+        }
     kind = KINDS.get(topic)
     if kind is None:
         raise StoreError(f"stream {stream} holds a record of unknown topic {topic!r}")

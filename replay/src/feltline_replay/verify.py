@@ -58,7 +58,7 @@ from feltline.engine.events import (
 )
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
 from feltline_replay.canonical import canonical as fast_canonical
-from feltline_replay.export import hand_id
+from feltline_replay.export import KEYS, hand_id
 from feltline_replay.log import Record, parse
 from feltline_replay.store import Rows, open_rows
 from feltline_replay.store import record as stored
@@ -414,6 +414,78 @@ def fold_table(records: list[Record], *, every: bool = False) -> Folded:
     return folded
 
 
+class Keyed(Found):
+    """The server's keys stream (docs/audit.md, The server's keys): its
+    chain, every signature, and its ``history``: each record's position,
+    type and key, with the key whose valid signature vouches for it (the
+    first signature at or after it; "" if none does)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__("server", stream)
+        self.history: list[tuple[int, str, str, str]] = []
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return super().__getstate__(), self.history
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        found, self.history = state
+        super().__setstate__(found)
+
+
+def check_keys(records: list[Record]) -> Keyed:
+    """Everything the keys stream shows on its own."""
+    keyed = Keyed(str(records[0].get("id")))
+    previous = chain.GENESIS
+    waiting: list[tuple[int, str, str]] = []
+    for expected, record in enumerate(records, 1):
+        if record.get("position") != expected:
+            keyed.fail("order", expected, expected, record.get("position"))
+        try:
+            link = chain.link(
+                previous,
+                kind="server",
+                stream=keyed.id,
+                position=expected,
+                name=record["type"],
+                version=record["version"],
+                data=record["data"],
+            )
+            stored, key = bytes.fromhex(record["link"]), str(record["data"]["public_key"])
+        except (KeyError, TypeError, ValueError) as e:
+            keyed.fail("record", expected, "a key record", e)
+            continue
+        if link != stored:
+            keyed.fail("chain", expected, link.hex(), stored.hex())
+        previous = stored
+        waiting.append((expected, str(record["type"]), key))
+        if signature := str(record.get("signature") or ""):
+            signer = str(record.get("signed_by", ""))
+            if keys.verify(signer, link, signature):
+                keyed.history += [(*w, signer) for w in waiting]
+                waiting = []
+            else:
+                keyed.fail("signature", expected, "a valid signature", signature)
+    keyed.history += [(*w, "") for w in waiting]
+    if records and not records[-1].get("signature"):
+        keyed.fail("signature", len(records), "the last record signed", "unsigned")
+    return keyed
+
+
+def trusted_keys(history: Sequence[tuple[int, str, str, str]], anchor: str) -> frozenset[str]:
+    """The keys a store's key history lets one trust from ``anchor``: each
+    key adopted at or before the last record a trusted key signed (its
+    signature covers every link before it), until no more are added. So a
+    rotation, signed by the key it retires, carries trust forward from the
+    first key; an adoption only its own key signed (``--new-key``) does not."""
+    trusted = {anchor}
+    while True:
+        last = max((p for p, _, _, voucher in history if voucher in trusted), default=0)
+        more = {key for p, kind, key, _ in history if kind == "KeyAdopted" and p <= last}
+        if more <= trusted:
+            return frozenset(trusted)
+        trusted |= more
+
+
 def _cards(cards: Iterable[Card | None]) -> str:
     return " ".join(map(str, cards))
 
@@ -449,10 +521,12 @@ def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
 
 def check_records(records: Iterable[Record], *, every: bool = False) -> list[Found]:
     """Each stream's own checks, in order: a share's work in any process."""
+    checks: dict[str, Callable[[list[Record]], Found]] = {
+        "table": partial(fold_table, every=every),
+        "server": check_keys,
+    }
     return [
-        fold_table(group, every=every)
-        if group[0].get("kind") == "table"
-        else check_hand(group, every=every)
+        checks.get(str(group[0].get("kind")), partial(check_hand, every=every))(group)
         for group in _streams(records)
     ]
 
@@ -491,9 +565,13 @@ class StoreShare(Share):
 
     store: str
     pieces: tuple[tuple[UUID, bool, tuple[int, ...]], ...]
+    keys: bool = False  # the server's keys stream first (the first share's)
 
     def records(self) -> Iterator[Record]:
         rows = _rows(self.store)
+        if self.keys:
+            for version, topic, raw in rows.stream(KEYS):
+                yield stored(KEYS, version, topic, raw)
         for table, whole, numbers in self.pieces:
             streams = [table] if whole else []
             for stream in [*streams, *(hand_id(table, n) for n in numbers)]:
@@ -571,6 +649,7 @@ def store_shares(
     about ``size`` hands; a table's own stream goes with its first hands."""
     pieces: list[tuple[UUID, bool, tuple[int, ...]]] = []
     count = 0
+    first = True
     for table in tables:
         numbers = list(hands[table])
         whole = True
@@ -579,10 +658,10 @@ def store_shares(
             pieces.append((table, whole, tuple(taken)))
             whole, count = False, count + len(taken)
             if count >= size:
-                yield StoreShare(store, tuple(pieces))
-                pieces, count = [], 0
-    if pieces:
-        yield StoreShare(store, tuple(pieces))
+                yield StoreShare(store, tuple(pieces), keys=first)
+                pieces, count, first = [], 0, False
+    if pieces or first:
+        yield StoreShare(store, tuple(pieces), keys=first)
 
 
 def line_shares(lines: Iterable[Line], size: int = 2000) -> Iterator[LinesShare]:
@@ -653,6 +732,7 @@ class Verifier:
         all_signatures: bool = False,
     ) -> None:
         self.trusted = trusted
+        self.keyring: frozenset[str] = frozenset()  # what the log's key history trusts
         self.all_signatures = all_signatures
         self.complete = complete
         self.report = Report()
@@ -680,6 +760,8 @@ class Verifier:
         for stream in found:
             if isinstance(stream, Folded):
                 self.table(stream)
+            elif isinstance(stream, Keyed):
+                self.key_history(stream)
             else:
                 self.hand(stream)
 
@@ -722,22 +804,32 @@ class Verifier:
                     "were signed by one key, not that the key is your server's: give "
                     "--public-key to know."
                 )
-            if key != self.trusted:
+            if key != self.trusted and key not in self.keyring:
+                expected = f"signed by {self.trusted}"
+                if self.keyring:
+                    expected = f"signed by a key the store's key history trusts from {self.trusted}"
                 for position in positions:
-                    self._fail(
-                        "key",
-                        found.kind,
-                        found.id,
-                        position,
-                        f"signed by {self.trusted}",
-                        key,
-                        deal,
-                    )
+                    self._fail("key", found.kind, found.id, position, expected, key, deal)
 
     def _found(self, found: Found, deal: _Deal | None) -> None:
         for check, position, expected, what in found.failures:
             self._fail(check, found.kind, found.id, position, expected, what, deal)
         self._keys(found, deal)
+
+    def key_history(self, keyed: Keyed) -> None:
+        """The keys the store's history trusts from the given key (without
+        one, from its first key, with a warning)."""
+        self._found(keyed, None)
+        if not keyed.history:
+            return
+        if self.trusted is None:
+            self.trusted = keyed.history[0][2]
+            self.report.warnings.append(
+                f"no public key given: trusting {self.trusted}, the first key of the store's "
+                "key history. This shows only that the records agree with one another, not "
+                "that the key is your server's: give --public-key to know."
+            )
+        self.keyring = trusted_keys(keyed.history, self.trusted)
 
     def table(self, folded: Folded) -> None:
         """A table checked on its own; its deals kept for its hands."""

@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
     )
     _add_backup(commands)
+    _add_key(commands)
     tables.add_commands(commands)
     cage.add_commands(commands)
     home_game.add_command(commands)
@@ -130,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         return _project(args.store, args.rebuild)
     if args.command in {"backup", "restore"}:
         return _backup(args.command, args.store, args.file)
+    if args.command == "key":
+        return _rotate(args.store)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -275,6 +278,38 @@ def _backup(command: str, store: str | None, file: Path) -> int:
     else:
         print(f"restored {done.file} into {done.store}")
     print(f"not in it: the key file; serve it with the store's key ({config.key_file})")
+    return 0
+
+
+def _add_key(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    key = commands.add_parser(
+        "key", help="rotate the server's signing key (with the store's servers stopped)"
+    )
+    actions = key.add_subparsers(dest="action", required=True)
+    rotate = actions.add_parser(
+        "rotate",
+        help="make a new key that signs from now on; the old key signs its introduction",
+        description="Make a new signing key in FELTLINE_KEY_FILE, and record its introduction "
+        "in the store, signed by the old key, so the key history verifies from the first key "
+        "and hands sealed before stay verifiable. Stop every server on the store first "
+        "(refused while one on this machine holds the key file). The old private key is "
+        "not kept: copy the new key file to every machine that serves this store.",
+    )
+    rotate.add_argument("--store", default=None, help="as for serve")
+
+
+def _rotate(store: str | None) -> int:
+    from feltline.audit.keys import KeyFileError  # noqa: PLC0415 (only this command needs them)
+    from feltline.store.signing import KeyBusy, KeyChanged, rotate  # noqa: PLC0415
+
+    config = _store(store)
+    try:
+        rotated = rotate(config)
+    except (KeyBusy, KeyChanged, KeyFileError) as e:
+        print(f"feltline key rotate: {e}", file=sys.stderr)
+        return 1
+    print(f"rotated: key {rotated.new} signs from now on, introduced by key {rotated.old}")
+    print(f"the new private key is in {config.key_file}; verifiers keep the store's first key")
     return 0
 
 

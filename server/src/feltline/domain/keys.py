@@ -3,10 +3,15 @@
 A store is signed by one key at a time. Replacing it (the old key file
 lost, or rotated on purpose) is an operator's decision, recorded as a
 :class:`KeyAdopted` event in a stream of its own, chained and signed like
-every stream (each adoption by the key it adopts). The streams signed by an
-earlier key stay trusted, since the store says when that key was given up;
-a key the store never adopted is not, and because this stream's last
-record must be signed by the key the server holds, nobody without that key
+every stream. A rotation's adoption is signed by the key it retires, which
+so introduces its successor, and the new key then signs a
+:class:`KeyAccepted` after it, covering the whole history: a verifier
+trusting either the first key or the newest follows the history to every
+key (docs/audit.md). An adoption with ``--new-key`` (the old key lost) is
+signed by the key it adopts alone, and nothing proves it from the old one.
+The streams signed by an earlier key stay trusted; a key the store never
+adopted is not, and because this stream's last record must be signed by
+the key the server holds (or the one it replaced), nobody without those
 can add a key to it.
 """
 
@@ -14,12 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 from uuid import UUID
 
 from feltline.audit import chain
 from feltline.domain.chained import Signed, follow
 from feltline.domain.ids import server_keys_id
 from feltline.engine.state import replace
+
+K = TypeVar("K", "KeyAdopted", "KeyAccepted")
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,25 @@ class KeyAdopted(Signed):
 
     def chained(self) -> dict[str, str]:
         return {"public_key": self.public_key, "replaces": self.replaces, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class KeyAccepted(Signed):
+    """``public_key``, just adopted by rotation, signs the history that
+    introduced it: proof that its holder has it, and a signature by the
+    newest key over every key before it."""
+
+    originator_id: UUID
+    originator_version: int
+    public_key: str
+    link: str
+
+    def chained(self) -> dict[str, str]:
+        return {"public_key": self.public_key}
+
+
+KeyRecord = KeyAdopted | KeyAccepted
+KEY_RECORDS = (KeyAdopted, KeyAccepted)
 
 
 @dataclass(frozen=True)
@@ -59,19 +86,27 @@ class Keys:
 
     def adopt(self, public_key: str, reason: str) -> KeyAdopted:
         """The event that makes ``public_key`` the store's key, chained after the last."""
-        event = KeyAdopted(self.id, self.version + 1, public_key, self.current, reason, "")
+        return self._linked(
+            KeyAdopted(self.id, self.version + 1, public_key, self.current, reason, "")
+        )
+
+    def accept(self) -> KeyAccepted:
+        """The event by which the current key signs the history so far."""
+        return self._linked(KeyAccepted(self.id, self.version + 1, self.current, ""))
+
+    def _linked(self, event: K) -> K:
         link = chain.link(
             self.link,
             kind="server",
             stream=str(self.id),
             position=event.originator_version,
-            name=KeyAdopted.__name__,
+            name=type(event).__name__,
             version=1,
             data=event.chained(),
         )
         return replace(event, link=link.hex())
 
-    def apply(self, event: KeyAdopted) -> Keys:
+    def apply(self, event: KeyRecord) -> Keys:
         if event.originator_version != self.version + 1:
             raise ValueError(f"keys: event {event.originator_version} follows {self.version}")
         link = follow(
@@ -81,20 +116,21 @@ class Keys:
             kind="server",
             stream=self.id,
             position=event.originator_version,
-            name=KeyAdopted.__name__,
+            name=type(event).__name__,
             version=1,
             data=event.chained(),
         )
+        adopted = isinstance(event, KeyAdopted)
         return replace(
             self,
             version=event.originator_version,
-            adopted=(*self.adopted, event.public_key),
+            adopted=(*self.adopted, event.public_key) if adopted else self.adopted,
             link=link,
             signer=event.signed_by if event.signature else "",
         )
 
 
-def project(keys: Keys | None, events: Iterable[KeyAdopted]) -> Keys | None:
+def project(keys: Keys | None, events: Iterable[KeyRecord]) -> Keys | None:
     for event in events:
         keys = (keys or Keys.new()).apply(event)
     return keys

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import cast
+from typing import IO, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -32,7 +32,7 @@ from feltline.domain.account import project as project_account
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.hand import HandStream, StoredHandEvent
 from feltline.domain.hand import project as project_hand
-from feltline.domain.keys import KeyAdopted
+from feltline.domain.keys import KeyRecord
 from feltline.domain.match import MatchRecord, MatchStream
 from feltline.domain.match import project as project_match
 from feltline.domain.table import TableRecord, TableStream
@@ -42,7 +42,7 @@ from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
 from feltline.store.preflight import connect_postgres
 
-Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
+Stored = StoredHandEvent | TableRecord | AccountEvent | KeyRecord | MatchRecord
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
 
@@ -93,6 +93,7 @@ class Streams(Application[UUID]):
         super().__init__(env)
         self.signer = signer
         self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
+        self.key_held: IO[bytes] | None = None  # the key file, held against a rotation
         self.group_commit: GroupCommit[StoredEvent] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
@@ -102,6 +103,12 @@ class Streams(Application[UUID]):
         """The recorder, its tables made if missing, in turn (:func:`in_turn`)."""
         with in_turn(Environment(self.name, self.env)):
             return super().construct_recorder()
+
+    def close(self) -> None:
+        super().close()
+        if self.key_held is not None:
+            self.key_held.close()  # and with it, its lock
+            self.key_held = None
 
     def _insert(self, rows: Sequence[StoredEvent]) -> None:
         self.elsewhere.storing(len(rows))
