@@ -75,13 +75,12 @@ def _sealed_by(log: Path) -> set[str]:
     return {r["public_key"] for r in records if r["kind"] == "seal"}
 
 
-def test_a_store_rotated_twice_while_players_play_verifies_with_both_verifiers(
-    store: Store,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    key = tmp_path / "feltline.key"
+def _rotated_twice(
+    store: Store, key: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[list[str], int]:
+    """A store played on, rotated, played on, rotated and played on, each
+    stretch stopped in the middle of a hand: its three keys, and the hands
+    finished."""
     monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
     config = _config(store.env, key)
     rng = random.Random(3)
@@ -101,16 +100,25 @@ def test_a_store_rotated_twice_while_players_play_verifies_with_both_verifiers(
     ledger = check(room.streams)
     assert ledger.balanced, ledger.problems
     room.close()
+    return keys, ledger.finished
 
+
+def test_a_store_rotated_twice_while_players_play_verifies_with_both_verifiers(
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    keys, hands = _rotated_twice(store, tmp_path / "feltline.key", monkeypatch, capsys)
     log = _export(store, tmp_path, monkeypatch, capsys)
     assert _sealed_by(log) == set(keys)  # hands sealed by each key
     for trusted in (keys[0], keys[-1]):  # the store's first key, or `feltline public-key`'s
         for report in (_python(log, trusted, capsys), _node(log, trusted)):
             assert report["failures"] == []
-            assert report["hands"] == ledger.finished
+            assert report["hands"] == hands
     capsys.readouterr()
     assert replay(["verify", *_args(store.env, monkeypatch), "--public-key", keys[0]]) == 0
-    assert capsys.readouterr().out.endswith(f"{ledger.finished} hands: ok\n")
+    assert capsys.readouterr().out.endswith(f"{hands} hands: ok\n")
 
     stranger = "ab" * 32  # a key the history never adopted trusts none of it
     for report in (_python(log, stranger, capsys), _node(log, stranger)):
@@ -165,3 +173,45 @@ def test_a_rotation_is_refused_while_a_server_holds_the_key(
     room.close()
     assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
     assert key.read_bytes() != before
+
+
+def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
+    """Every record of the log ``key`` signed: (kind, stream, position, notification)."""
+    records = [json.loads(line) for line in log.read_text().splitlines()[1:]]
+    return [
+        ("hand" if r["kind"] == "seal" else r["kind"], r["id"], r["position"], r["notification"])
+        for r in records
+        if key in {r.get("signed_by"), r.get("public_key") if r["kind"] == "seal" else None}
+        and (r.get("signature") or r["kind"] == "seal")
+    ]
+
+
+def test_a_revoked_key_fails_what_it_signed_from_the_point_revoked_on(
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    keys, _ = _rotated_twice(store, tmp_path / "feltline.key", monkeypatch, capsys)
+    store_args = _args(store.env, monkeypatch)
+    for key, why in ((keys[2], "signs the store now"), ("cd" * 32, "never adopted")):
+        assert main(["key", "revoke", key, *store_args]) == 1
+        assert why in capsys.readouterr().err
+    signed = _signed(_export(store, tmp_path, monkeypatch, capsys), keys[1])
+    since = sorted(n for *_, n in signed)[len(signed) // 2]  # a point while it signed
+    assert main(["key", "revoke", keys[1], "--since", str(since), *store_args]) == 0
+    assert f"from notification {since} on" in capsys.readouterr().out
+
+    (tmp_path / "hands.log").unlink()
+    log = _export(store, tmp_path, monkeypatch, capsys)
+    late = {
+        (kind, stream, position)
+        for kind, stream, position, n in signed
+        if n >= since and kind != "server"  # the key history is judged by who signed it
+    }
+    assert 0 < len(late) < len(signed)
+    for trusted in (keys[0], keys[2]):
+        for report in (_python(log, trusted, capsys), _node(log, trusted)):
+            failed = {(f["kind"], f["id"], f["position"]) for f in report["failures"]}
+            assert {f["check"] for f in report["failures"]} == {"revoked"}
+            assert failed == late

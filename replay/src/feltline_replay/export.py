@@ -97,8 +97,8 @@ class Plan:
 def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
     """The hands ``table`` dealt and finished, in order, from its stream."""
     dealt: Dealt | None = None
-    for version, topic, raw in rows.stream(table):
-        line = record(table, version, topic, raw)
+    for row in rows.stream(table):
+        line = record(table, *row)
         if line["type"] == "HandDealt":
             # Decoded, not read as it lies: the deal's layout differs by version.
             event = decode_event("HandDealt", line["version"], line["data"], TABLE_EVENT_TYPES)
@@ -189,16 +189,16 @@ def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) ->
     hands' in order."""
     yield from keys(rows)
     for table in tables:
-        for version, topic, raw in rows.stream(table):
-            yield record(table, version, topic, raw)
+        for row in rows.stream(table):
+            yield record(table, *row)
         for number in hands[table]:
             stream = hand_id(table, number)
-            for version, topic, raw in rows.stream(stream):
-                yield record(stream, version, topic, raw)
+            for row in rows.stream(stream):
+                yield record(stream, *row)
 
 
 def keys(rows: Rows) -> Iterator[Record]:
     """The server's keys stream: which keys signed the store, each
     introduced by the one before (none in a store older than it)."""
-    for version, topic, raw in rows.stream(KEYS):
-        yield record(KEYS, version, topic, raw)
+    for row in rows.stream(KEYS):
+        yield record(KEYS, *row)

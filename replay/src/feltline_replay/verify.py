@@ -156,7 +156,7 @@ class Found:
     the trusted one and it is tied to its table: so a hand is checked in any
     process (:func:`check_hand`) and sent back small. ``failures`` are
     (check, position, expected, found); ``signers`` each signing key with
-    the positions it signed, in the order met; a hand's ``start`` and
+    the positions it signed and their notification ids, in the order met; a hand's ``start`` and
     ``result`` are what its table must have dealt and taken.
 
     The chain makes a stream's last signature (a table's last record, a
@@ -167,7 +167,7 @@ class Found:
     def __init__(self, kind: str, stream: str, *, every: bool = False) -> None:
         self.kind, self.id, self.every = kind, stream, every
         self.failures: list[tuple[str, int | None, str, str]] = []
-        self.signers: dict[str, list[int]] = {}
+        self.signers: dict[str, list[tuple[int, int | None]]] = {}
         self.events: list[Event | None] = []
         self.start: Start | None = None
         self.result: Result | None = None
@@ -226,14 +226,15 @@ class Found:
         if self.kind == "table" and records and not records[-1].get("signature"):
             self.fail("signature", len(records), "the last record signed", "unsigned")
 
-    def signer(self, position: int, key: str) -> None:
-        self.signers.setdefault(key, []).append(position)
+    def signer(self, position: int, key: str, notification: object) -> None:
+        place = notification if isinstance(notification, int) else None
+        self.signers.setdefault(key, []).append((position, place))
 
     def signed(self, position: int, record: Record, link: bytes, *, verify: bool) -> None:
         """A record's signature: verified, or (if a later one covers it)
         only well-formed; its key is compared with the trusted one later."""
         signer, signature = str(record.get("signed_by", "")), str(record["signature"])
-        self.signer(position, signer)
+        self.signer(position, signer, record.get("notification"))
         if verify:
             if not keys.verify(signer, link, signature):
                 self.fail("signature", position, "a valid signature", signature)
@@ -248,7 +249,7 @@ class Found:
         if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
             self.fail("seal", position, f"{chain.CHAIN_ALGORITHM} over {last}", seal.get("link"))
         key = str(seal.get("public_key", ""))
-        self.signer(position, key)
+        self.signer(position, key, seal.get("notification"))
         try:
             digest = bytes.fromhex(str(seal.get("link")))
         except ValueError:
@@ -418,11 +419,12 @@ class Keyed(Found):
     """The server's keys stream (docs/audit.md, The server's keys): its
     chain, every signature, and its ``history``: each record's position,
     type and key, with the key whose valid signature vouches for it (the
-    first signature at or after it; "" if none does)."""
+    first signature at or after it; "" if none does) and, for a
+    revocation, the notification it revokes the key from."""
 
     def __init__(self, stream: str) -> None:
         super().__init__("server", stream)
-        self.history: list[tuple[int, str, str, str]] = []
+        self.history: list[tuple[int, str, str, str, int]] = []
 
     def __getstate__(self) -> tuple[Any, ...]:
         return super().__getstate__(), self.history
@@ -436,7 +438,7 @@ def check_keys(records: list[Record]) -> Keyed:
     """Everything the keys stream shows on its own."""
     keyed = Keyed(str(records[0].get("id")))
     previous = chain.GENESIS
-    waiting: list[tuple[int, str, str]] = []
+    waiting: list[tuple[int, str, str, str, int]] = []
     for expected, record in enumerate(records, 1):
         if record.get("position") != expected:
             keyed.fail("order", expected, expected, record.get("position"))
@@ -451,38 +453,60 @@ def check_keys(records: list[Record]) -> Keyed:
                 data=record["data"],
             )
             stored, key = bytes.fromhex(record["link"]), str(record["data"]["public_key"])
+            since = int(record["data"].get("since") or 0)
         except (KeyError, TypeError, ValueError) as e:
             keyed.fail("record", expected, "a key record", e)
             continue
         if link != stored:
             keyed.fail("chain", expected, link.hex(), stored.hex())
         previous = stored
-        waiting.append((expected, str(record["type"]), key))
+        waiting.append((expected, str(record["type"]), key, "", since))
         if signature := str(record.get("signature") or ""):
             signer = str(record.get("signed_by", ""))
             if keys.verify(signer, link, signature):
-                keyed.history += [(*w, signer) for w in waiting]
+                keyed.history += [(p, kind, k, signer, n) for p, kind, k, _, n in waiting]
                 waiting = []
             else:
                 keyed.fail("signature", expected, "a valid signature", signature)
-    keyed.history += [(*w, "") for w in waiting]
+    keyed.history += waiting
     if records and not records[-1].get("signature"):
         keyed.fail("signature", len(records), "the last record signed", "unsigned")
     return keyed
 
 
-def trusted_keys(history: Sequence[tuple[int, str, str, str]], anchor: str) -> frozenset[str]:
+def trusted_keys(
+    history: Sequence[tuple[int, str, str, str, int]], anchor: str
+) -> tuple[frozenset[str], dict[str, int]]:
     """The keys a store's key history lets one trust from ``anchor``: each
     key adopted at or before the last record a trusted key signed (its
     signature covers every link before it), until no more are added. So a
     rotation, signed by the key it retires, carries trust forward from the
-    first key; an adoption only its own key signed (``--new-key``) does not."""
+    first key; an adoption only its own key signed (``--new-key``) does not.
+    With them, the revocations those signatures cover: each revoked key and
+    the first notification it is not trusted for. A key's signature after
+    its revocation in this stream vouches for nothing."""
+    revoked_at: dict[str, int] = {}
+    for p, kind, key, _, _ in history:
+        if kind == "KeyRevoked":
+            revoked_at.setdefault(key, p)
     trusted = {anchor}
     while True:
-        last = max((p for p, _, _, voucher in history if voucher in trusted), default=0)
-        more = {key for p, kind, key, _ in history if kind == "KeyAdopted" and p <= last}
+        last = max(
+            (
+                p
+                for p, _, _, voucher, _ in history
+                if voucher in trusted and revoked_at.get(voucher, p) >= p
+            ),
+            default=0,
+        )
+        covered = [h for h in history if h[0] <= last]
+        more = {key for _, kind, key, _, _ in covered if kind == "KeyAdopted"}
         if more <= trusted:
-            return frozenset(trusted)
+            revoked: dict[str, int] = {}
+            for _, kind, key, _, since in covered:
+                if kind == "KeyRevoked":
+                    revoked[key] = min(since, revoked.get(key, since))
+            return frozenset(trusted), revoked
         trusted |= more
 
 
@@ -570,13 +594,13 @@ class StoreShare(Share):
     def records(self) -> Iterator[Record]:
         rows = _rows(self.store)
         if self.keys:
-            for version, topic, raw in rows.stream(KEYS):
-                yield stored(KEYS, version, topic, raw)
+            for row in rows.stream(KEYS):
+                yield stored(KEYS, *row)
         for table, whole, numbers in self.pieces:
             streams = [table] if whole else []
             for stream in [*streams, *(hand_id(table, n) for n in numbers)]:
-                for version, topic, raw in rows.stream(stream):
-                    yield stored(stream, version, topic, raw)
+                for row in rows.stream(stream):
+                    yield stored(stream, *row)
 
 
 @dataclass(frozen=True)
@@ -733,6 +757,7 @@ class Verifier:
     ) -> None:
         self.trusted = trusted
         self.keyring: frozenset[str] = frozenset()  # what the log's key history trusts
+        self.revoked: dict[str, int] = {}  # and from which notification on it does not
         self.all_signatures = all_signatures
         self.complete = complete
         self.report = Report()
@@ -795,7 +820,7 @@ class Verifier:
         )
 
     def _keys(self, found: Found, deal: _Deal | None) -> None:
-        for key, positions in found.signers.items():
+        for key, places in found.signers.items():
             if self.trusted is None:
                 self.trusted = key
                 self.report.warnings.append(
@@ -808,8 +833,21 @@ class Verifier:
                 expected = f"signed by {self.trusted}"
                 if self.keyring:
                     expected = f"signed by a key the store's key history trusts from {self.trusted}"
-                for position in positions:
+                for position, _ in places:
                     self._fail("key", found.kind, found.id, position, expected, key, deal)
+            elif key in self.revoked:
+                self._revoked(found, deal, key, places)
+
+    def _revoked(
+        self, found: Found, deal: _Deal | None, key: str, places: list[tuple[int, int | None]]
+    ) -> None:
+        """What a revoked key signed at or after the notification it is revoked from."""
+        since = self.revoked[key]
+        for position, notification in places:
+            if notification is None or notification >= since:
+                expected = f"signed by key {key} before notification {since}, its revocation"
+                at = "no notification" if notification is None else f"notification {notification}"
+                self._fail("revoked", found.kind, found.id, position, expected, at, deal)
 
     def _found(self, found: Found, deal: _Deal | None) -> None:
         for check, position, expected, what in found.failures:
@@ -829,7 +867,7 @@ class Verifier:
                 "key history. This shows only that the records agree with one another, not "
                 "that the key is your server's: give --public-key to know."
             )
-        self.keyring = trusted_keys(keyed.history, self.trusted)
+        self.keyring, self.revoked = trusted_keys(keyed.history, self.trusted)
 
     def table(self, folded: Folded) -> None:
         """A table checked on its own; its deals kept for its hands."""

@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in {"backup", "restore"}:
         return _backup(args.command, args.store, args.file)
     if args.command == "key":
-        return _rotate(args.store)
+        return _rotate(args.store) if args.action == "rotate" else _revoke(args)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -283,7 +283,7 @@ def _backup(command: str, store: str | None, file: Path) -> int:
 
 def _add_key(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     key = commands.add_parser(
-        "key", help="rotate the server's signing key (with the store's servers stopped)"
+        "key", help="rotate the server's signing key, or revoke a compromised old one"
     )
     actions = key.add_subparsers(dest="action", required=True)
     rotate = actions.add_parser(
@@ -296,6 +296,42 @@ def _add_key(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "not kept: copy the new key file to every machine that serves this store.",
     )
     rotate.add_argument("--store", default=None, help="as for serve")
+    revoke = actions.add_parser(
+        "revoke",
+        help="mark a compromised old key: what it signed from a point in the log on fails",
+        description="Record, signed by the current key, that KEY (64 hex digits, a key the "
+        "store adopted and has since rotated away from) is compromised: records it signed at "
+        "or after notification --since (a place in the store's log; default: from now on) "
+        "fail verification, and those before stay valid.",
+    )
+    revoke.add_argument("key", help="the compromised public key, 64 hex digits")
+    revoke.add_argument(
+        "--since",
+        type=int,
+        default=None,
+        help="the first notification id not to trust (feltline-replay export shows each record's)",
+    )
+    revoke.add_argument("--reason", default="compromised", help="recorded with it")
+    revoke.add_argument("--store", default=None, help="as for serve")
+
+
+def _revoke(args: argparse.Namespace) -> int:
+    from feltline.audit.keys import KeyFileError  # noqa: PLC0415 (only this command needs them)
+    from feltline.store.signing import KeyChanged, NotRevocable, revoke  # noqa: PLC0415
+
+    if args.since is not None and args.since < 1:
+        print(
+            f"feltline key revoke: --since is a notification id from 1, not {args.since}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        since = revoke(_store(args.store), args.key, args.since, args.reason)
+    except (KeyChanged, KeyFileError, NotRevocable) as e:
+        print(f"feltline key revoke: {e}", file=sys.stderr)
+        return 1
+    print(f"revoked key {args.key}: what it signed from notification {since} on fails verification")
+    return 0
 
 
 def _rotate(store: str | None) -> int:

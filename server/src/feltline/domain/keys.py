@@ -27,7 +27,7 @@ from feltline.domain.chained import Signed, follow
 from feltline.domain.ids import server_keys_id
 from feltline.engine.state import replace
 
-K = TypeVar("K", "KeyAdopted", "KeyAccepted")
+K = TypeVar("K", "KeyAdopted", "KeyAccepted", "KeyRevoked")
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,25 @@ class KeyAccepted(Signed):
         return {"public_key": self.public_key}
 
 
-KeyRecord = KeyAdopted | KeyAccepted
-KEY_RECORDS = (KeyAdopted, KeyAccepted)
+@dataclass(frozen=True)
+class KeyRevoked(Signed):
+    """``public_key`` is compromised: whatever it signed at or after
+    notification ``since`` (a place in the store's whole log) is not to be
+    trusted, though it stays trusted for what it signed before."""
+
+    originator_id: UUID
+    originator_version: int
+    public_key: str
+    since: int
+    reason: str
+    link: str
+
+    def chained(self) -> dict[str, str | int]:
+        return {"public_key": self.public_key, "since": self.since, "reason": self.reason}
+
+
+KeyRecord = KeyAdopted | KeyAccepted | KeyRevoked
+KEY_RECORDS = (KeyAdopted, KeyAccepted, KeyRevoked)
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,7 @@ class Keys:
     id: UUID
     version: int
     adopted: tuple[str, ...]
+    revoked: tuple[tuple[str, int], ...] = ()  # each key revoked, and from which notification
     link: bytes = chain.GENESIS
     signer: str = ""
 
@@ -89,6 +107,10 @@ class Keys:
         return self._linked(
             KeyAdopted(self.id, self.version + 1, public_key, self.current, reason, "")
         )
+
+    def revoke(self, public_key: str, since: int, reason: str) -> KeyRevoked:
+        """The event that revokes ``public_key`` from notification ``since`` on."""
+        return self._linked(KeyRevoked(self.id, self.version + 1, public_key, since, reason, ""))
 
     def accept(self) -> KeyAccepted:
         """The event by which the current key signs the history so far."""
@@ -121,10 +143,14 @@ class Keys:
             data=event.chained(),
         )
         adopted = isinstance(event, KeyAdopted)
+        revoked = self.revoked
+        if isinstance(event, KeyRevoked):
+            revoked = (*revoked, (event.public_key, event.since))
         return replace(
             self,
             version=event.originator_version,
             adopted=(*self.adopted, event.public_key) if adopted else self.adopted,
+            revoked=revoked,
             link=link,
             signer=event.signed_by if event.signature else "",
         )

@@ -174,3 +174,29 @@ def rotate(config: StoreConfig) -> Rotated:
     finally:
         held.close()
     return Rotated(old.public_hex, new.public_hex)
+
+
+class NotRevocable(Exception):
+    """A key the store never adopted, or the one that signs it now."""
+
+
+def revoke(config: StoreConfig, public_key: str, since: int | None, reason: str) -> int:
+    """Record that ``public_key`` is compromised from notification ``since``
+    on (by default, from the next one stored), signed by the current key;
+    the notification it is revoked from."""
+    streams = Streams(Signer.load(config.key_file), env=config.env)
+    try:
+        adopt(streams, new_key=False)
+        keys = _keys(streams)
+        if public_key not in keys.adopted:
+            raise NotRevocable(f"the store never adopted key {public_key}")
+        if public_key == keys.current:
+            raise NotRevocable(
+                f"key {public_key} signs the store now: rotate first (feltline key rotate), "
+                "then revoke it"
+            )
+        start = since or (streams.recorder.max_notification_id() or 0) + 1
+        streams.commit([keys.revoke(public_key, start, reason)])
+    finally:
+        streams.close()
+    return start
