@@ -147,3 +147,21 @@ def test_help_says_the_key_file_is_not_in_a_backup(capsys: pytest.CaptureFixture
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "not the signing key file" in " ".join(capsys.readouterr().out.split())
+
+
+def test_what_cannot_be_backed_up_or_restored_is_said_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("POSTGRES_DBNAME", "feltline_no_such_database")
+    for name in ("POSTGRES_HOST", "POSTGRES_PORT", "POSTGRES_USER"):
+        monkeypatch.setenv(name, str(PG[name.removeprefix("POSTGRES_").lower()]))
+    assert main(["backup", str(tmp_path / "a.backup"), "--store", "postgres"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("feltline backup: PostgreSQL feltline_no_such_database: ")
+    assert 'database "feltline_no_such_database" does not exist' in err
+    assert not (tmp_path / "a.backup").exists()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a backup")
+    assert main(["restore", str(notes), "--store", str(tmp_path / "new.db")]) == 1
+    assert "is not a Feltline backup" in capsys.readouterr().err
+    assert not (tmp_path / "new.db").exists()

@@ -21,7 +21,8 @@ import os
 import shutil
 import sqlite3
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ import psycopg
 from eventsourcing.utils import Environment
 
 from feltline.store.config import StoreConfig
-from feltline.store.preflight import SQLITE_HEADER, connect_postgres
+from feltline.store.preflight import SQLITE_HEADER, StoreError, connect_postgres
 
 POSTGRES_MAGIC = b"PGDMP"  # the first bytes of pg_dump's custom format
 
@@ -173,7 +174,7 @@ def _dump(env: Mapping[str, str], target: Path) -> str:
     restoring database has its own roles (ops/postgres/README.md)."""
     schema = _schema(env)
     pg_dump, libpq = _client(env, "pg_dump")
-    with connect_postgres(Environment(env=dict(env))) as db:
+    with _connected(env) as db:
         if not _tables(db, schema):
             raise BackupError(f"PostgreSQL schema {schema} holds no store")
     _run(
@@ -204,7 +205,7 @@ def _restore_dump(env: Mapping[str, str], source: Path) -> str:
             f"{source} holds schema {', '.join(sorted(backed_up))}, and POSTGRES_SCHEMA is "
             f"{schema}: restore into the schema it was taken from"
         )
-    with connect_postgres(Environment(env=dict(env))) as db:
+    with _connected(env) as db:
         if _tables(db, schema):
             raise BackupError(
                 f"PostgreSQL schema {schema} holds tables already: restore into a fresh "
@@ -225,6 +226,16 @@ def _restore_dump(env: Mapping[str, str], source: Path) -> str:
         libpq,
     )
     return f"PostgreSQL {env.get('POSTGRES_DBNAME')}/{schema}"
+
+
+@contextmanager
+def _connected(env: Mapping[str, str]) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """The store's database; a :class:`BackupError` saying why not."""
+    try:
+        with connect_postgres(Environment(env=dict(env))) as db:
+            yield db
+    except (psycopg.Error, StoreError) as e:
+        raise BackupError(f"PostgreSQL {env.get('POSTGRES_DBNAME')}: {e}") from None
 
 
 def _tables(db: psycopg.Connection[tuple[object, ...]], schema: str) -> list[str]:
