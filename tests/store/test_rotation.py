@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,10 @@ from uuid import UUID
 
 import pytest
 
+from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
+from feltline.domain.chained import sign
 from feltline.store.check import check
 from feltline.store.signing import _keys
 from feltline_replay.cli import main as replay
@@ -215,3 +218,48 @@ def test_a_revoked_key_fails_what_it_signed_from_the_point_revoked_on(
             failed = {(f["kind"], f["id"], f["position"]) for f in report["failures"]}
             assert {f["check"] for f in report["failures"]} == {"revoked"}
             assert failed == late
+
+
+def test_a_revoked_key_cannot_bring_in_a_key_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Someone holding a revoked old key appends an adoption of their own
+    key to the keys stream, signed by the revoked key, and re-signs a
+    table's last record with theirs: both verifiers refuse their key."""
+    db, key = tmp_path / "feltline.db", tmp_path / "feltline.key"
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    config = _config({"SQLITE_DBNAME": str(db)}, key)
+    rng = random.Random(6)
+    room = open_room(config)
+    tables = _play_on(room, 2, rng)
+    room.close()
+    leaked = Signer.load(key)
+    store_args = ["--store", str(db)]
+    assert main(["key", "rotate", *store_args]) == 0
+    assert main(["key", "revoke", leaked.public_hex, *store_args]) == 0
+    room = open_room(config)
+    newest = room.streams.signer.public_hex
+    ours = Signer.generate()
+    forged = sign([_keys(room.streams).adopt(ours.public_hex, "forged")], leaked)
+    room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged[0])])
+    room.close()
+    with sqlite3.connect(db) as sql:
+        rowid, raw = sql.execute(
+            "SELECT rowid, state FROM stored_events WHERE originator_id = ?"
+            " ORDER BY originator_version DESC LIMIT 1",
+            (tables[0].hex,),
+        ).fetchone()
+        state = json.loads(raw)
+        state["signature"] = ours.sign(bytes.fromhex(state["link"])).hex()
+        state["signed_by"] = ours.public_hex
+        sql.execute(
+            "UPDATE stored_events SET state = ? WHERE rowid = ?",
+            (json.dumps(state).encode(), rowid),
+        )
+    log = tmp_path / "hands.log"
+    assert replay(["export", *store_args, "--output", str(log)]) == 0
+    for trusted in (leaked.public_hex, newest):
+        for report in (_python(log, trusted, capsys), _node(log, trusted)):
+            assert {(f["check"], f["kind"], f["id"], f["found"]) for f in report["failures"]} == {
+                ("key", "table", str(tables[0]), ours.public_hex)
+            }
