@@ -2,6 +2,7 @@
 
     uv run python bench/api.py [--seconds 20] [--tables 16] [--store sqlite|postgres|both]
     uv run python bench/api.py --open-loop --tables 400 --seconds 60 [--interval 2]
+    uv run python bench/api.py --metrics [--rounds 3]
 
 A real Feltline server runs in a subprocess on a loopback port over a
 temporary store (a SQLite file, or a fresh schema of the PostgreSQL at
@@ -39,6 +40,13 @@ SDK's ``Tracker`` and ``Casual``; a seat that goes broke stays broke
 (a minute is a few hands). Figures: p50, p99 and p99.9, and the rate
 done beside the rate offered. The goal: 400 tables, p99 under 20 ms and
 p99.9 under 50 ms (``--tables 400 --seconds 60``).
+
+With ``--metrics``, what Prometheus metrics cost (docs/metrics.md):
+Feltline alone, ``--rounds`` times with metrics off and on in turn (the
+server ``--metrics-port`` makes: every call counted, play tallied, the
+port served and scraped once a second as a busy Prometheus would), and
+the server's CPU per action of each, on average. The goal: at most 5%
+more with them on.
 
 With ``--py-spy FILE`` py-spy records each Feltline server over the
 window (raw stacks, to FILE with the store's name added) and
@@ -267,10 +275,11 @@ def serve_fanout() -> None:
     asyncio.run(main())
 
 
-def serve_feltline(key: Path, env: dict[str, str]) -> None:
+def serve_feltline(key: Path, env: dict[str, str], metered: bool = False) -> None:
+    from feltline import metrics
     from feltline.api import logging as logs
     from feltline.api.app import Feltline
-    from feltline.api.collector import short_pauses
+    from feltline.api.collector import short_pauses, time_pauses
     from feltline.audit.keys import Signer
     from feltline.cardroom.room import Room
     from feltline.store.config import StoreConfig
@@ -280,14 +289,28 @@ def serve_feltline(key: Path, env: dict[str, str]) -> None:
     signer = Signer.load(key)
     room = Room(Streams(signer, env=StoreConfig.from_env(env).env))
     # Watches live on the event loop; each unary call in flight holds a thread.
-    server = Feltline(room, signer.public_key, tick=0.2, max_workers=64)
+    server = Feltline(room, signer.public_key, tick=0.2, max_workers=64, metered=metered)
     server.start()
     short_pauses()  # as `feltline serve` does
+    if metered:  # as `feltline serve --metrics-port` does, and scraped
+        time_pauses()
+        scraping = threading.Thread(target=_scrape, args=(metrics.serve(0),), daemon=True)
+        scraping.start()
     try:
         _ready_then_wait(server.port)
     finally:
         server.stop()
         room.close()
+
+
+def _scrape(port: int) -> None:
+    """Read the metrics once a second, as Prometheus would, only busier."""
+    import urllib.request
+
+    while True:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as answer:
+            answer.read()
+        time.sleep(1.0)
 
 
 def _ready_then_wait(port: int) -> None:
@@ -430,8 +453,9 @@ class Seated:
 
 
 @contextmanager
-def seated_server(env: dict[str, str], tables: int) -> Iterator[Seated]:
-    """A server over a fresh store, ``tables`` tables of four seated bots."""
+def seated_server(env: dict[str, str], tables: int, metered: bool = False) -> Iterator[Seated]:
+    """A server over a fresh store, ``tables`` tables of four seated bots;
+    ``metered``, keeping its metrics."""
     from feltline.api import convert, tokens
     from feltline.api.tokens import Role
     from feltline.audit.keys import Signer
@@ -444,6 +468,7 @@ def seated_server(env: dict[str, str], tables: int) -> Iterator[Seated]:
         signer = Signer.create(key)
         env = {"SQLITE_DBNAME": str(Path(tmp) / "bench.db"), **env}
         args = ["feltline", "--key", str(key), *(f"--env={k}={v}" for k, v in env.items())]
+        args += ["--metered"] if metered else []
 
         def token(role: Role, player: str = "") -> str:
             return tokens.mint(
@@ -474,9 +499,10 @@ def run_feltline(
     warmup: float,
     *,
     stacks: Path | None = None,
+    metered: bool = False,
 ) -> Result:
     """Bots at ``tables`` tables, each acting as soon as it may."""
-    with seated_server(env, tables) as room:
+    with seated_server(env, tables, metered) as room:
         bots: list[Player] = []
         channels: list[grpc.Channel] = []
         for table_id, seat, player_token in room.seats:
@@ -678,6 +704,31 @@ def open_loop(args: argparse.Namespace) -> None:
         )
 
 
+def metrics_cost(args: argparse.Namespace) -> None:
+    """Feltline with metrics off and on in turn: the server's CPU per action."""
+    print(
+        f"metrics off and on in turn, {args.rounds} rounds: {args.tables} no-limit hold'em"
+        f" tables x {PLAYERS} bots; {args.seconds:.0f} s measured after {args.warmup:.0f} s"
+    )
+    spent: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.rounds):
+        for metered in (False, True):
+            name = f"feltline Act, metrics {'on' if metered else 'off'}"
+            run = run_feltline(name, {}, args.tables, args.seconds, args.warmup, metered=metered)
+            print(run.line())
+            if run.server_cpu is not None and run.calls:
+                spent[metered].append(run.server_cpu / run.calls)
+    if not (spent[False] and spent[True]):
+        print("no CPU time to compare (no /proc)")
+        return
+    off, on = statistics.mean(spent[False]), statistics.mean(spent[True])
+    more = on / off - 1
+    print(
+        f"server CPU per action: {off * 1e6:.0f} us off, {on * 1e6:.0f} us on:"
+        f" {more:+.1%} (goal <= +5%: {'met' if more <= 0.05 else 'not met'})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="measured window per run")
@@ -702,6 +753,13 @@ def main() -> None:
     parser.add_argument(
         "--py-spy", type=Path, metavar="FILE", help="record each Feltline server with py-spy"
     )
+    parser.add_argument(
+        "--metrics",
+        action="store_true",
+        help="Feltline alone with Prometheus metrics off and on in turn: their CPU cost",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --metrics: off-on pairs")
+    parser.add_argument("--metered", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", nargs="?", const="", help=argparse.SUPPRESS)
     parser.add_argument("--key", help=argparse.SUPPRESS)
     parser.add_argument("--env", action="append", default=[], help=argparse.SUPPRESS)
@@ -714,9 +772,12 @@ def main() -> None:
             serve_fanout()
         else:
             env = dict(item.split("=", 1) for item in args.env)
-            serve_feltline(Path(args.key), env)
+            serve_feltline(Path(args.key), env, args.metered)
         return
 
+    if args.metrics:
+        metrics_cost(args)
+        return
     if args.open_loop:
         open_loop(args)
         return

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from eventsourcing.persistence import PersistenceError
 
-from feltline import demo
+from feltline import demo, metrics
 from feltline.api import logging as logs
 from feltline.api import tokens
 from feltline.api.app import Feltline
-from feltline.api.collector import short_pauses
+from feltline.api.collector import short_pauses, time_pauses
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.cardroom.room import open_room
@@ -72,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run no projector in this process: the views it reads are kept by a "
         "'feltline project' beside it",
     )
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics, HOST as --host "
+        "(docs/metrics.md); none unless given",
+    )
     project = commands.add_parser(
         "project",
         help="keep the ledger, hand index and pots views from the store's log, in a process "
@@ -83,6 +89,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         choices=sorted(PROJECTIONS),
         help="drop this view, build it again from the start of the log, and exit",
+    )
+    project.add_argument(
+        "--metrics-port",
+        type=int,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (docs/metrics.md); "
+        "none unless given",
+    )
+    project.add_argument(
+        "--host", default="127.0.0.1", help="the address the metrics port listens on"
     )
     token = commands.add_parser(
         "token",
@@ -126,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             client_ca=args.tls_client_ca,
             new_key=args.new_key,
             projector=not args.no_projector,
+            metrics_port=args.metrics_port,
         )
     if args.command == "project":
-        return _project(args.store, args.rebuild)
+        return _project(args.store, args.rebuild, args.host, args.metrics_port)
     if args.command in {"backup", "restore"}:
         return _backup(args.command, args.store, args.file)
     if args.command == "key":
@@ -166,6 +182,7 @@ def _serve(
     client_ca: Path | None = None,
     new_key: bool = False,
     projector: bool = True,
+    metrics_port: int | None = None,
 ) -> int:
     config = _store(store)
     logs.configure()
@@ -183,6 +200,10 @@ def _serve(
     busy = why_not(address)  # before the store is opened: it would make a file
     if busy:
         return _refuse(f"cannot listen on {address}: {busy}")
+    if metrics_port is not None:
+        busy = _metrics_busy(host, metrics_port)
+        if busy:
+            return _refuse(busy)
     try:
         room = open_room(config, new_key=new_key)
     except (KeyChanged, KeyFileError) as e:
@@ -195,7 +216,13 @@ def _serve(
         # beside this server keeps them.
         views = Projector(room.streams, config.env)
         server = Feltline(
-            room, signer.public_key, address, tls=tls, projector=views, project=projector
+            room,
+            signer.public_key,
+            address,
+            tls=tls,
+            projector=views,
+            project=projector,
+            metered=metrics_port is not None,
         ).start()
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
@@ -212,6 +239,8 @@ def _serve(
     )
     short_pauses()  # full collector passes skip what the server holds (api/collector.py)
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
+    if metrics_port is not None:
+        _serve_metrics(host, metrics_port)
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
     sys.stdout.flush()
@@ -349,11 +378,17 @@ def _rotate(store: str | None) -> int:
     return 0
 
 
-def _project(store: str | None, rebuild: str | None) -> int:
+def _project(
+    store: str | None, rebuild: str | None, host: str = "127.0.0.1", metrics_port: int | None = None
+) -> int:
     """Follow the store's log into the views until SIGTERM or ^C, or
     rebuild one view and exit. Reads the store only: it needs no key."""
     config = _store(store)
     logs.configure()
+    busy = None if metrics_port is None or rebuild else _metrics_busy(host, metrics_port)
+    if busy:
+        print(f"feltline project: {busy}", file=sys.stderr)
+        return 1
     try:
         preflight.check(config)
         log = Log(env=config.env)
@@ -367,6 +402,9 @@ def _project(store: str | None, rebuild: str | None) -> int:
         log.close()
         return 0
     print(f"feltline projecting {', '.join(projector.views)} from the store's log")
+    if metrics_port is not None:
+        metrics.read_at_scrape(projector.readings)
+        _serve_metrics(host, metrics_port)
     sys.stdout.flush()
     signal.signal(signal.SIGTERM, lambda *_: projector.stop())
     with contextlib.suppress(KeyboardInterrupt):
@@ -374,6 +412,20 @@ def _project(store: str | None, rebuild: str | None) -> int:
     projector.stop()
     log.close()
     return 0
+
+
+def _metrics_busy(host: str, port: int) -> str | None:
+    """Why the metrics port cannot be listened on, if it cannot."""
+    address = f"{host}:{port}"
+    busy = why_not(address)
+    return None if busy is None else f"cannot serve metrics on {address}: {busy}"
+
+
+def _serve_metrics(host: str, port: int) -> None:
+    """Serve the metrics, timing the collector's pauses too (checked free before)."""
+    time_pauses()
+    port = metrics.serve(port, host)
+    print(f"metrics at http://{host}:{port}/metrics")
 
 
 def _key(parser: argparse.ArgumentParser) -> Signer:

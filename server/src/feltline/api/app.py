@@ -1,12 +1,16 @@
 """A whole Feltline server: its services over one Room, health and
 reflection, the dealer and the action clock, and the projector's views
-when it is given one. ``feltline serve`` and
+when it is given one; metered, it counts its calls and its play for
+Prometheus (:mod:`feltline.metrics`). ``feltline serve`` and
 ``feltline demo`` run one; the end-to-end tests too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from feltline import metrics
 from feltline.api.accounts import AccountServicer
 from feltline.api.auth import Clock, utc_now
 from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
@@ -16,6 +20,7 @@ from feltline.api.play import PlayServicer
 from feltline.api.replay import ReplayServicer
 from feltline.api.server import Server, Service, Tls, service
 from feltline.api.tables import TableServicer
+from feltline.api.tally import Tally
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
 from feltline.cardroom.room import Room
@@ -79,7 +84,9 @@ def services(hub: Hub, projector: Projector | None = None) -> list[Service]:
 
 class Feltline:
     """A running server on ``address`` (``host:port``; port 0 picks a free
-    one, then in :attr:`port`), over TLS if ``tls`` is given."""
+    one, then in :attr:`port`), over TLS if ``tls`` is given; ``metered``,
+    it keeps the metrics of :mod:`feltline.metrics` (served apart, by
+    :func:`feltline.metrics.serve`)."""
 
     def __init__(
         self,
@@ -94,6 +101,7 @@ class Feltline:
         tls: Tls | None = None,
         projector: Projector | None = None,
         project: bool = True,
+        metered: bool = False,
     ) -> None:
         self.room = room
         self.projector = projector
@@ -106,7 +114,11 @@ class Feltline:
         # cannot be read fails here, before any client can connect.
         self.hub.tables()
         self.server = Server(
-            services(self.hub, projector), key=key, clock=token_clock, max_workers=max_workers
+            services(self.hub, projector),
+            key=key,
+            clock=token_clock,
+            max_workers=max_workers,
+            metered=metered,
         )
         try:
             if tls is None:
@@ -118,20 +130,30 @@ class Feltline:
             raise
         self.host = address.rpartition(":")[0]
         self.clock = ActionClock(self.hub, tick)
+        self.tally = Tally(self.hub) if metered else None
+        self._unread: Callable[[], None] | None = None  # the projector's metrics, when kept
 
     @property
     def target(self) -> str:
         return f"{self.host}:{self.port}"
 
     def start(self) -> Feltline:
+        if self.tally is not None:
+            self.tally.start()
         self.server.start()
         self.clock.start()
         if self.projector is not None and self.project:
             self.room.listen(self.projector.poke)
             self.projector.start()
+            if self.tally is not None:
+                self._unread = metrics.read_at_scrape(self.projector.readings)
         return self
 
     def stop(self, grace: float | None = 1.0) -> None:
+        if self.tally is not None:
+            self.tally.stop()
+        if self._unread is not None:
+            self._unread()
         self.clock.stop()
         self.hub.stop()
         self.server.stop(grace)

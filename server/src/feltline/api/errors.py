@@ -27,6 +27,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc.aio import AbortError
 from grpc_status import rpc_status
 
+from feltline import metrics
 from feltline.api import intercept
 from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
@@ -255,6 +256,7 @@ class _Guard(AbstractContextManager[None]):
         if not isinstance(error, Exception) or isinstance(error, intercept.Refused | AbortError):
             return False  # no error, a cancelled call, or one ended already
         refusal = from_exception(error)
+        metrics.REFUSALS.labels(*self.method.split("/")[1:], refusal.reason_name).inc()
         if refusal.code is Code.INTERNAL:
             # Scrubbed here, not only by the configured processors:
             # it must hold even where logging was never configured.

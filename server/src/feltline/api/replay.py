@@ -22,6 +22,7 @@ from uuid import UUID
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from feltline import metrics
 from feltline.api import pages, views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
@@ -417,6 +418,8 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         lines = records(self.rows, [f.table], {f.table: [f.number]})
         # One hand: verifying every signature, not only the seal, costs ~1 ms.
         report = verify(lines, key, complete=False, all_signatures=True)
+        for failure in report.failures:
+            metrics.VERIFY_FAILURES.labels(failure.check).inc()
         try:  # a hand whose records do not decode still gets its report
             summary = self.summary(f, self.records(f))
         except Unreadable:

@@ -9,7 +9,8 @@ sending a message, which is why the streams live on the loop.
 
 The interceptors come in their order (authentication, then error mapping,
 then request validation, so an unauthenticated caller learns nothing about
-its request), with standard health checking and server reflection. Health
+its request), with standard health checking and server reflection; a
+metered server counts every call first (:mod:`feltline.api.rpc_metrics`). Health
 reports SERVING for the server (``""``) and for each service given.
 """
 
@@ -36,6 +37,7 @@ from grpc_reflection.v1alpha import reflection
 
 from feltline.api.auth import AuthInterceptor, Clock, utc_now
 from feltline.api.errors import ErrorInterceptor
+from feltline.api.rpc_metrics import RpcMetrics
 from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
@@ -80,6 +82,7 @@ class Server:
         key: Ed25519PublicKey,
         clock: Clock = utc_now,
         max_workers: int = 32,
+        metered: bool = False,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -87,15 +90,16 @@ class Server:
         )
         self._thread.start()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="feltline-rpc")
-        self._server = self._run(self._build(list(services), key, clock))
+        self._server = self._run(self._build(list(services), key, clock, metered))
 
     async def _build(
-        self, services: list[Service], key: Ed25519PublicKey, clock: Clock
+        self, services: list[Service], key: Ed25519PublicKey, clock: Clock, metered: bool
     ) -> grpc.aio.Server:
         server = grpc.aio.server(
             migration_thread_pool=self._pool,
             options=OPTIONS,
             interceptors=[
+                *([RpcMetrics()] if metered else []),
                 AuthInterceptor(key, clock=clock),
                 ErrorInterceptor(),
                 ValidationInterceptor(),

@@ -14,7 +14,8 @@ the table recorded during the hand after what the hand recorded before).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -22,6 +23,7 @@ from uuid import UUID
 
 import grpc
 
+from feltline import metrics
 from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
@@ -253,7 +255,21 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
 
     async def follow(self, table_id: str, after: str) -> AsyncIterator[list[bytes]]:
         """The stream, a batch per change: the snapshot (unless resuming),
-        then what each change at the table made."""
+        then what each change at the table made; counted while open, and
+        each batch until the next is asked for (:mod:`feltline.metrics`)."""
+        metrics.WATCHES.inc()
+        try:
+            async with aclosing(self._follow(table_id, after)) as batches:
+                async for batch in batches:
+                    metrics.WATCH_QUEUE.inc(len(batch))
+                    try:
+                        yield batch
+                    finally:
+                        metrics.WATCH_QUEUE.dec(len(batch))
+        finally:
+            metrics.WATCHES.dec()
+
+    async def _follow(self, table_id: str, after: str) -> AsyncGenerator[list[bytes], None]:
         caller = require_role(*ANYONE)
         key = views.parse_id(table_id)
         if after:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import structlog
 from eventsourcing.application import Application
 from eventsourcing.projection import Projection
+from prometheus_client.core import Metric
 
+from feltline import metrics
 from feltline.projections.follow import Follower, Lag
 from feltline.projections.hands import HandIndex, HandIndexView
 from feltline.projections.ledger import Ledger, LedgerView
@@ -75,6 +77,10 @@ class Projector:
 
     def lags(self) -> list[Lag]:
         return self.follower.lags()
+
+    def readings(self) -> Iterator[Metric]:
+        """Its position and lag for Prometheus, read now (:mod:`feltline.metrics`)."""
+        return metrics.projector(self.lags())
 
     def poke(self, *_: object) -> None:
         """Something was stored: look now rather than at the next poll."""

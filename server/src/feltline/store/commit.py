@@ -8,7 +8,8 @@ everything queued meanwhile in one transaction, and each caller returns only
 once its own records are committed. Durability is unchanged; the commits
 are fewer. If a batch fails (one caller's records conflict, say), each
 caller's records are saved again on their own, so that only the callers at
-fault see an error.
+fault see an error. Each caller's wait and each transaction's size are
+observed for Prometheus (:mod:`feltline.metrics`).
 
 Each waiting caller sleeps on its own signal and is woken once: when its
 records are committed, or when it is the next to commit. Waking every
@@ -19,9 +20,12 @@ threads fight for the GIL to find that only one of them had anything to do.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
+
+from feltline import metrics
 
 R = TypeVar("R")
 
@@ -59,6 +63,7 @@ class GroupCommit(Generic[R]):
     def __call__(self, records: Sequence[R]) -> None:
         """Store ``records`` in one transaction, perhaps with others' records;
         return once committed, or raise what storing them alone raised."""
+        began = time.perf_counter()
         request = _Request(records)
         with self._lock:
             self._queue.append(request)
@@ -67,6 +72,7 @@ class GroupCommit(Generic[R]):
             request.asleep.acquire()
         if not request.done:  # its turn to commit, its own records first in line
             self._lead(request)
+        metrics.COMMIT_SECONDS.observe(time.perf_counter() - began)
         if request.error is not None:
             raise request.error
 
@@ -107,5 +113,6 @@ class GroupCommit(Generic[R]):
 
     def _store(self, records: Sequence[R], requests: int) -> None:
         self._save(records)
+        metrics.COMMIT_BATCH.observe(requests)
         self.transactions += 1
         self.requests += requests

@@ -27,6 +27,8 @@ import psycopg.errors
 import structlog
 from eventsourcing.persistence import PersistenceError
 
+from feltline import metrics
+
 log = structlog.get_logger("feltline.store")
 
 
@@ -102,6 +104,10 @@ class Reported:
         self._lock = threading.Lock()
         self._seen: set[UUID] = set()
 
+    def __len__(self) -> int:
+        """How many tables were found unreadable."""
+        return len(self._seen)
+
     @contextmanager
     def reading(self, table_id: UUID, what: str = "") -> Iterator[None]:
         """Read the table's stored events (``what`` of them) in the block:
@@ -112,6 +118,7 @@ class Reported:
         except (PersistenceError, Unreadable):
             raise
         except Exception as e:
+            metrics.STORE_ERRORS.labels("unreadable").inc()
             unreadable = Unreadable(table_id, f"{what}{type(e).__name__}: {e}")
             self._report(unreadable)
             raise unreadable from e

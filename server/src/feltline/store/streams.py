@@ -28,6 +28,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import Environment
 from psycopg.sql import SQL, Literal
 
+from feltline import metrics
 from feltline.audit.keys import Signer
 from feltline.domain.account import Account, AccountEvent
 from feltline.domain.account import project as project_account
@@ -238,9 +239,12 @@ class Streams(Application[UUID]):
         try:
             self.group_commit(rows)
         except IntegrityError as e:
+            metrics.STORE_ERRORS.labels("conflict").inc()
             raise Conflict("another writer changed these streams first") from e
         except PersistenceError as e:
-            if not disk_full(e):
+            full = disk_full(e)
+            metrics.STORE_ERRORS.labels("disk_full" if full else "database").inc()
+            if not full:
                 raise
             self.full.began(e)
             raise StoreFull("the store cannot write: its disk is full") from e
