@@ -5,7 +5,8 @@
 // hash chain and signatures, each hand's seal, its seed against its
 // commitment, its deck against the seed's derivation and every dealt card
 // against that deck or its reshuffled stub. It does not check the betting
-// rules: `feltline-replay verify` re-runs those.
+// rules: `feltline-replay verify` re-runs those. A log's key history (the
+// server's keys stream) says which keys it trusts after the first.
 //
 //   node src/verify.js LOG [--public-key HEX] [--json]
 
@@ -101,6 +102,8 @@ function shuffle(seed, purpose, cards) {
 class Verifier {
   constructor(trusted) {
     this.trusted = trusted || null;
+    this.keyring = new Set(); // the keys the log's key history trusts from this.trusted
+    this.revoked = new Map(); // a revoked key -> the first notification it is not trusted for
     this.failures = [];
     this.warnings = [];
     this.hands = 0;
@@ -111,12 +114,86 @@ class Verifier {
     this.failures.push({ check, kind, id, position, expected: String(expected), found: String(found) });
   }
 
-  trust(key, kind, id, position) {
+  trust(key, kind, id, position, notification) {
     if (this.trusted === null) {
       this.trusted = key;
       this.warnings.push(`no public key given: trusting ${key}, which signed ${kind} ${id}`);
-    } else if (key !== this.trusted) {
-      this.fail('key', kind, id, position, `signed by ${this.trusted}`, key);
+    } else if (key !== this.trusted && !this.keyring.has(key)) {
+      const expected = this.keyring.size
+        ? `signed by a key the store's key history trusts from ${this.trusted}`
+        : `signed by ${this.trusted}`;
+      this.fail('key', kind, id, position, expected, key);
+    } else if (this.revoked.has(key)) {
+      const since = this.revoked.get(key);
+      if (!Number.isInteger(notification) || notification >= since) {
+        const at = Number.isInteger(notification) ? `notification ${notification}` : 'no notification';
+        this.fail('revoked', kind, id, position, `signed by key ${key} before notification ${since}, its revocation`, at);
+      }
+    }
+  }
+
+  /** The server's keys stream (audit.md, The server's keys): its chain and
+   * every signature; then the keys it lets us trust from the trusted key. */
+  keys(records) {
+    const id = records[0].id;
+    let previous = Buffer.alloc(32);
+    let waiting = [];
+    const history = []; // [position, type, key, the key whose signature vouches for it, since]
+    records.forEach((record, index) => {
+      const position = index + 1;
+      if (record.position !== position) this.fail('order', 'server', id, position, position, record.position);
+      let computed;
+      try {
+        computed = link(previous, 'server', id, position, record);
+      } catch (e) {
+        this.fail('record', 'server', id, position, 'a key record', e.message);
+        return;
+      }
+      if (computed.toString('hex') !== record.link) {
+        this.fail('chain', 'server', id, position, computed.toString('hex'), record.link);
+      }
+      previous = /^[0-9a-f]{64}$/.test(record.link || '') ? Buffer.from(record.link, 'hex') : computed;
+      waiting.push([position, record.type, record.data.public_key, '', record.data.since || 0]);
+      if (record.signature) {
+        if (verifies(record.signed_by, computed, record.signature)) {
+          for (const w of waiting) history.push([w[0], w[1], w[2], record.signed_by, w[4]]);
+          waiting = [];
+        } else {
+          this.fail('signature', 'server', id, position, 'a valid signature', record.signature);
+        }
+      }
+    });
+    for (const w of waiting) history.push(w);
+    if (!records[records.length - 1].signature) {
+      this.fail('signature', 'server', id, records.length, 'the last record signed', 'unsigned');
+    }
+    if (!history.length) return;
+    if (this.trusted === null) {
+      this.trusted = history[0][2];
+      this.warnings.push(`no public key given: trusting ${this.trusted}, the first key of the store's key history`);
+    }
+    // Each key adopted at or before the last record a trusted key signed
+    // (that signature covers every link before it), until none is added.
+    // The revocations those signatures cover say from which notification on
+    // a key is not trusted.
+    // A key's signature after its revocation in this stream vouches for nothing.
+    const revokedAt = new Map();
+    for (const [position, type, key] of history) {
+      if (type === 'KeyRevoked' && !revokedAt.has(key)) revokedAt.set(key, position);
+    }
+    const trusted = new Set([this.trusted]);
+    let covered;
+    for (;;) {
+      const vouched = history.filter((h) => trusted.has(h[3]) && (revokedAt.get(h[3]) ?? h[0]) >= h[0]);
+      const last = Math.max(0, ...vouched.map((h) => h[0]));
+      covered = history.filter((h) => h[0] <= last);
+      const more = covered.filter((h) => h[1] === 'KeyAdopted' && !trusted.has(h[2]));
+      if (!more.length) break;
+      for (const h of more) trusted.add(h[2]);
+    }
+    this.keyring = trusted;
+    for (const [, type, key, , since] of covered) {
+      if (type === 'KeyRevoked') this.revoked.set(key, Math.min(since, this.revoked.get(key) ?? since));
     }
   }
 
@@ -139,7 +216,7 @@ class Verifier {
       }
       previous = /^[0-9a-f]{64}$/.test(record.link || '') ? Buffer.from(record.link, 'hex') : computed;
       if (record.signature) {
-        this.trust(record.signed_by, kind, id, position);
+        this.trust(record.signed_by, kind, id, position, record.notification);
         if (!verifies(record.signed_by, computed, record.signature)) {
           this.fail('signature', kind, id, position, 'a valid signature', record.signature);
         }
@@ -168,7 +245,7 @@ class Verifier {
       if (seal.algorithm !== CHAIN || seal.link !== last) {
         this.fail('seal', 'hand', id, body.length + 1, `${CHAIN} over ${last}`, seal.link);
       }
-      this.trust(seal.public_key, 'hand', id, body.length + 1);
+      this.trust(seal.public_key, 'hand', id, body.length + 1, seal.notification);
       if (!verifies(seal.public_key, Buffer.from(seal.link || '', 'hex'), seal.signature || '')) {
         this.fail('seal signature', 'hand', id, body.length + 1, 'a valid signature', seal.signature);
       }
@@ -219,6 +296,9 @@ class Verifier {
   }
 }
 
+/** Which stream a record belongs to: a table's, the server's keys, or a hand's (with its seal). */
+const streamKind = (r) => (r.kind === 'table' || r.kind === 'server' ? r.kind : 'hand');
+
 /** Verify the records of a log given as an async iterable of lines. */
 async function verifyLines(lines, trusted) {
   let header = null;
@@ -227,6 +307,7 @@ async function verifyLines(lines, trusted) {
   const flush = () => {
     if (!group.length) return;
     if (group[0].kind === 'table') verifier.table(group);
+    else if (group[0].kind === 'server') verifier.keys(group);
     else verifier.hand(group);
     group = [];
   };
@@ -243,9 +324,8 @@ async function verifyLines(lines, trusted) {
       }
       continue;
     }
-    const kind = record.kind === 'table' ? 'table' : 'hand';
     const head = group[0];
-    if (head && ((head.kind === 'table' ? 'table' : 'hand') !== kind || head.id !== record.id
+    if (head && (streamKind(head) !== streamKind(record) || head.id !== record.id
         || group[group.length - 1].kind === 'seal')) flush();
     group.push(record);
   }

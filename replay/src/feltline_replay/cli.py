@@ -276,8 +276,8 @@ def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
     from feltline_replay.store import record  # noqa: PLC0415
 
     stream = UUID(hand)
-    for version, topic, raw in rows.stream(stream):
-        yield record(stream, version, topic, raw)
+    for row in rows.stream(stream):
+        yield record(stream, *row)
 
 
 def parser() -> argparse.ArgumentParser:

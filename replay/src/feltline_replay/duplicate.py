@@ -51,7 +51,7 @@ class MatchReport:
 def match_records(rows: Rows, match: UUID) -> list[dict[str, Any]]:
     """The match stream's stored records, in order."""
     out = []
-    for _, topic, raw in rows.stream(match):
+    for _, topic, raw, _ in rows.stream(match):
         if topic != MATCH:
             raise ValueError(f"stream {match} is not a match: it holds {topic}")
         out.append(state(raw))
@@ -90,8 +90,8 @@ def _chained(match: UUID, records: Sequence[dict[str, Any]], key: str | None) ->
 def _hand(rows: Rows, table: UUID, number: int) -> list[Event]:
     stream = hand_id(table, number)
     events = []
-    for version, topic, raw in rows.stream(stream):
-        r = record(stream, version, topic, raw)
+    for row in rows.stream(stream):
+        r = record(stream, *row)
         if r["kind"] == "hand":
             events.append(decode_event(r["type"], r["version"], r["data"]))
     return events

@@ -21,6 +21,9 @@ from feltline.engine.table import HandDealt
 from feltline_replay.log import Record, header
 from feltline_replay.store import Rows, record
 
+KEYS = uuid5(UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77"), "keys")
+"""The server's keys stream: every key that signed the store (docs/audit.md)."""
+
 
 def hand_id(table: UUID, number: int) -> UUID:
     """The stream id of hand ``number`` (from 1) of ``table``."""
@@ -94,8 +97,8 @@ class Plan:
 def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
     """The hands ``table`` dealt and finished, in order, from its stream."""
     dealt: Dealt | None = None
-    for version, topic, raw in rows.stream(table):
-        line = record(table, version, topic, raw)
+    for row in rows.stream(table):
+        line = record(table, *row)
         if line["type"] == "HandDealt":
             # Decoded, not read as it lies: the deal's layout differs by version.
             event = decode_event("HandDealt", line["version"], line["data"], TABLE_EVENT_TYPES)
@@ -182,11 +185,20 @@ def heading(
 
 
 def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) -> Iterator[Record]:
-    """Each table's stored records, then its hands' in order."""
+    """The server's keys stream, then each table's stored records and its
+    hands' in order."""
+    yield from keys(rows)
     for table in tables:
-        for version, topic, raw in rows.stream(table):
-            yield record(table, version, topic, raw)
+        for row in rows.stream(table):
+            yield record(table, *row)
         for number in hands[table]:
             stream = hand_id(table, number)
-            for version, topic, raw in rows.stream(stream):
-                yield record(stream, version, topic, raw)
+            for row in rows.stream(stream):
+                yield record(stream, *row)
+
+
+def keys(rows: Rows) -> Iterator[Record]:
+    """The server's keys stream: which keys signed the store, each
+    introduced by the one before (none in a store older than it)."""
+    for row in rows.stream(KEYS):
+        yield record(KEYS, *row)

@@ -26,6 +26,12 @@ TABLE = "feltline.domain.table:TableRecord"
 HAND = "feltline.domain.hand:Recorded"
 SEAL = "feltline.domain.hand:Sealed"
 KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal"}
+KEYS = {
+    "feltline.domain.keys:KeyAdopted": ("public_key", "replaces", "reason"),
+    "feltline.domain.keys:KeyAccepted": ("public_key",),
+    "feltline.domain.keys:KeyRevoked": ("public_key", "since", "reason"),
+}
+"""The server's keys stream's records, by topic: the fields of each that are chained."""
 PAGE = 500
 
 
@@ -33,8 +39,13 @@ class StoreError(Exception):
     """A store this tool cannot read."""
 
 
+Row = tuple[int, str, bytes, int]
+"""A stored record's row: ``(version, topic, state, notification)``, the
+last its place in the store's whole log (its notification id)."""
+
+
 class Rows(Protocol):
-    """The rows of one store: ``(originator_id, version, topic, state)``."""
+    """The rows of one store."""
 
     source: str
 
@@ -42,8 +53,8 @@ class Rows(Protocol):
         """Every table, in the order they were opened."""
         ...
 
-    def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes]]:
-        """One stream's rows, ``(version, topic, state)``, in order."""
+    def stream(self, stream: UUID) -> Iterator[Row]:
+        """One stream's rows, in order."""
         ...
 
     def close(self) -> None: ...
@@ -68,9 +79,9 @@ class SqliteRows:
         )
         return [UUID(row[0]) for row in rows]
 
-    def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes]]:
+    def stream(self, stream: UUID) -> Iterator[Row]:
         cursor = self._db.execute(
-            "SELECT originator_version, topic, state FROM stored_events"
+            "SELECT originator_version, topic, state, rowid FROM stored_events"
             " WHERE originator_id = ? ORDER BY originator_version",
             (stream.hex,),
         )
@@ -116,16 +127,16 @@ class PostgresRows:
         ).fetchall()
         return [UUID(str(row[0])) for row in rows]
 
-    def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes]]:
+    def stream(self, stream: UUID) -> Iterator[Row]:
         with self._db.cursor() as cursor:
             cursor.execute(
-                f"SELECT originator_version, topic, state FROM {self._table}"
+                f"SELECT originator_version, topic, state, notification_id FROM {self._table}"
                 " WHERE originator_id = %s ORDER BY originator_version",
                 (stream,),
             )
             while page := cursor.fetchmany(PAGE):
-                for version, topic, state in page:
-                    yield version, topic, bytes(state)
+                for version, topic, state, notification in page:
+                    yield version, topic, bytes(state), notification
 
     def close(self) -> None:
         self._db.close()
@@ -162,10 +173,29 @@ def _inflated(raw: bytes) -> Any:
     return json.loads(zlib.decompress(raw))
 
 
-def record(stream: UUID, version: int, topic: str, raw: bytes) -> Record:
+def record(stream: UUID, version: int, topic: str, raw: bytes, notification: int) -> Record:
     """A log line for one stored row: the stored fields exactly, their
-    stream and position beside them."""
+    stream, position and place in the store's log beside them."""
+    chained = KEYS.get(topic)
+    if chained is not None:  # stored by field: written out as the chain reads it
+        fields = state(raw)
+        return {
+            "kind": "server",
+            "id": str(stream),
+            "position": version,
+            "notification": notification,
+            "type": topic.rpartition(":")[2],
+            "version": 1,
+            "data": {name: fields.get(name) for name in chained},
+            **{name: fields.get(name, "") for name in ("link", "signature", "signed_by")},
+        }
     kind = KINDS.get(topic)
     if kind is None:
         raise StoreError(f"stream {stream} holds a record of unknown topic {topic!r}")
-    return {"kind": kind, "id": str(stream), "position": version, **state(raw)}
+    return {
+        "kind": kind,
+        "id": str(stream),
+        "position": version,
+        "notification": notification,
+        **state(raw),
+    }

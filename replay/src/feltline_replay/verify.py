@@ -58,7 +58,7 @@ from feltline.engine.events import (
 )
 from feltline.engine.table import HandDealt, HandFinished, Table, evolve
 from feltline_replay.canonical import canonical as fast_canonical
-from feltline_replay.export import hand_id
+from feltline_replay.export import KEYS, hand_id
 from feltline_replay.log import Record, parse
 from feltline_replay.store import Rows, open_rows
 from feltline_replay.store import record as stored
@@ -156,7 +156,7 @@ class Found:
     the trusted one and it is tied to its table: so a hand is checked in any
     process (:func:`check_hand`) and sent back small. ``failures`` are
     (check, position, expected, found); ``signers`` each signing key with
-    the positions it signed, in the order met; a hand's ``start`` and
+    the positions it signed and their notification ids, in the order met; a hand's ``start`` and
     ``result`` are what its table must have dealt and taken.
 
     The chain makes a stream's last signature (a table's last record, a
@@ -167,7 +167,7 @@ class Found:
     def __init__(self, kind: str, stream: str, *, every: bool = False) -> None:
         self.kind, self.id, self.every = kind, stream, every
         self.failures: list[tuple[str, int | None, str, str]] = []
-        self.signers: dict[str, list[int]] = {}
+        self.signers: dict[str, list[tuple[int, int | None]]] = {}
         self.events: list[Event | None] = []
         self.start: Start | None = None
         self.result: Result | None = None
@@ -226,14 +226,15 @@ class Found:
         if self.kind == "table" and records and not records[-1].get("signature"):
             self.fail("signature", len(records), "the last record signed", "unsigned")
 
-    def signer(self, position: int, key: str) -> None:
-        self.signers.setdefault(key, []).append(position)
+    def signer(self, position: int, key: str, notification: object) -> None:
+        place = notification if isinstance(notification, int) else None
+        self.signers.setdefault(key, []).append((position, place))
 
     def signed(self, position: int, record: Record, link: bytes, *, verify: bool) -> None:
         """A record's signature: verified, or (if a later one covers it)
         only well-formed; its key is compared with the trusted one later."""
         signer, signature = str(record.get("signed_by", "")), str(record["signature"])
-        self.signer(position, signer)
+        self.signer(position, signer, record.get("notification"))
         if verify:
             if not keys.verify(signer, link, signature):
                 self.fail("signature", position, "a valid signature", signature)
@@ -248,7 +249,7 @@ class Found:
         if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
             self.fail("seal", position, f"{chain.CHAIN_ALGORITHM} over {last}", seal.get("link"))
         key = str(seal.get("public_key", ""))
-        self.signer(position, key)
+        self.signer(position, key, seal.get("notification"))
         try:
             digest = bytes.fromhex(str(seal.get("link")))
         except ValueError:
@@ -414,6 +415,101 @@ def fold_table(records: list[Record], *, every: bool = False) -> Folded:
     return folded
 
 
+class Keyed(Found):
+    """The server's keys stream (docs/audit.md, The server's keys): its
+    chain, every signature, and its ``history``: each record's position,
+    type and key, with the key whose valid signature vouches for it (the
+    first signature at or after it; "" if none does) and, for a
+    revocation, the notification it revokes the key from."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__("server", stream)
+        self.history: list[tuple[int, str, str, str, int]] = []
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return super().__getstate__(), self.history
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        found, self.history = state
+        super().__setstate__(found)
+
+
+def check_keys(records: list[Record]) -> Keyed:
+    """Everything the keys stream shows on its own."""
+    keyed = Keyed(str(records[0].get("id")))
+    previous = chain.GENESIS
+    waiting: list[tuple[int, str, str, str, int]] = []
+    for expected, record in enumerate(records, 1):
+        if record.get("position") != expected:
+            keyed.fail("order", expected, expected, record.get("position"))
+        try:
+            link = chain.link(
+                previous,
+                kind="server",
+                stream=keyed.id,
+                position=expected,
+                name=record["type"],
+                version=record["version"],
+                data=record["data"],
+            )
+            stored, key = bytes.fromhex(record["link"]), str(record["data"]["public_key"])
+            since = int(record["data"].get("since") or 0)
+        except (KeyError, TypeError, ValueError) as e:
+            keyed.fail("record", expected, "a key record", e)
+            continue
+        if link != stored:
+            keyed.fail("chain", expected, link.hex(), stored.hex())
+        previous = stored
+        waiting.append((expected, str(record["type"]), key, "", since))
+        if signature := str(record.get("signature") or ""):
+            signer = str(record.get("signed_by", ""))
+            if keys.verify(signer, link, signature):
+                keyed.history += [(p, kind, k, signer, n) for p, kind, k, _, n in waiting]
+                waiting = []
+            else:
+                keyed.fail("signature", expected, "a valid signature", signature)
+    keyed.history += waiting
+    if records and not records[-1].get("signature"):
+        keyed.fail("signature", len(records), "the last record signed", "unsigned")
+    return keyed
+
+
+def trusted_keys(
+    history: Sequence[tuple[int, str, str, str, int]], anchor: str
+) -> tuple[frozenset[str], dict[str, int]]:
+    """The keys a store's key history lets one trust from ``anchor``: each
+    key adopted at or before the last record a trusted key signed (its
+    signature covers every link before it), until no more are added. So a
+    rotation, signed by the key it retires, carries trust forward from the
+    first key; an adoption only its own key signed (``--new-key``) does not.
+    With them, the revocations those signatures cover: each revoked key and
+    the first notification it is not trusted for. A key's signature after
+    its revocation in this stream vouches for nothing."""
+    revoked_at: dict[str, int] = {}
+    for p, kind, key, _, _ in history:
+        if kind == "KeyRevoked":
+            revoked_at.setdefault(key, p)
+    trusted = {anchor}
+    while True:
+        last = max(
+            (
+                p
+                for p, _, _, voucher, _ in history
+                if voucher in trusted and revoked_at.get(voucher, p) >= p
+            ),
+            default=0,
+        )
+        covered = [h for h in history if h[0] <= last]
+        more = {key for _, kind, key, _, _ in covered if kind == "KeyAdopted"}
+        if more <= trusted:
+            revoked: dict[str, int] = {}
+            for _, kind, key, _, since in covered:
+                if kind == "KeyRevoked":
+                    revoked[key] = min(since, revoked.get(key, since))
+            return frozenset(trusted), revoked
+        trusted |= more
+
+
 def _cards(cards: Iterable[Card | None]) -> str:
     return " ".join(map(str, cards))
 
@@ -449,10 +545,12 @@ def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
 
 def check_records(records: Iterable[Record], *, every: bool = False) -> list[Found]:
     """Each stream's own checks, in order: a share's work in any process."""
+    checks: dict[str, Callable[[list[Record]], Found]] = {
+        "table": partial(fold_table, every=every),
+        "server": check_keys,
+    }
     return [
-        fold_table(group, every=every)
-        if group[0].get("kind") == "table"
-        else check_hand(group, every=every)
+        checks.get(str(group[0].get("kind")), partial(check_hand, every=every))(group)
         for group in _streams(records)
     ]
 
@@ -491,14 +589,18 @@ class StoreShare(Share):
 
     store: str
     pieces: tuple[tuple[UUID, bool, tuple[int, ...]], ...]
+    keys: bool = False  # the server's keys stream first (the first share's)
 
     def records(self) -> Iterator[Record]:
         rows = _rows(self.store)
+        if self.keys:
+            for row in rows.stream(KEYS):
+                yield stored(KEYS, *row)
         for table, whole, numbers in self.pieces:
             streams = [table] if whole else []
             for stream in [*streams, *(hand_id(table, n) for n in numbers)]:
-                for version, topic, raw in rows.stream(stream):
-                    yield stored(stream, version, topic, raw)
+                for row in rows.stream(stream):
+                    yield stored(stream, *row)
 
 
 @dataclass(frozen=True)
@@ -571,6 +673,7 @@ def store_shares(
     about ``size`` hands; a table's own stream goes with its first hands."""
     pieces: list[tuple[UUID, bool, tuple[int, ...]]] = []
     count = 0
+    first = True
     for table in tables:
         numbers = list(hands[table])
         whole = True
@@ -579,10 +682,10 @@ def store_shares(
             pieces.append((table, whole, tuple(taken)))
             whole, count = False, count + len(taken)
             if count >= size:
-                yield StoreShare(store, tuple(pieces))
-                pieces, count = [], 0
-    if pieces:
-        yield StoreShare(store, tuple(pieces))
+                yield StoreShare(store, tuple(pieces), keys=first)
+                pieces, count, first = [], 0, False
+    if pieces or first:
+        yield StoreShare(store, tuple(pieces), keys=first)
 
 
 def line_shares(lines: Iterable[Line], size: int = 2000) -> Iterator[LinesShare]:
@@ -653,6 +756,8 @@ class Verifier:
         all_signatures: bool = False,
     ) -> None:
         self.trusted = trusted
+        self.keyring: frozenset[str] = frozenset()  # what the log's key history trusts
+        self.revoked: dict[str, int] = {}  # and from which notification on it does not
         self.all_signatures = all_signatures
         self.complete = complete
         self.report = Report()
@@ -680,6 +785,8 @@ class Verifier:
         for stream in found:
             if isinstance(stream, Folded):
                 self.table(stream)
+            elif isinstance(stream, Keyed):
+                self.key_history(stream)
             else:
                 self.hand(stream)
 
@@ -713,7 +820,7 @@ class Verifier:
         )
 
     def _keys(self, found: Found, deal: _Deal | None) -> None:
-        for key, positions in found.signers.items():
+        for key, places in found.signers.items():
             if self.trusted is None:
                 self.trusted = key
                 self.report.warnings.append(
@@ -722,22 +829,45 @@ class Verifier:
                     "were signed by one key, not that the key is your server's: give "
                     "--public-key to know."
                 )
-            if key != self.trusted:
-                for position in positions:
-                    self._fail(
-                        "key",
-                        found.kind,
-                        found.id,
-                        position,
-                        f"signed by {self.trusted}",
-                        key,
-                        deal,
-                    )
+            if key != self.trusted and key not in self.keyring:
+                expected = f"signed by {self.trusted}"
+                if self.keyring:
+                    expected = f"signed by a key the store's key history trusts from {self.trusted}"
+                for position, _ in places:
+                    self._fail("key", found.kind, found.id, position, expected, key, deal)
+            elif key in self.revoked:
+                self._revoked(found, deal, key, places)
+
+    def _revoked(
+        self, found: Found, deal: _Deal | None, key: str, places: list[tuple[int, int | None]]
+    ) -> None:
+        """What a revoked key signed at or after the notification it is revoked from."""
+        since = self.revoked[key]
+        for position, notification in places:
+            if notification is None or notification >= since:
+                expected = f"signed by key {key} before notification {since}, its revocation"
+                at = "no notification" if notification is None else f"notification {notification}"
+                self._fail("revoked", found.kind, found.id, position, expected, at, deal)
 
     def _found(self, found: Found, deal: _Deal | None) -> None:
         for check, position, expected, what in found.failures:
             self._fail(check, found.kind, found.id, position, expected, what, deal)
         self._keys(found, deal)
+
+    def key_history(self, keyed: Keyed) -> None:
+        """The keys the store's history trusts from the given key (without
+        one, from its first key, with a warning)."""
+        self._found(keyed, None)
+        if not keyed.history:
+            return
+        if self.trusted is None:
+            self.trusted = keyed.history[0][2]
+            self.report.warnings.append(
+                f"no public key given: trusting {self.trusted}, the first key of the store's "
+                "key history. This shows only that the records agree with one another, not "
+                "that the key is your server's: give --public-key to know."
+            )
+        self.keyring, self.revoked = trusted_keys(keyed.history, self.trusted)
 
     def table(self, folded: Folded) -> None:
         """A table checked on its own; its deals kept for its hands."""

@@ -119,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         "public-key",
         help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
     )
+    _add_backup(commands)
+    _add_key(commands)
     tables.add_commands(commands)
     cage.add_commands(commands)
     home_game.add_command(commands)
@@ -152,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.command == "project":
         return _project(args.store, args.rebuild, args.host, args.metrics_port)
+    if args.command in {"backup", "restore"}:
+        return _backup(args.command, args.store, args.file)
+    if args.command == "key":
+        return _rotate(args.store) if args.action == "rotate" else _revoke(args)
     if args.command == "token":
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
@@ -272,6 +278,120 @@ def _store(store: str | None) -> StoreConfig:
         env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
         env["SQLITE_DBNAME"] = store
     return StoreConfig.from_env(env)
+
+
+NOT_IN_A_BACKUP = (
+    "A backup holds the store and nothing else: not the signing key file "
+    "(FELTLINE_KEY_FILE), which you keep apart; a restored store is served only with that key."
+)
+
+
+def _add_backup(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    backup = commands.add_parser(
+        "backup",
+        help="write a backup of the store while servers run (not the key file)",
+        description="Write the store to FILE while servers play on: SQLite through its "
+        "online backup API, PostgreSQL with pg_dump of the store's schema (custom format). "
+        + NOT_IN_A_BACKUP,
+    )
+    backup.add_argument("file", type=Path, help="the backup file to write (must not exist)")
+    backup.add_argument("--store", default=None, help="as for serve")
+    restore = commands.add_parser(
+        "restore",
+        help="restore a backup into a fresh store (not the key file)",
+        description="Restore FILE, written by 'feltline backup', into the store --store "
+        "names, which must be fresh: a SQLite file that does not exist, or a PostgreSQL "
+        "schema (POSTGRES_SCHEMA, the one the backup was taken from) with no tables. "
+        + NOT_IN_A_BACKUP,
+    )
+    restore.add_argument("file", type=Path, help="a file 'feltline backup' wrote")
+    restore.add_argument("--store", default=None, help="as for serve")
+
+
+def _backup(command: str, store: str | None, file: Path) -> int:
+    """Back the store up to ``file``, or restore it from there."""
+    from feltline.store import backup  # noqa: PLC0415 (only this command needs it)
+
+    config = _store(store)
+    try:
+        done = backup.backup(config, file) if command == "backup" else backup.restore(config, file)
+    except backup.BackupError as e:
+        print(f"feltline {command}: {e}", file=sys.stderr)
+        return 1
+    if command == "backup":
+        print(f"backed up {done.store} to {done.file} ({done.size} bytes)")
+    else:
+        print(f"restored {done.file} into {done.store}")
+    print(f"not in it: the key file; serve it with the store's key ({config.key_file})")
+    return 0
+
+
+def _add_key(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    key = commands.add_parser(
+        "key", help="rotate the server's signing key, or revoke a compromised old one"
+    )
+    actions = key.add_subparsers(dest="action", required=True)
+    rotate = actions.add_parser(
+        "rotate",
+        help="make a new key that signs from now on; the old key signs its introduction",
+        description="Make a new signing key in FELTLINE_KEY_FILE, and record its introduction "
+        "in the store, signed by the old key, so the key history verifies from the first key "
+        "and hands sealed before stay verifiable. Stop every server on the store first "
+        "(refused while one on this machine holds the key file). The old private key is "
+        "not kept: copy the new key file to every machine that serves this store.",
+    )
+    rotate.add_argument("--store", default=None, help="as for serve")
+    revoke = actions.add_parser(
+        "revoke",
+        help="mark a compromised old key: what it signed from a point in the log on fails",
+        description="Record, signed by the current key, that KEY (64 hex digits, a key the "
+        "store adopted and has since rotated away from) is compromised: records it signed at "
+        "or after notification --since (a place in the store's log; default: from now on) "
+        "fail verification, and those before stay valid.",
+    )
+    revoke.add_argument("key", help="the compromised public key, 64 hex digits")
+    revoke.add_argument(
+        "--since",
+        type=int,
+        default=None,
+        help="the first notification id not to trust (feltline-replay export shows each record's)",
+    )
+    revoke.add_argument("--reason", default="compromised", help="recorded with it")
+    revoke.add_argument("--store", default=None, help="as for serve")
+
+
+def _revoke(args: argparse.Namespace) -> int:
+    from feltline.audit.keys import KeyFileError  # noqa: PLC0415 (only this command needs them)
+    from feltline.store.signing import KeyChanged, NotRevocable, revoke  # noqa: PLC0415
+
+    if args.since is not None and args.since < 1:
+        print(
+            f"feltline key revoke: --since is a notification id from 1, not {args.since}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        since = revoke(_store(args.store), args.key, args.since, args.reason)
+    except (KeyChanged, KeyFileError, NotRevocable) as e:
+        print(f"feltline key revoke: {e}", file=sys.stderr)
+        return 1
+    print(f"revoked key {args.key}: what it signed from notification {since} on fails verification")
+    return 0
+
+
+def _rotate(store: str | None) -> int:
+    from feltline.audit.keys import KeyFileError  # noqa: PLC0415 (only this command needs them)
+    from feltline.store.signing import KeyBusy, KeyChanged, rotate  # noqa: PLC0415
+
+    config = _store(store)
+    try:
+        rotated = rotate(config)
+    except (KeyBusy, KeyChanged, KeyFileError) as e:
+        print(f"feltline key rotate: {e}", file=sys.stderr)
+        return 1
+    print(f"rotated: key {rotated.new} signs from now on, introduced by key {rotated.old}")
+    print(f"the new private key is in {config.key_file}; verifiers keep the store's first key")
+    return 0
 
 
 def _project(

@@ -5,10 +5,11 @@ The library's ``ProjectionRunner`` subscribes through the recorder, and
 the SQLite recorder has no subscription, so this polls
 ``select_notifications`` instead, on both stores; a server in the same
 process pokes it after each commit, so it waits for nothing. On PostgreSQL
-polling skips no late commit: the library's application recorder takes an
-EXCLUSIVE lock on the events table for every insert, so notification ids
-become visible in the order they were issued, and a gap in them is a
-rolled-back transaction that never fills (see ``docs/projections.md``).
+polling skips no late commit: every insert holds one lock per events table
+to its commit (:func:`feltline.store.streams.append_in_turn`), so
+notification ids become visible in the order they were issued, and a gap in
+them is a rolled-back transaction that never fills (see
+``docs/projections.md``).
 """
 
 from __future__ import annotations

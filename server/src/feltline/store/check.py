@@ -24,7 +24,7 @@ from uuid import UUID
 from feltline.domain.account import AccountEvent
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id
-from feltline.domain.keys import KeyAdopted
+from feltline.domain.keys import KEY_RECORDS
 from feltline.domain.match import MatchRecord
 from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.deck import commitment
@@ -94,7 +94,7 @@ def _streams(streams: Streams) -> dict[str, set[UUID]]:
         "table": (TableRecord,),
         "hand": (Recorded, Sealed),
         "account": tuple(AccountEvent.__subclasses__()),
-        "server": (KeyAdopted,),
+        "server": KEY_RECORDS,
         "match": (MatchRecord,),
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}

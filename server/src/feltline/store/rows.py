@@ -4,7 +4,9 @@ own recorder: so the Replay service exports and verifies exactly the log
 open, one encrypted at rest (``CIPHER_TOPIC``) included.
 
 A row's state is what the mapper wrote, decrypted and decompressed as the
-mapper would before decoding it: the record's fields as JSON bytes.
+mapper would before decoding it: the record's fields as JSON bytes; beside
+it, its notification id (its place in the whole log), which the library's
+own reads leave out, so rows are read here with the recorder's connections.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from collections.abc import Callable, Iterator
 from uuid import UUID
 
 from eventsourcing.persistence import Mapper
+from eventsourcing.postgres import PostgresAggregateRecorder
+from eventsourcing.sqlite import SQLiteAggregateRecorder
+from psycopg.sql import SQL, Identifier
 
 from feltline.store.streams import PAGE, Streams
 
@@ -30,12 +35,39 @@ class StoredRows:
     def tables(self) -> list[UUID]:
         return self._tables()
 
-    def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes]]:
-        after: int | None = None
-        while page := self._recorder.select_events(stream, gt=after, limit=PAGE):
-            for row in page:
-                yield row.originator_version, row.topic, self._plain(row.state)
-            after = page[-1].originator_version
+    def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes, int]]:
+        after = 0
+        while page := self._page(stream, after):
+            for version, topic, state, notification in page:
+                yield version, topic, self._plain(state), notification
+            after = page[-1][0]
+
+    def _page(self, stream: UUID, after: int) -> list[tuple[int, str, bytes, int]]:
+        recorder = self._recorder
+        if isinstance(recorder, SQLiteAggregateRecorder):
+            with recorder.datastore.transaction(commit=False) as c:
+                c.execute(
+                    "SELECT originator_version, topic, state, rowid"
+                    f" FROM {recorder.events_table_name} WHERE originator_id = ?"
+                    " AND originator_version > ? ORDER BY originator_version LIMIT ?",
+                    (stream.hex, after, PAGE),
+                )
+                return [(r[0], r[1], r[2], r[3]) for r in c.fetchall()]
+        assert isinstance(recorder, PostgresAggregateRecorder)
+        statement = SQL(
+            "SELECT originator_version, topic, state, notification_id FROM {schema}.{table}"
+            " WHERE originator_id = %s AND originator_version > %s"
+            " ORDER BY originator_version LIMIT %s"
+        ).format(
+            schema=Identifier(recorder.datastore.schema),
+            table=Identifier(recorder.events_table_name),
+        )
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (stream, after, PAGE))
+            return [
+                (r["originator_version"], r["topic"], bytes(r["state"]), r["notification_id"])
+                for r in curs.fetchall()
+            ]
 
     def _plain(self, state: bytes) -> bytes:
         if self._mapper.cipher is not None:

@@ -7,9 +7,21 @@ not start silently: the store records each key it is signed with
 current one refuses to start unless its operator says a new key is meant,
 which is then recorded. A store signed before keys were recorded names its
 key in the signatures of its newest records.
+
+Rotating the key (:func:`rotate`) is done with the store's servers
+stopped: each server holds a shared lock on its key file while it runs,
+and a rotation takes it alone, so it is refused while a server on this
+machine signs with the key it retires. A server elsewhere that still holds
+the old key file is refused when it starts again.
 """
 
 from __future__ import annotations
+
+import fcntl
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
 
 from eventsourcing.application import AggregateNotFoundError
 
@@ -27,6 +39,28 @@ LOOK_BACK = 100  # newest records to read for a signature, in a store that recor
 
 class KeyChanged(Exception):
     """The server's key is not the one the store is signed with."""
+
+
+class KeyBusy(Exception):
+    """The key file is held: by a running server, or by a rotation."""
+
+
+def hold(path: Path, *, alone: bool) -> IO[bytes]:
+    """The key file, open and locked: shared by servers, ``alone`` by a
+    rotation; :class:`KeyBusy` at once if the other holds it. Closing the
+    file lets it go."""
+    file = path.open("rb")
+    try:
+        fcntl.flock(file, (fcntl.LOCK_EX if alone else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        file.close()
+        raise KeyBusy(
+            f"a server is running with the key file {path}: stop every server on this store "
+            "before rotating its key"
+            if alone
+            else f"the key file {path} is being rotated: start the server when that is done"
+        ) from None
+    return file
 
 
 def open_streams(config: StoreConfig | None = None, *, new_key: bool = False) -> Streams:
@@ -47,6 +81,7 @@ def open_streams(config: StoreConfig | None = None, *, new_key: bool = False) ->
                     "or start with --new-key to sign from now on with a new key"
                 )
             streams.signer = Signer.create(path)
+        streams.key_held = hold(path, alone=False)
         streams.trusted = adopt(streams, new_key=new_key)
     except BaseException:
         streams.close()
@@ -60,8 +95,8 @@ def adopt(streams: Streams, *, new_key: bool) -> frozenset[str]:
     signatures the store's streams may carry."""
     keys = _keys(streams)
     ours = streams.signer.public_hex
-    if keys.version:  # each adoption is signed by the key it adopts
-        streams.vouch("server keys", keys.id, keys.signer, trusted=frozenset({keys.current}))
+    if keys.version:  # each adoption is signed by the key it adopts, or (rotated) it replaces
+        streams.vouch("server keys", keys.id, keys.signer, trusted=frozenset(keys.adopted[-2:]))
     if keys.current == ours:
         return frozenset(keys.adopted)
     before = keys.current or store_key(streams)
@@ -100,3 +135,69 @@ def _keys(streams: Streams) -> Keys:
     except AggregateNotFoundError:
         return Keys.new()
     return keys
+
+
+@dataclass(frozen=True)
+class Rotated:
+    """A rotation: the key retired, and the key that signs from now on."""
+
+    old: str
+    new: str
+
+
+def rotate(config: StoreConfig) -> Rotated:
+    """Make a new key and record its introduction, signed by the old key,
+    in the store's keys stream; then put it in the key file. Refused
+    (:class:`KeyBusy`) while a server holds the key file. The new key is
+    written beside the old first, so a rotation cut short leaves both."""
+    path = config.key_file
+    old = Signer.load(path)  # a KeyFileError, before anything is locked or made
+    held = hold(path, alone=True)
+    try:
+        streams = Streams(old, env=config.env)
+        try:
+            adopt(streams, new_key=False)  # KeyChanged unless the key file's key signs the store
+            keys = _keys(streams)
+            fresh = path.with_name(f"{path.name}.new")
+            if fresh.exists():
+                raise KeyBusy(
+                    f"{fresh} exists: a rotation was cut short. If the store's current key is "
+                    f"{old.public_hex}, remove it and rotate again; otherwise move it to {path}"
+                )
+            new = Signer.create(fresh)
+            adopted = keys.adopt(new.public_hex, "rotated")
+            streams.commit([adopted])  # signed by the old key: it introduces the new one
+            streams.signer = new
+            streams.commit([keys.apply(adopted).accept()])  # the new key signs the history
+            os.replace(fresh, path)
+        finally:
+            streams.close()
+    finally:
+        held.close()
+    return Rotated(old.public_hex, new.public_hex)
+
+
+class NotRevocable(Exception):
+    """A key the store never adopted, or the one that signs it now."""
+
+
+def revoke(config: StoreConfig, public_key: str, since: int | None, reason: str) -> int:
+    """Record that ``public_key`` is compromised from notification ``since``
+    on (by default, from the next one stored), signed by the current key;
+    the notification it is revoked from."""
+    streams = Streams(Signer.load(config.key_file), env=config.env)
+    try:
+        adopt(streams, new_key=False)
+        keys = _keys(streams)
+        if public_key not in keys.adopted:
+            raise NotRevocable(f"the store never adopted key {public_key}")
+        if public_key == keys.current:
+            raise NotRevocable(
+                f"key {public_key} signs the store now: rotate first (feltline key rotate), "
+                "then revoke it"
+            )
+        start = since or (streams.recorder.max_notification_id() or 0) + 1
+        streams.commit([keys.revoke(public_key, start, reason)])
+    finally:
+        streams.close()
+    return start

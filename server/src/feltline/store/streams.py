@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import cast
+from typing import IO, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -25,7 +25,9 @@ from eventsourcing.persistence import (
     PersistenceError,
     StoredEvent,
 )
+from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import Environment
+from psycopg.sql import SQL, Literal
 
 from feltline import metrics
 from feltline.audit.keys import Signer
@@ -34,7 +36,7 @@ from feltline.domain.account import project as project_account
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.hand import HandStream, StoredHandEvent
 from feltline.domain.hand import project as project_hand
-from feltline.domain.keys import KeyAdopted
+from feltline.domain.keys import KeyRecord
 from feltline.domain.match import MatchRecord, MatchStream
 from feltline.domain.match import project as project_match
 from feltline.domain.table import TableRecord, TableStream
@@ -55,9 +57,10 @@ from feltline.store.leases import (
 from feltline.store.notices import Notices
 from feltline.store.preflight import connect_postgres
 
-Stored = StoredHandEvent | TableRecord | AccountEvent | KeyAdopted | MatchRecord
+Stored = StoredHandEvent | TableRecord | AccountEvent | KeyRecord | MatchRecord
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
+APPENDING = 0x6C696E65  # the advisory locks that serialize appends, one per events table ("line")
 
 
 @contextmanager
@@ -75,6 +78,24 @@ def in_turn(env: Environment) -> Iterator[None]:
             yield
         finally:
             turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
+
+
+def append_in_turn(recorder: PostgresApplicationRecorder) -> None:
+    """Serialize the recorder's inserts with a transaction's advisory lock
+    instead of the library's ``LOCK TABLE ... IN EXCLUSIVE MODE``, which
+    PostgreSQL grants only to a role that may UPDATE, DELETE or TRUNCATE the
+    table: so a role that may only read and insert events can append
+    (ops/postgres/README.md). Every writer of the table is a :class:`Streams`
+    and takes the same lock, held to its commit, so notification ids are
+    still given in commit order and a follower of the log never passes a
+    gap that fills in later."""
+    table = f"{recorder.datastore.schema}.{recorder.events_table_name}"
+    recorder.lock_table_statements = [
+        SQL("SET LOCAL lock_timeout = '{0}s'").format(recorder.datastore.lock_timeout),
+        SQL("SELECT pg_advisory_xact_lock({0}, hashtext({1}))").format(
+            Literal(APPENDING), Literal(table)
+        ),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +151,27 @@ class Streams(Application[UUID]):
             self.owner = Leases(datastore, seconds=seconds, server=server)
         self.signer = signer
         self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
+        self.key_held: IO[bytes] | None = None  # the key file, held against a rotation
         self.group_commit: GroupCommit[Write] = GroupCommit(self._insert)
         self.elsewhere = Elsewhere(self.recorder.max_notification_id)
         self.reported = Reported()
         self.full = Episode()
 
     def construct_recorder(self) -> ApplicationRecorder:
-        """The recorder, its tables made if missing, in turn (:func:`in_turn`)."""
+        """The recorder, its tables made if missing, in turn (:func:`in_turn`);
+        on PostgreSQL, appending in turn (:func:`append_in_turn`)."""
         with in_turn(Environment(self.name, self.env)):
-            return super().construct_recorder()
+            recorder = super().construct_recorder()
+        if isinstance(recorder, PostgresApplicationRecorder):
+            append_in_turn(recorder)
+        return recorder
 
     def close(self) -> None:
         super().close()
         self.owner.close()
+        if self.key_held is not None:
+            self.key_held.close()  # and with it, its lock
+            self.key_held = None
 
     def hear(self, heard: Callable[[], None]) -> Notices | None:
         """Have ``heard`` called soon after any process appends to the store
