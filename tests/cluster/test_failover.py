@@ -28,14 +28,17 @@ from typing import Any
 import psycopg
 import pytest
 
-from feltline.api import tokens
+from feltline.api import convert, tokens
 from feltline.audit.keys import Signer
+from feltline.demo import TABLES as GAMES
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import auth_pb2, common_pb2
+from feltline_protos.v1 import auth_pb2
 from tests.postgres import PG, store_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +66,7 @@ def cluster(postgres_schema: str, tmp_path: Path) -> Iterator[Any]:
     env = {
         **os.environ,
         # Few connections each: the test's PostgreSQL may serve other tests too.
-        **store_env(postgres_schema, POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="4"),
+        **store_env(postgres_schema, POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="6"),
         "FELTLINE_KEY_FILE": str(key),
         "FELTLINE_LEASE_SECONDS": str(LEASE),
         "FELTLINE_LOG_FORMAT": "json",
@@ -93,14 +96,9 @@ def test_the_cluster_plays_on_when_a_server_is_frozen_and_another_killed(
         token = tokens.mint(
             signer, role, now=datetime.now(UTC), ttl=timedelta(hours=1), player_id=player
         )
-        return Client(target, token, timeout=20, patience=120)
+        return Client(target, token, timeout=60, patience=120)
 
-    stakes = common_pb2.Stakes(structure=common_pb2.STRUCTURE_NO_LIMIT, small_blind=5, big_blind=10)
-    config = common_pb2.TableConfig(
-        rules=common_pb2.Rules(game=common_pb2.GAME_HOLDEM, stakes=stakes),
-        seats=2,
-        action_clock=timedelta(seconds=5),
-    )
+    config = convert.table_config(TableConfig(GAMES[Game.HOLDEM], 2, action_clock=5))
     tables: list[Table] = []
     for n in range(TABLES):  # opened through each server in turn: each owns its own
         with client(cluster.targets[n % 3], auth_pb2.ROLE_ADMIN) as admin:
