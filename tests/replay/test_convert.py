@@ -183,3 +183,29 @@ def test_a_viewer_sees_only_the_cards_they_may(
             assert named <= may, (hand.id, named - may)
         checked += 1
     assert checked > 100
+
+
+def test_without_as_a_conversion_is_a_spectators_and_help_says_so(
+    exported: Path, tmp_path: Path
+) -> None:
+    """An operator publishing a conversion must not publish folded cards
+    by leaving out ``--as``: the default is a spectator's view."""
+    code, _ = convert(str(exported), "--to", "pokerstars", "--output", str(tmp_path / "plain"))
+    assert code == 0
+    args = ["--to", "pokerstars", "--output", str(tmp_path / "spectator"), "--as", "spectator"]
+    assert convert(str(exported), *args)[0] == 0
+    plain = (tmp_path / "plain" / "hands.txt").read_text()
+    assert plain == (tmp_path / "spectator" / "hands.txt").read_text()
+    hidden = set()
+    for hand in hands_of(exported):
+        dealt = {str(e.card) for e in hand.played if isinstance(e, CardDealt)}
+        hidden |= {f"{hand.id}:{c}" for c in dealt - visible(hand.played, None)}
+    assert hidden  # folded and unshown cards exist, and none is written
+    for text, hand in zip(plain.split("\n\n\n"), hands_of(exported), strict=True):
+        named = cards_in("pokerstars", text)
+        assert not {f"{hand.id}:{c}" for c in named} & hidden, hand.id
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    assert "spectator (the default" in " ".join(out.getvalue().split())
+    assert "auditor" in out.getvalue()

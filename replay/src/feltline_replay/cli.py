@@ -332,7 +332,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("log", help="a log file ('-' for standard input)")
     p.add_argument("--to", required=True, choices=sorted(FORMATS), help="the format")
     p.add_argument("--output", required=True, help="the folder to write into")
-    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.add_argument(
+        "--as",
+        dest="as_",
+        default="spectator",
+        metavar="VIEWER",
+        help="whose view: spectator (the default: face-up cards and those shown), "
+        "'seat N' (its own cards too) or auditor (every card dealt)",
+    )
     p.add_argument("--each", action="store_true", help="one file per hand, even for a set format")
     p.set_defaults(run=cmd_convert)
 
