@@ -97,22 +97,18 @@ def test_each_writes_a_file_per_hand_named_by_its_id(exported: Path, tmp_path: P
     assert one.count("PokerStars Hand #") == 1
 
 
-def test_phh_leaves_out_the_games_it_has_no_code_for_and_says_so(
-    exported: Path, tmp_path: Path
-) -> None:
+def test_phh_writes_every_game_and_names_what_it_leaves_out(exported: Path, tmp_path: Path) -> None:
     hands = list(hands_of(exported))
-    draws = [h for h in hands if h.started.rules.game.value in ("draw-declare", "jackpots")]
-    assert draws
     left_out = {h.id: FORMATS["phh"].refuses(h) for h in hands if FORMATS["phh"].refuses(h)}
     code, said = convert(str(exported), "--to", "phh", "--output", str(tmp_path))
-    assert code == 1  # something was left out
-    for hand in draws:
-        assert f"hand {hand.id} left out: PHH has no variant code for" in said
+    assert code == (1 if left_out else 0)
     for hand_id, reason in left_out.items():
         assert f"hand {hand_id} left out: {reason}" in said
+    assert "PHH has no variant code" not in said
     written = (tmp_path / "hands.phhs").read_text()
     assert written.count('variant = "') == len(hands) - len(left_out)
-    assert f"{len(left_out)} left out" in said
+    for variant in ("NT", "F7S/8", "F5D/D", "F5DJ"):
+        assert f'variant = "{variant}"' in written
 
 
 def test_an_unknown_format_is_refused(exported: Path, tmp_path: Path) -> None:
@@ -183,3 +179,29 @@ def test_a_viewer_sees_only_the_cards_they_may(
             assert named <= may, (hand.id, named - may)
         checked += 1
     assert checked > 100
+
+
+def test_without_as_a_conversion_is_a_spectators_and_help_says_so(
+    exported: Path, tmp_path: Path
+) -> None:
+    """An operator publishing a conversion must not publish folded cards
+    by leaving out ``--as``: the default is a spectator's view."""
+    code, _ = convert(str(exported), "--to", "pokerstars", "--output", str(tmp_path / "plain"))
+    assert code == 0
+    args = ["--to", "pokerstars", "--output", str(tmp_path / "spectator"), "--as", "spectator"]
+    assert convert(str(exported), *args)[0] == 0
+    plain = (tmp_path / "plain" / "hands.txt").read_text()
+    assert plain == (tmp_path / "spectator" / "hands.txt").read_text()
+    hidden = set()
+    for hand in hands_of(exported):
+        dealt = {str(e.card) for e in hand.played if isinstance(e, CardDealt)}
+        hidden |= {f"{hand.id}:{c}" for c in dealt - visible(hand.played, None)}
+    assert hidden  # folded and unshown cards exist, and none is written
+    for text, hand in zip(plain.split("\n\n\n"), hands_of(exported), strict=True):
+        named = cards_in("pokerstars", text)
+        assert not {f"{hand.id}:{c}" for c in named} & hidden, hand.id
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    assert "spectator (the default" in " ".join(out.getvalue().split())
+    assert "auditor" in out.getvalue()

@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from feltline.audit.keys import Signer
 from feltline.engine.cards import Card
 from feltline.engine.events import Acted, BetsCollected, CardDealt, Event, HandEnded, Shown
 from feltline.engine.evolve import evolve
@@ -27,7 +28,7 @@ from feltline.engine.state import Hand
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import FORMATS, logged_hands
-from feltline_replay.show import load_hand
+from feltline_replay.show import load_hand, steps
 from tests.postgres import TRUE, required
 
 from .conftest import Played
@@ -179,19 +180,25 @@ def test_steps_show_the_engines_pot_and_the_viewers_cards(
 ) -> None:
     path = _convert(chosen.log, tmp_path, f"seat {chosen.seat}")
     events = load_hand(chosen.records)
+    grouped = steps(events)
+    step_of = {n: i for i, events_of in enumerate(grouped) for n in events_of}
     order = [h["id"] for h in _embedded(path)]
     page, asked = _open(browser, path)
     page.select_option("#hand", str(order.index(chosen.stud)))
-    first_action = next(i for i, e in enumerate(events) if isinstance(e, Acted))
-    collected = next(
-        i for i, e in enumerate(events) if isinstance(e, BetsCollected) and i > first_action
-    )
-    last = len(events) - 1
+    first_action = step_of[next(i for i, e in enumerate(events) if isinstance(e, Acted))]
+    collected = step_of[
+        next(
+            i
+            for i, e in enumerate(events)
+            if isinstance(e, BetsCollected) and step_of[i] > first_action
+        )
+    ]
+    last = len(grouped) - 1
     seen = {}
 
     def check(step: int) -> None:
-        assert page.text_content("#step") == f"step {step + 1} of {len(events)}"
-        expected = _expected(events, step, chosen.seat)
+        assert page.text_content("#step") == f"step {step + 1} of {len(grouped)}"
+        expected = _expected(events, grouped[step][-1], chosen.seat)
         assert _on_page(page) == expected
         seen[step] = expected
 
@@ -379,3 +386,123 @@ def test_a_name_cannot_break_out_of_the_page(
     assert page.title() == "Feltline hands"
     assert name in (page.text_content("#hand") or "")
     page.close()
+
+
+def _boxes(page: Page) -> list[dict[str, float]]:
+    boxes: list[dict[str, float]] = page.eval_on_selector_all(
+        "#table .seat",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return {x: r.x, y: r.y, w: r.width, h: r.height}; })",
+    )
+    return boxes
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (
+        a["x"] < b["x"] + b["w"]
+        and b["x"] < a["x"] + a["w"]
+        and a["y"] < b["y"] + b["h"]
+        and b["y"] < a["y"] + a["h"]
+    )
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_the_page_as_a_person_reads_it(
+    browser: Browser, whole: Path, played: Played, tmp_path: Path, width: int
+) -> None:
+    """At 800 and 1280 px: no two seats overlap; the last step shows on
+    the table who won what with which hand; stud has no dealer button; the
+    verification is one line until opened, and says the key it checked;
+    the log reads as sentences (``brings in 3``, no raw event names); a
+    spectator's page draws no card with the own-card edge. A screenshot
+    of each width is kept."""
+    key = played.signer.public_hex
+    args = ["convert", str(whole), "--to", "html", "--as", "spectator", "--public-key", key]
+    assert main([*args, "--output", str(tmp_path)]) == 0
+    path = tmp_path / "hands.html"
+    hands = _embedded(path)
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(path.as_uri())
+    picked: dict[str, int] = {}
+    for index, hand in enumerate(hands):
+        game = hand["title"].split()[0]
+        if picked.get(game, 0) < 6:
+            picked[game] = picked.get(game, 0) + 1
+            page.select_option("#hand", str(index))
+            for end in ("Home", "End"):
+                page.keyboard.press(end)
+                boxes = _boxes(page)
+                assert len(boxes) == len(hand["frames"][0]["seats"])
+                for n, a in enumerate(boxes):
+                    for b in boxes[n + 1 :]:
+                        assert not _overlap(a, b), (width, hand["id"], end, a, b)
+            won = page.eval_on_selector_all(
+                "#table .seat.winner", "els => els.map(e => [Number(e.dataset.seat), e.innerText])"
+            )
+            winners = {w["seat"] for w in hand["winners"]}
+            assert {seat for seat, _ in won} == winners
+            for w in hand["winners"]:
+                text = dict(won)[w["seat"]]
+                assert f"wins {w['amount']}" in text
+                assert not w["hand"] or f"with {w['hand']}" in text
+            assert page.locator(".card.hole").count() == 0  # a spectator owns no card
+            discs = page.locator(".button-disc").count()
+            assert discs == (0 if game == "stud-hi-lo" else 1), (game, discs)
+            log_text = page.text_content("#log") or ""
+            assert "bring-ins" not in log_text
+            assert not re.search(r"\b[A-Z][a-z]+[A-Z]\w+\b", log_text), log_text  # DeckShuffled
+    assert set(picked) == {g.value for g in Game}
+    verdict = page.locator("#verdict")
+    assert verdict.get_attribute("open") is None
+    line = page.locator("#verdict-line").bounding_box()
+    closed = verdict.bounding_box()
+    assert line is not None
+    assert closed is not None
+    assert closed["height"] < 2.2 * line["height"]
+    assert f"Verified against key {key[:16]}" in (page.text_content("#verdict-line") or "")
+    page.click("#verdict-line")
+    opened = verdict.bounding_box()
+    assert opened is not None
+    assert opened["height"] > 2 * closed["height"]
+    assert key in (page.text_content("#verdict-body") or "")
+    shot = tmp_path / f"replayer-{width}.png"
+    showdown = next(i for i, h in enumerate(hands) if any(w["hand"] for w in h["winners"]))
+    page.select_option("#hand", str(showdown))
+    page.keyboard.press("End")
+    page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    with Image.open(shot) as image:
+        assert image.size[0] == width
+
+
+def test_a_page_checked_against_another_key_fails(whole: Path, tmp_path: Path) -> None:
+    other = Signer.generate().public_hex
+    args = ["convert", str(whole), "--to", "html", "--public-key", other]
+    assert main([*args, "--output", str(tmp_path)]) == 0
+    checks = [h["check"] for h in _embedded(tmp_path / "hands.html")]
+    assert checks
+    assert not any(c["ok"] for c in checks)
+    assert all(c["failures"][-1]["check"] == "key" for c in checks)
+    with pytest.raises(SystemExit, match="--public-key is for --to html"):
+        main(
+            ["convert", str(whole), "--to", "ohh", "--output", str(tmp_path), "--public-key", other]
+        )
+
+
+def test_a_deal_is_one_step_and_bring_ins_read_as_english(chosen: Chosen) -> None:
+    events = load_hand(chosen.records)
+    grouped = steps(events)
+    assert len(grouped) < len(events)
+    dealt = [r for r in grouped if any(isinstance(events[n], CardDealt) for n in r)]
+    for r in dealt:  # every card of a street in one step
+        assert all(isinstance(events[n], CardDealt) for n in r)
+    frames = [f["said"] for f in _embedded_of(chosen)[0]["frames"]]
+    assert not any("DeckShuffled" in said or "bring-ins" in said for said in frames)
+    assert any(" brings in " in said for said in frames)
+
+
+def _embedded_of(chosen: Chosen) -> list[dict[str, Any]]:
+    with chosen.log.open() as file:
+        _, records = log.read(file)
+        hand = next(h for h in logged_hands(records) if h.id == chosen.stud)
+    return _embedded(FORMATS["html"].one(hand))

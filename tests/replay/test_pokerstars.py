@@ -1,33 +1,42 @@
-"""PokerStars-style text: hold'em read by the ``poker`` package's
-PokerStars parser, written by others; and for every game, a reader of the
-text here that adds the chips up: every pot is what was put in, less what
-came back, and the winners take it less the rake."""
+"""PokerStars-style text: hold'em read by two PokerStars parsers written by
+others, PokerKit's (which replays the hand to its final stacks) and the
+``poker`` package's; and for every game, a reader of the text here that
+adds the chips up: every pot is what was put in, less what came back, and
+the winners take it less the rake."""
 
 from __future__ import annotations
 
 import io
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterator
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+from pokerkit import PokerStarsParser
 
-from feltline.engine.events import BoardDealt, PotAwarded
+from feltline.engine.cards import parse_cards
+from feltline.engine.events import Acted, Action, BoardDealt, CardDealt, PotAwarded, StreetBegan
 from feltline.engine.rules import Game, Rake, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, logged_hands, pokerstars
+from feltline_replay.show import Viewer
+from tests.engine.players import rules
 
 from .conftest import Played
+from .pokerkit_rules import COVERED, NO_LIMIT_SHORT, SB_OPTION, SHORT_FORCED, forecast
 from .random_hands import random_hands
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # poker 0.30 imports pkg_resources, which warns
     from poker.card import Card
+    from poker.hand import Combo
     from poker.room.pokerstars import PokerStarsHandHistory
 
 NAME = r"(?P<name>.+?)"
@@ -118,7 +127,12 @@ def test_every_hand_of_the_store_adds_up(played: Played) -> None:
     for hand in store_hands(played):
         text = check(hand)
         heads.add(text.split(": ", 1)[1].split(" (")[0])
-    assert heads == {"Hold'em No Limit", "7 Card Stud Hi/Lo Limit", "5 Card Draw Limit"}, heads
+    assert heads == {
+        "Hold'em No Limit",
+        "7 Card Stud Hi/Lo Limit",
+        "5 Card Draw Hi/Lo Limit",
+        "5 Card Draw Jackpots Limit",
+    }, heads
 
 
 @pytest.mark.parametrize(
@@ -147,8 +161,14 @@ def test_random_hands_of_every_game_add_up(game: Game, structure: Structure) -> 
         (Structure.FIXED_LIMIT, "FL"),
     ],
 )
-def test_holdem_reads_in_the_poker_packages_parser(structure: Structure, limit: str) -> None:
-    for hand in random_hands(Game.HOLDEM, structure, 100, 41):
+@pytest.mark.parametrize("viewer", ["auditor", "seat"])
+def test_holdem_reads_in_the_poker_packages_parser(
+    structure: Structure, limit: str, viewer: str
+) -> None:
+    for whole in random_hands(Game.HOLDEM, structure, 100, 41):
+        hand = whole
+        if viewer == "seat":  # the view of the last seat in the table's order
+            hand = as_seat(whole, whole.started.deal.seats[-1].seat)
         text = pokerstars.one(hand)
         parsed = PokerStarsHandHistory(text)
         with warnings.catch_warnings():
@@ -174,6 +194,10 @@ def test_holdem_reads_in_the_poker_packages_parser(structure: Structure, limit: 
             assert winners == {s.player for s in started.deal.seats if s.seat in won}
         stakes = started.rules.stakes
         assert parsed.sb == Decimal(stakes.small_bet if limit == "FL" else stakes.small_blind)
+        me = pokerstars.hero(hand)
+        assert parsed.hero.name == {s.seat: s.player for s in started.deal.seats}[me]
+        mine = [e.card for e in hand.played if isinstance(e, CardDealt) and e.seat == me]
+        assert parsed.hero.combo == Combo(f"{mine[0]}{mine[1]}")
 
 
 def test_a_cancelled_hand_hands_back_all_that_was_put_in() -> None:
@@ -202,3 +226,169 @@ def test_eastern_time_follows_the_time_zone_database() -> None:
     ):
         moment = datetime.fromisoformat(edge).replace(tzinfo=UTC)
         assert pokerstars.eastern(moment) == moment.astimezone(new_york).replace(tzinfo=None)
+
+
+def as_seat(hand: LoggedHand, seat: int) -> LoggedHand:
+    """The hand as ``seat`` saw it."""
+    viewer = Viewer("seat", seat)
+    events = tuple(viewer.sees(e) for e in hand.played)
+    return replace(hand, events=events, viewer=viewer)
+
+
+def pokerkit_stacks(text: str) -> dict[str, int] | None:
+    """Each player's final stack as PokerKit 0.7.7's PokerStars parser
+    replays the text, or None where it cannot (it prints why)."""
+    try:
+        with redirect_stderr(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # fields it does not know, a fold it finds needless
+            (history,) = PokerStarsParser()(text, error_status=True)
+            final = list(history)[-1]
+    except ValueError:
+        return None
+    assert history.players is not None
+    return dict(zip(history.players, final.stacks, strict=True))
+
+
+def test_pokerkit_replays_every_holdem_hand_to_feltlines_stacks() -> None:
+    """PokerKit reads the hole cards of the one hero, each shown hand (by
+    its description: without one it mucks the cards) and every action,
+    and reaches Feltline's final stacks; it reads only no-limit hold'em.
+    A hand that meets a RULES.md difference from PokerKit (a short blind
+    that does not shrink the call, raising when every opponent is
+    covered, ...) is named by :mod:`tests.replay.pokerkit_rules` and
+    counted; where a pot split unevenly, only the odd chips may move
+    between the seats sharing it."""
+    differences: Counter[str] = Counter()
+    agreed = 0
+    for hand in random_hands(Game.HOLDEM, Structure.NO_LIMIT, 300, 7):
+        text = pokerstars.one(hand)
+        names = {s.seat: s.player for s in hand.started.deal.seats}
+        expected = {names[seat]: chips for seat, chips in hand.ended.stacks}
+        predicted = forecast(hand.played)
+        if predicted.refusal is not None:
+            differences[predicted.refusal.rule] += 1
+            continue
+        got = pokerkit_stacks(text)
+        assert got is not None, text
+        odd = {names[s] for s in predicted.odd_chips}
+        assert {p: c for p, c in got.items() if p not in odd} == {
+            p: c for p, c in expected.items() if p not in odd
+        }, text
+        assert sum(got[p] for p in odd) == sum(expected[p] for p in odd), text
+        agreed += 1
+    assert agreed >= 270, (agreed, differences)
+    assert set(differences) <= {SHORT_FORCED, COVERED, SB_OPTION, NO_LIMIT_SHORT}, differences
+
+
+@pytest.mark.parametrize("game", [Game.HOLDEM, Game.STUD_HI_LO, Game.DRAW_DECLARE, Game.JACKPOTS])
+def test_one_hero_at_most_and_the_spectator_none(game: Game) -> None:
+    """Trackers take every seat with a ``Dealt to`` line showing face-down
+    cards as a hero: a seat's file names it, an auditor's the first seat
+    dealt to (the others' cards after the summary), a spectator's none."""
+    structure = Structure.NO_LIMIT if game is Game.HOLDEM else Structure.FIXED_LIMIT
+    for hand in random_hands(game, structure, 40, 3):
+        first = next(e.seat for e in hand.played if isinstance(e, CardDealt))
+        seat = hand.started.deal.seats[-1].seat
+        names = {s.seat: s.player for s in hand.started.deal.seats}
+        for view, hero in ((hand, first), (as_seat(hand, seat), seat), (spectator(hand), None)):
+            text = pokerstars.one(view)
+            heroes = {m["name"] for m in DEALT_DOWN.finditer(text) if down(view, m)}
+            assert heroes == ({names[hero]} if hero is not None else set()), text
+        text = pokerstars.one(hand)
+        for s, player in names.items():
+            mine = {str(e.card) for e in hand.played if isinstance(e, CardDealt) and e.seat == s}
+            assert mine <= set(re.findall(r"[2-9TJQKA][cdhs]", cards_named(text, player))), text
+
+
+DEALT_DOWN = re.compile(r"^Dealt to (?P<name>\S+) (?P<cards>.*)$", re.MULTILINE)
+
+
+def down(hand: LoggedHand, dealt: re.Match[str]) -> bool:
+    """Whether a ``Dealt to`` line shows a face-down card."""
+    tokens = set(re.findall(r"[2-9TJQKA][cdhs]|Jk", dealt["cards"]))
+    face_down = {
+        str(e.card) for e in hand.events if isinstance(e, CardDealt) and not e.face_up and e.card
+    }
+    return bool(tokens & face_down)
+
+
+def cards_named(text: str, player: str) -> str:
+    """Every card the text gives ``player``: its Dealt to, discards, shows
+    and auditor's lines."""
+    mine = [
+        line
+        for line in text.splitlines()
+        if line.startswith(
+            (
+                f"Dealt to {player} ",
+                f"{player}: shows ",
+                f"{player}: discards ",
+                f"{player} was dealt ",
+            )
+        )
+    ]
+    return " ".join(mine)
+
+
+def spectator(hand: LoggedHand) -> LoggedHand:
+    viewer = Viewer("spectator")
+    return replace(hand, events=tuple(viewer.sees(e) for e in hand.played), viewer=viewer)
+
+
+def test_the_summary_says_where_each_seat_folded() -> None:
+    where = {0: "before Flop", 3: "on the Flop", 4: "on the Turn", 5: "on the River"}
+    folds = Counter[str]()
+    for hand in random_hands(Game.HOLDEM, Structure.NO_LIMIT, 200, 5):
+        text = pokerstars.one(hand)
+        board = 0
+        for event in hand.played:
+            if isinstance(event, BoardDealt):
+                board += len(event.cards)
+            if isinstance(event, Acted) and event.action is Action.FOLD:
+                name = {s.seat: s.player for s in hand.started.deal.seats}[event.seat]
+                summary = text.split("*** SUMMARY ***")[1].splitlines()
+                line = next(x for x in summary if x.startswith(f"Seat {event.seat}: "))
+                assert line.startswith(f"Seat {event.seat}: {name} "), text
+                assert f" folded {where[board]}" in line, text
+                folds[where[board]] += 1
+    assert set(folds) == set(where.values())
+    for hand in random_hands(Game.STUD_HI_LO, Structure.FIXED_LIMIT, 30, 5):
+        street = ""
+        for event in hand.played:
+            if isinstance(event, StreetBegan) and event.name.endswith("street"):
+                street = event.name.split()[0]
+            if isinstance(event, Acted) and event.action is Action.FOLD:
+                nth = {"third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th"}
+                word = nth.get(street, "7th")
+                assert f"Seat {event.seat}: " in pokerstars.one(hand)
+                assert re.search(
+                    rf"^Seat {event.seat}: \S+ folded on the {word} Street",
+                    pokerstars.one(hand),
+                    re.MULTILINE,
+                )
+
+
+@pytest.mark.parametrize(
+    ("game", "cards", "said"),
+    [
+        (Game.HOLDEM, "Jc 7c 2d 9s Jh Kd 3c", "a pair of Jacks"),
+        (Game.HOLDEM, "Jc 7c 2d 9s 4h Kd 3c", "high card King"),
+        (Game.HOLDEM, "Jc 7c 7d 9s Jh Kd 3c", "two pair, Jacks and Sevens"),
+        (Game.HOLDEM, "Jc 7c 7d 9s 2h 7h 3c", "three of a kind, Sevens"),
+        (Game.HOLDEM, "Ac 2c 3d 4s 5h Kd Kc", "a straight, Ace to Five"),
+        (Game.HOLDEM, "7c 8c 9d Ts Jh 2d 2c", "a straight, Seven to Jack"),
+        (Game.HOLDEM, "Ac 2c 8c 4c 5c Kd Kh", "a flush, Ace high"),
+        (Game.HOLDEM, "Jc Jd 7d 7s Jh Kd 3c", "a full house, Jacks full of Sevens"),
+        (Game.HOLDEM, "Jc Jd 7d Js Jh Kd 3c", "four of a kind, Jacks"),
+        (Game.HOLDEM, "7d 8d 9d Td Jd 2d 2c", "a straight flush, Seven to Jack"),
+        (Game.HOLDEM, "Td Jd Qd Kd Ad 2d 2c", "a Royal Flush"),
+        (Game.STUD_HI_LO, "Ac 2d 3h 5s 7c Kd Kc", "HI: a pair of Kings; LO: 7,5,3,2,A"),
+        (Game.STUD_HI_LO, "Ac Ad 9h Ts 7c Kd Kc", "HI: two pair, Aces and Kings"),
+        (Game.DRAW_DECLARE, "Ac 2d 3h 4s 6c", "HI: high card Ace; LO: 6,4,3,2,A"),
+    ],
+)
+def test_a_shown_hand_is_described_as_pokerstars_describes_it(
+    game: Game, cards: str, said: str
+) -> None:
+    table = rules(game, Structure.NO_LIMIT if game is Game.HOLDEM else Structure.FIXED_LIMIT)
+    assert pokerstars.describe(table, parse_cards(cards.split())) == said

@@ -13,7 +13,7 @@ import pytest
 from feltline.engine.events import CardDealt, Shown
 from feltline_replay import log
 from feltline_replay.cli import main
-from feltline_replay.show import Viewer, frame, load_hand, run
+from feltline_replay.show import Viewer, frame, load_hand, run, steps
 
 from .conftest import Played
 
@@ -50,7 +50,8 @@ def test_each_viewer_sees_only_what_they_may(exported: Path) -> None:
     events = load_hand(records)
     first_down = next(e for e in events if isinstance(e, CardDealt) and not e.face_up)
     seat, card = first_down.seat, str(first_down.card)
-    step = events.index(first_down)
+    step_of = {n: i for i, group in enumerate(steps(events)) for n in group}
+    step = step_of[events.index(first_down)]
     row = re.compile(rf"^seat {seat} .*\[(.*)\]", re.M)
 
     def cards(viewer: str, at: int) -> str:
@@ -60,12 +61,13 @@ def test_each_viewer_sees_only_what_they_may(exported: Path) -> None:
 
     assert card in cards("auditor", step).split()
     assert card in cards(f"seat {seat}", step).split()
-    assert cards("spectator", step).split() == ["??"]
+    assert card not in cards("spectator", step).split()
+    assert "??" in cards("spectator", step).split()
     other = next(s for s in (e.seat for e in events if isinstance(e, CardDealt)) if s != seat)
     assert card not in cards(f"seat {other}", step)
     shown = next((e for e in events if isinstance(e, Shown) and e.seat == seat), None)
     if shown is not None:  # once shown, everyone sees them
-        at = events.index(shown)
+        at = step_of[events.index(shown)]
         assert set(map(str, shown.cards)) <= set(cards("spectator", at).split())
 
 
@@ -76,13 +78,34 @@ def test_keys_step_forward_and_back(exported: Path) -> None:
     last = run(events, Viewer("auditor"), io.StringIO("nnn\x1b[Cpxq"), out)
     screens = _screen(out.getvalue())
     assert last == 3
+    total = len(steps(events))
     assert [s.splitlines()[0].split(", ")[-2] for s in screens] == [
-        f"step {n} of {len(events)}" for n in (1, 2, 3, 4, 5, 4)
+        f"step {n} of {total}" for n in (1, 2, 3, 4, 5, 4)
     ]
     assert screens[3] == screens[5]
     out = io.StringIO()
     assert run(events, Viewer("auditor"), io.StringIO("Gnpg"), out) == 0
-    assert f"step {len(events)} of" in _screen(out.getvalue())[1]
+    assert f"step {total} of" in _screen(out.getvalue())[1]
+
+
+def test_a_deal_is_one_step_the_shuffle_none(exported: Path) -> None:
+    """A person reads a deal as one step, every seat's cards a line, and
+    never an event's raw name."""
+    _key, records = _stud_showdown(exported)
+    events = load_hand(records)
+    dealt = sum(isinstance(e, CardDealt) for e in events)
+    deals = sum(
+        isinstance(e, CardDealt) and not isinstance(events[n - 1], CardDealt)
+        for n, e in enumerate(events)
+    )
+    total = len(events) - dealt + deals - 1  # each deal one step; the shuffle none
+    out = io.StringIO()
+    assert run(events, Viewer("spectator"), io.StringIO("n" * len(events)), out) == total - 1
+    screens = _screen(out.getvalue())
+    assert screens[0].splitlines()[0].endswith(f"step 1 of {total}, as spectator")
+    said = [s.splitlines()[1] for s in screens]
+    assert not [line for line in said if re.search(r"> [A-Z][a-z]+[A-Z]", line)]
+    assert any(line.startswith("> seat ") and " gets " in line for line in said)
 
 
 def test_show_reads_a_log_or_the_store(

@@ -224,15 +224,23 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from feltline_replay.convert import convert  # noqa: PLC0415
     from feltline_replay.histories import FORMATS  # noqa: PLC0415
+    from feltline_replay.histories.html import verified_by  # noqa: PLC0415
     from feltline_replay.show import Viewer  # noqa: PLC0415
 
     viewer = Viewer.parse(args.as_)
+    form = FORMATS[args.to]
+    if args.public_key is not None:
+        if args.to != "html":
+            raise SystemExit(
+                "feltline-replay convert: --public-key is for --to html, which checks signatures"
+            )
+        form = verified_by(args.public_key)
     with ExitStack() as stack:
         file = sys.stdin
         if args.log != "-":
             file = stack.enter_context(open(args.log, encoding="utf-8"))
         _, records = log.read(file)
-        done = convert(records, FORMATS[args.to], Path(args.output), viewer=viewer, each=args.each)
+        done = convert(records, form, Path(args.output), viewer=viewer, each=args.each)
     for hand, reason in done.refused:
         print(f"feltline-replay: hand {hand} left out: {reason}", file=sys.stderr)
     files = "1 file" if len(done.files) == 1 else f"{len(done.files)} files"
@@ -332,8 +340,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("log", help="a log file ('-' for standard input)")
     p.add_argument("--to", required=True, choices=sorted(FORMATS), help="the format")
     p.add_argument("--output", required=True, help="the folder to write into")
-    p.add_argument("--as", dest="as_", default="auditor", help="auditor, spectator or 'seat N'")
+    p.add_argument(
+        "--as",
+        dest="as_",
+        default="spectator",
+        metavar="VIEWER",
+        help="whose view: spectator (the default: face-up cards and those shown), "
+        "'seat N' (its own cards too) or auditor (every card dealt)",
+    )
     p.add_argument("--each", action="store_true", help="one file per hand, even for a set format")
+    p.add_argument(
+        "--public-key",
+        type=public_key,
+        help="with --to html: the operator's key (PEM, hex or a file); each hand's page says "
+        "whether this key signed it (without it, only which key did)",
+    )
     p.set_defaults(run=cmd_convert)
 
     p = commands.add_parser(

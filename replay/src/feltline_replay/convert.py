@@ -28,13 +28,14 @@ def convert(
     form: Format,
     output: Path,
     *,
-    viewer: Viewer | None = None,
+    viewer: Viewer,
     each: bool = False,
 ) -> Converted:
-    """Write the hands of ``records`` into the folder ``output``."""
+    """Write the hands of ``records`` into the folder ``output``, as
+    ``viewer`` may see them: the caller says whose view, every time."""
     output.mkdir(parents=True, exist_ok=True)
     done = Converted()
-    hands = _writable(logged_hands(records, viewer or Viewer("auditor")), form, done)
+    hands = _writable(logged_hands(records, viewer), form, done)
     if not each:
         path = output / f"hands{form.set_suffix}"
         with path.open("w", encoding="utf-8") as file:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from feltline.engine.cards import format_cards
 from feltline.engine.events import (
     Acted,
+    Action,
     BetsCollected,
     BoardDealt,
     CardDealt,
@@ -23,6 +24,17 @@ from feltline.engine.events import (
     StreetBegan,
     StubReshuffled,
 )
+
+VERBS = {
+    Action.FOLD: "folds",
+    Action.CHECK: "checks",
+    Action.CALL: "calls",
+    Action.BET: "bets",
+    Action.RAISE: "raises",
+    Action.BRING_IN: "brings in",
+    Action.COMPLETE: "completes",
+}
+"""Each action as the line says it: ``seat 2 brings in 3``."""
 
 
 def line(event: Event) -> str | None:
@@ -47,7 +59,7 @@ def line(event: Event) -> str | None:
             return f"board: {format_cards(cards)}"
         case Acted(seat=seat, action=action, amount=amount, total=total, all_in=all_in):
             what = {"bet": f" to {total}", "raise": f" to {total}", "complete": f" to {total}"}
-            text = f"seat {seat} {action}s" + what.get(action.value, "")
+            text = f"seat {seat} {VERBS[action]}" + what.get(action.value, "")
             if action.value in ("call", "bring-in"):
                 text += f" {amount}"
             return text + (" (all in)" if all_in else "")

@@ -19,7 +19,14 @@ from typing import IO
 
 from feltline.audit.codec import decode_event
 from feltline.engine.cards import Card
-from feltline.engine.events import Event, HandStarted, Shown
+from feltline.engine.events import (
+    CardDealt,
+    DeckShuffled,
+    Event,
+    HandStarted,
+    Shown,
+    StubReshuffled,
+)
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.state import Hand, Phase
@@ -77,8 +84,9 @@ def load_hand(records: Sequence[Record]) -> list[Event]:
 
 @dataclass(frozen=True)
 class Seat:
-    """One seat as the viewer sees it: ``cards`` are (token, face up), the
-    token None for a card the viewer may not see."""
+    """One seat as the viewer sees it: ``cards`` are (token, public), the
+    token None for a card the viewer may not see, public for one everyone
+    sees (face up, or shown)."""
 
     seat: int
     player: str
@@ -91,8 +99,10 @@ class Seat:
 
 @dataclass(frozen=True)
 class Frame:
-    """The hand after ``step + 1`` of its ``steps`` events, as one viewer
-    may see it: what the terminal prints and the HTML replayer draws."""
+    """The hand after one more step, as one viewer may see it: what the
+    terminal prints and the HTML replayer draws. A step is one event, or
+    the run of cards of one deal, the shuffle with the event before it
+    (nothing a person reads); ``last`` is its last event's index."""
 
     step: int
     steps: int
@@ -102,6 +112,37 @@ class Frame:
     board: tuple[str, ...]
     seats: tuple[Seat, ...]
     pot: int
+    last: int
+
+
+def steps(events: Sequence[Event]) -> list[range]:
+    """The events of each step, as ranges of their indexes."""
+    ends: list[int] = []
+    for n, event in enumerate(events):
+        dealt = isinstance(event, CardDealt) and n and isinstance(events[n - 1], CardDealt)
+        if ends and (dealt or isinstance(event, DeckShuffled | StubReshuffled)):
+            ends[-1] = n
+        else:
+            ends.append(n)
+    return [range(a + 1, b + 1) for a, b in zip([-1, *ends], ends, strict=False)]
+
+
+def _said(events: Sequence[Event], viewer: Viewer) -> str:
+    """A step's lines: a deal as each seat's cards, one line a seat."""
+    dealt: dict[int, tuple[list[str], list[str]]] = {}
+    lines = []
+    for event in events:
+        seen = viewer.sees(event)
+        if isinstance(seen, CardDealt):
+            token = "??" if seen.card is None else str(seen.card)
+            dealt.setdefault(seen.seat, ([], []))[seen.face_up].append(token)
+        elif said := history.line(seen):
+            lines.append(said)
+    for seat, (down, up) in dealt.items():
+        cards = [f"{' '.join(down)} down"] if down else []
+        cards += [f"{' '.join(up)} up"] if up else []
+        lines.append(f"seat {seat} gets {', '.join(cards)}")
+    return "\n".join(lines)
 
 
 def frames(events: Sequence[Event], viewer: Viewer) -> Iterator[Frame]:
@@ -113,10 +154,12 @@ def frames(events: Sequence[Event], viewer: Viewer) -> Iterator[Frame]:
     title = ""
     if isinstance(started, HandStarted):
         title = f"{started.rules.game} {started.rules.stakes.structure}"
-    for step, event in enumerate(events):
-        hand = evolve(hand, event)
-        if isinstance(event, Shown):
-            shown[event.seat] = event.cards
+    grouped = steps(events)
+    for step, indexes in enumerate(grouped):
+        for n in indexes:
+            hand = evolve(hand, events[n])
+            if isinstance(event := events[n], Shown):
+                shown[event.seat] = event.cards
         waiting = _waiting(hand)
         seats = tuple(
             Seat(
@@ -129,7 +172,7 @@ def frames(events: Sequence[Event], viewer: Viewer) -> Iterator[Frame]:
                         str(c)
                         if viewer.may_see(p.seat) or c in p.up or c in shown.get(p.seat, ())
                         else None,
-                        c in p.up,
+                        c in p.up or c in shown.get(p.seat, ()),
                     )
                     for c in p.cards
                 ),
@@ -140,18 +183,19 @@ def frames(events: Sequence[Event], viewer: Viewer) -> Iterator[Frame]:
         )
         yield Frame(
             step,
-            len(events),
+            len(grouped),
             title,
             viewer,
-            history.line(viewer.sees(event)) or type(event).__name__,
+            _said([events[n] for n in indexes], viewer),
             tuple(map(str, hand.board)),
             seats,
             hand.pot + sum(p.bet for p in hand.players),
+            indexes[-1],
         )
 
 
 def frame(events: Sequence[Event], step: int, viewer: Viewer) -> str:
-    """The screen after ``events[:step + 1]``."""
+    """The screen after step ``step`` (from 0) of the hand."""
     return text(next(islice(frames(events, viewer), step, None)))
 
 
@@ -217,6 +261,7 @@ def run(events: Sequence[Event], viewer: Viewer, keyboard: IO[str], out: IO[str]
     """Show the hand from its first event and follow the keys; the step
     shown last."""
     step = 0
+    last = len(steps(events)) - 1
     clear = "\x1b[H\x1b[2J" if out.isatty() else "-" * 40 + "\n"
     moves = {"n": 1, " ": 1, "right": 1, "p": -1, "b": -1, "left": -1}
     with _cbreak(keyboard):
@@ -225,11 +270,11 @@ def run(events: Sequence[Event], viewer: Viewer, keyboard: IO[str], out: IO[str]
             if key == "q":
                 break
             if key in moves:
-                step = min(max(step + moves[key], 0), len(events) - 1)
+                step = min(max(step + moves[key], 0), last)
             elif key == "g":
                 step = 0
             elif key == "G":
-                step = len(events) - 1
+                step = last
             else:
                 continue
             out.write(clear + frame(events, step, viewer) + "\n")
@@ -238,4 +283,15 @@ def run(events: Sequence[Event], viewer: Viewer, keyboard: IO[str], out: IO[str]
     return step
 
 
-__all__ = ["Frame", "Seat", "Viewer", "frame", "frames", "keys", "load_hand", "run", "text"]
+__all__ = [
+    "Frame",
+    "Seat",
+    "Viewer",
+    "frame",
+    "frames",
+    "keys",
+    "load_hand",
+    "run",
+    "steps",
+    "text",
+]

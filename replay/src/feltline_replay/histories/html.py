@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, partial
 from importlib.resources import files
 from typing import Any
 
+from feltline.engine.events import PotAwarded
+from feltline.engine.rules import Game
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
-from feltline_replay.show import Frame, Viewer, frames
+from feltline_replay.show import Frame, Viewer, frames, steps
 from feltline_replay.verify import check_hand
 
 _MARK = "/*HANDS*/"
@@ -76,9 +79,11 @@ def _frame(shot: Frame) -> dict[str, Any]:
     }
 
 
-def _check(hand: LoggedHand) -> dict[str, Any]:
+def _check(hand: LoggedHand, key: str | None) -> dict[str, Any]:
     """The verifier's findings; their details only for an auditor, since a
-    failed card check names the card."""
+    failed card check names the card. Given the operator's public ``key``,
+    a hand signed by any other fails: without it, the page can only name
+    the key that signed it."""
     found = check_hand(list(hand.records))
     detailed = hand.viewer.role == "auditor"
     failures = []
@@ -87,16 +92,32 @@ def _check(hand: LoggedHand) -> dict[str, Any]:
         if detailed:
             failure |= {"expected": expected, "found": what}
         failures.append(failure)
+    others = sorted(set(found.signers) - {key}) if key is not None else []
+    if others:
+        failures.append({"check": "key", "position": None, "expected": key, "found": others[0]})
     return {
-        "ok": not found.failures,
+        "ok": not failures,
         "checked": CHECKED,
         "scope": SCOPE,
         "signers": sorted(found.signers),
+        "key": key,
         "failures": failures,
     }
 
 
-def data(hand: LoggedHand) -> dict[str, Any]:
+def _winners(hand: LoggedHand) -> list[dict[str, Any]]:
+    """Who won what, with which hand, and the step each pot is awarded at:
+    every viewer sees the pots awarded."""
+    at = {n: step for step, indexes in enumerate(steps(hand.played)) for n in indexes}
+    return [
+        {"step": at[n], "seat": s.seat, "amount": s.amount, "hand": s.hand, "half": s.half}
+        for n, event in enumerate(hand.played)
+        if isinstance(event, PotAwarded)
+        for s in event.shares
+    ]
+
+
+def data(hand: LoggedHand, key: str | None = None) -> dict[str, Any]:
     """What the page knows of one hand: every frame as the viewer sees it."""
     reason = refuses(hand)
     if reason is not None:
@@ -112,9 +133,11 @@ def data(hand: LoggedHand) -> dict[str, Any]:
         "number": hand.number,
         "at": datetime.fromtimestamp(hand.at, UTC).isoformat() if hand.at is not None else None,
         "title": f"{started.rules.game} {started.rules.stakes.structure}",
-        "button": started.deal.button,
+        "button": None if started.rules.game is Game.STUD_HI_LO else started.deal.button,
         "viewer": _label(hand.viewer),
-        "check": _check(hand),
+        "own": hand.viewer.seat,
+        "winners": _winners(hand),
+        "check": _check(hand, key),
         "frames": shots,
     }
 
@@ -126,19 +149,25 @@ def _json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def many(hands: Iterable[LoggedHand]) -> Iterator[str]:
+def many(hands: Iterable[LoggedHand], key: str | None = None) -> Iterator[str]:
     """One page for all the hands, in pieces as each is folded."""
     before, after = _page()
     yield before + "["
     for n, hand in enumerate(hands):
-        yield ("," if n else "") + _json(data(hand))
+        yield ("," if n else "") + _json(data(hand, key))
     yield "]" + after
 
 
-def one(hand: LoggedHand) -> str:
+def one(hand: LoggedHand, key: str | None = None) -> str:
     """A page for one hand (``convert --each``)."""
     before, after = _page()
-    return before + "[" + _json(data(hand)) + "]" + after
+    return before + "[" + _json(data(hand, key)) + "]" + after
 
 
 FORMAT = Format("html", "a replayer page for a browser", ".html", one, many, ".html", refuses)
+
+
+def verified_by(key: str) -> Format:
+    """The format checking every hand's signatures against the operator's
+    public ``key`` (64 hex digits)."""
+    return replace(FORMAT, one=partial(one, key=key), many=partial(many, key=key))

@@ -16,8 +16,10 @@ words (docs/replay.md has the table):
   exactly. A last round, ``Showdown``, holds the hands shown.
 - Actions: antes, blinds and a newcomer's big blind are ``Post Ante``,
   ``Post SB``, ``Post BB``, ``Post Extra Blind``; chips carried into a
-  jackpots pot from earlier deals are ``Add to Pot`` by their seat (dead
-  money without a player). The bring-in is a ``Bet`` and a completion a
+  jackpots pot from earlier deals are ``Add to Pot`` without a player (its
+  seat in ``feltline_player_id``), as is dead money: they come from no
+  stack of this hand, so a reader that takes every player's ``Add to Pot``
+  from their stack still gets the stacks right. The bring-in is a ``Bet`` and a completion a
   ``Raise`` (a ``Bet`` when it opens), each with ``feltline_action``. A
   draw is ``Mucks Cards`` with the discards (none when standing pat) and
   ``feltline_action`` ``draw``, then ``Dealt Cards`` with the new ones.
@@ -28,8 +30,10 @@ words (docs/replay.md has the table):
   showdown's ``feltline_declarations``), the openers' set-aside cards
   (``feltline_set_aside``), the pot a passed jackpots deal carries to the
   next (``feltline_carried_over``), and how many dealt cards the viewer may
-  not see (``feltline_hidden``). The joker is ``Jk``, a card the spec's
-  list does not have.
+  not see (``feltline_hidden``). The joker, a card the spec's list does
+  not have, is left out of an action's ``cards``, which the spec's
+  readers validate, and the action's ``feltline_cards`` has the whole
+  list, ``Jk`` in it.
 
 So the chips add up: the actions' amounts, less what came back, are the
 pots (rake included) plus what a passed deal carries over; each pot's wins
@@ -44,7 +48,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from feltline.engine.cards import Card
+from feltline.engine.cards import JOKER_TOKEN, Card
 from feltline.engine.events import (
     Acted,
     Action,
@@ -114,8 +118,14 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         rounds[-1].actions.append(action)
 
     for s in deal.seats:
-        if s.carried:
-            act(s.seat, "Add to Pot", amount=s.carried, feltline_action="carried")
+        if s.carried:  # in the pot before this deal: from no stack of this hand
+            act(
+                None,
+                "Add to Pot",
+                amount=s.carried,
+                feltline_action="carried",
+                feltline_player_id=s.seat,
+            )
     if deal.dead:
         act(None, "Add to Pot", amount=deal.dead, feltline_action="dead")
     betting = False
@@ -147,10 +157,9 @@ def history(hand: LoggedHand) -> dict[str, Any]:
             case CardDealt(seat=seat, card=card):
                 dealing.setdefault(seat, []).append(card)
             case BoardDealt(cards=cards):
-                rounds[-1].cards += [str(c) for c in cards]
+                rounds[-1].cards += [str(c) for c in cards]  # hold'em's: never the joker
             case Drew(seat=seat, discards=discards, count=count):
-                shown = [str(c) for c in discards] if discards is not None else []
-                more: dict[str, Any] = {"cards": shown, "feltline_action": "draw"}
+                more: dict[str, Any] = {**_cards(discards or ()), "feltline_action": "draw"}
                 if discards is None and count:
                     more["feltline_hidden"] = count
                 act(seat, "Mucks Cards", **more)
@@ -169,7 +178,7 @@ def history(hand: LoggedHand) -> dict[str, Any]:
                     {"player_id": s, "choice": c.value} for s, c in choices
                 ]
             case Shown(seat=seat, cards=cards, set_aside=aside):
-                more = {"cards": [str(c) for c in cards]}
+                more = _cards(cards)
                 if aside:
                     more["feltline_set_aside"] = [str(c) for c in aside]
                 act(seat, "Shows Cards", **more)
@@ -236,11 +245,21 @@ def _street(index: int, rounds: int) -> str:
 
 def _dealt(seat: int, cards: list[Card | None], act: Callable[..., None]) -> None:
     """A seat's cards of one deal, as far as the viewer may see them."""
-    more: dict[str, Any] = {"cards": [str(c) for c in cards if c is not None]}
+    more = _cards([c for c in cards if c is not None])
     hidden = sum(c is None for c in cards)
     if hidden:
         more["feltline_hidden"] = hidden
     act(seat, "Dealt Cards", **more)
+
+
+def _cards(cards: Iterable[Card]) -> dict[str, Any]:
+    """An action's ``cards``, the spec's 52; with the joker, which the spec
+    has no card for, left out there and the whole list, ``Jk`` in its
+    place, in ``feltline_cards``."""
+    named = [str(c) for c in cards]
+    if JOKER_TOKEN not in named:
+        return {"cards": named}
+    return {"cards": [c for c in named if c != JOKER_TOKEN], "feltline_cards": named}
 
 
 def _pot(event: PotAwarded) -> dict[str, Any]:

@@ -1,13 +1,29 @@
 """PHH, the poker hand history PokerKit reads (https://github.com/uoftcprg/phh-std):
 a hand is a TOML file, a set of hands a ``.phhs`` file of numbered tables.
 
-Only games with a PHH variant code are written: no-limit hold'em ``NT``,
-fixed-limit hold'em ``FT`` and fixed-limit seven-card stud high-low
-``F7S/8`` without the joker; pot-limit hold'em, the joker, draw-declare and
-jackpots are refused with the reason. Players are numbered from the seat
-after the button (``p1``) round to the button, as PHH numbers them. Where a
-reader replaying the file expects a line that Feltline's events do not
-hold, it is put where that reader looks for it:
+Every game is written. A variant code is a letter for the structure (``F``
+fixed limit, ``N`` no limit, ``P`` pot limit) and the game's: ``T``
+hold'em, ``7S/8`` seven-card stud high-low (``7S/8B`` with the joker, the
+bug), ``5D/D`` five-card draw high-low by declaration, ``5DJ`` jackpots.
+``NT``, ``FT`` and ``F7S/8`` are PHH's own, and PokerKit replays them; the
+others are Feltline's (the specification lets a writer add codes), which
+PokerKit reads but cannot replay. What PHH has no field for is in user
+fields (``_`` prefix): ``_low`` (draw-declare's low), ``_draw_limit`` (the
+cards a seat may draw), ``_carried`` (each player's chips in a jackpots pot
+from earlier deals), ``_dead`` (dead money), ``_opener`` and ``_set_aside``
+(jackpots' opener and the discards kept to prove the openers),
+``_declarations`` (each player's, ``""`` for none), ``_carried_over`` (the
+pot a passed deal carries to the next), ``_won`` (each player's winnings,
+after the rake), ``_rake`` and ``_hand_id``. A draw is ``pN sd CARDS`` (the
+discards; ``pN sd`` stands pat), the new cards a ``d dh`` line after it;
+the joker is ``Jk``. Refused: a hand in which a newcomer posted a big blind
+out of position (PHH posts blinds by position) and a cancelled hand (it
+has no result).
+
+Players are numbered from the seat after the button (``p1``) round to the
+button, as PHH numbers them. Where PokerKit, replaying a hold'em or stud
+file, expects a line that Feltline's events do not hold, it is put where
+PokerKit looks for it:
 
 - in an all-in runout (a betting round ends with at most one live player
   holding chips), every live hand is shown as soon as the betting is over,
@@ -26,9 +42,7 @@ hold, it is put where that reader looks for it:
 
 The optional ``finishing_stacks`` are Feltline's final stacks, after the
 rake: a reader checks its own replay against them (give it the table's
-rake). ``_rake`` and ``_hand_id`` are user fields (PHH's ``_`` prefix):
-the hand's rake and its Feltline id. Cards the viewer may not see are
-``??``.
+rake). Cards the viewer may not see are ``??``.
 """
 
 from __future__ import annotations
@@ -44,24 +58,33 @@ from feltline.engine.events import (
     BetsCollected,
     BoardDealt,
     CardDealt,
+    DeclarationsRevealed,
+    Drew,
+    PassedOut,
+    PotAwarded,
     Shown,
     StreetBegan,
 )
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
-from feltline.engine.rules import Game, Structure
+from feltline.engine.rules import Game, Rules, Structure
 from feltline.engine.script import SCRIPTS, Kind
 from feltline.engine.state import Hand
 from feltline.engine.turn import first_to_act
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
 
-CODES = {
-    (Game.HOLDEM, Structure.NO_LIMIT): "NT",
-    (Game.HOLDEM, Structure.FIXED_LIMIT): "FT",
-    (Game.STUD_HI_LO, Structure.FIXED_LIMIT): "F7S/8",
-}
-"""The games PHH has a variant code for."""
+STRUCTURES = {Structure.FIXED_LIMIT: "F", Structure.NO_LIMIT: "N", Structure.POT_LIMIT: "P"}
+GAMES = {Game.HOLDEM: "T", Game.STUD_HI_LO: "7S/8", Game.DRAW_DECLARE: "5D/D", Game.JACKPOTS: "5DJ"}
+REPLAYED = frozenset({"NT", "FT", "F7S/8"})
+"""PHH's own codes among Feltline's games, the ones PokerKit replays."""
+
+
+def code(rules: Rules) -> str:
+    """The hand's variant code: PHH's where it has one, Feltline's otherwise."""
+    joker = "B" if rules.joker else ""
+    return STRUCTURES[rules.stakes.structure] + GAMES[rules.game] + joker
+
 
 MOVES = {
     Action.FOLD: "f",
@@ -75,12 +98,6 @@ MOVES = {
 def refuses(hand: LoggedHand) -> str | None:
     """Why PHH cannot hold the hand, or None."""
     started = hand.started
-    rules = started.rules
-    structure = rules.stakes.structure
-    if (rules.game, structure) not in CODES:
-        return f"PHH has no variant code for {structure} {rules.game}"
-    if rules.joker:
-        return "PHH has no variant code for stud with the joker"
     if started.deal.extra_big_blinds:
         return "PHH cannot post a newcomer's big blind out of position"
     if hand.ended.cancelled:
@@ -107,14 +124,14 @@ def _fields(hand: LoggedHand) -> list[str]:
     deal = started.deal
     rules = started.rules
     stakes = rules.stakes
-    code = CODES[rules.game, stakes.structure]
+    variant = code(rules)
     order = _from_button(deal.button, [s.seat for s in deal.seats])
     index = {seat: n for n, seat in enumerate(order)}
     at = {s.seat: s for s in deal.seats}
     players = len(order)
     ante = stakes.ante if deal.antes else 0
     fields = [
-        f"variant = {_text(code)}",
+        f"variant = {_text(variant)}",
         "ante_trimming_status = true",
         f"antes = {[ante] * players}",
     ]
@@ -129,10 +146,10 @@ def _fields(hand: LoggedHand) -> list[str]:
                 at_index = index[seat] if players > 2 else 1 - index[seat]
                 blinds[at_index] = amount
         fields.append(f"blinds_or_straddles = {blinds}")
-    else:
+    elif rules.game is Game.STUD_HI_LO:
         fields.append(f"bring_in = {stakes.bring_in}")
-    if code == "NT":
-        fields.append(f"min_bet = {stakes.big_blind}")
+    if stakes.structure is not Structure.FIXED_LIMIT:
+        fields.append(f"min_bet = {stakes.big_blind or stakes.small_bet}")
     else:
         fields += [f"small_bet = {stakes.small_bet}", f"big_bet = {stakes.big_bet}"]
     fields.append(f"starting_stacks = {[at[s].stack for s in order]}")
@@ -157,14 +174,53 @@ def _fields(hand: LoggedHand) -> list[str]:
             f"time = {_text(when.strftime('%H:%M:%S'))}",
             f"time_zone = {_text('UTC')}",
         ]
+    fields += _user_fields(hand, order, index)
     fields.append(f"_rake = {hand.ended.rake}")
     fields.append(f"_hand_id = {_text(hand.id)}")
     return fields
 
 
+def _user_fields(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[str]:
+    """What PHH has no field for, in user fields, each player's in PHH's order."""
+    deal = hand.started.deal
+    rules = hand.started.rules
+    at = {s.seat: s for s in deal.seats}
+    fields = []
+    if rules.game is Game.DRAW_DECLARE:
+        fields.append(f"_low = {_text(rules.low.value)}")
+    if rules.game in (Game.DRAW_DECLARE, Game.JACKPOTS):
+        fields.append(f"_draw_limit = {rules.draw_limit(rules.fixed_seats or len(order))}")
+    if any(s.carried for s in deal.seats):
+        fields.append(f"_carried = {[at[s].carried for s in order]}")
+    if deal.dead:
+        fields.append(f"_dead = {deal.dead}")
+    won = dict.fromkeys(order, 0)
+    for event in hand.events:
+        match event:
+            case Drew(seat=seat, set_aside=True, discards=discards):
+                fields.append(f"_opener = {_text(f'p{index[seat] + 1}')}")
+                fields.append(f"_set_aside = {_text(_cards(discards or ()))}")
+            case DeclarationsRevealed(choices=choices):
+                said = dict(choices)
+                fields.append(
+                    "_declarations = ["
+                    + ", ".join(_text(said[s].value if s in said else "") for s in order)
+                    + "]"
+                )
+            case PassedOut(carried=carried, dead=dead):
+                fields.append(f"_carried_over = {sum(c for _, c in carried) + dead}")
+            case PotAwarded(shares=shares):
+                for share in shares:
+                    won[share.seat] += share.amount
+    fields.append(f"_won = {[won[s] for s in order]}")
+    return fields
+
+
 def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[str]:
     """The action lines, with the showdown where PHH expects it."""
-    script = SCRIPTS[hand.started.rules.game]
+    game = hand.started.rules.game
+    script = SCRIPTS[game]
+    drawn = game in (Game.DRAW_DECLARE, Game.JACKPOTS)  # no cards to come after the betting
     last_bet = max(n for n, step in enumerate(script) if step.kind is Kind.BET)
     shown = {e.seat: e.cards for e in hand.events if isinstance(e, Shown)}
     name = {seat: f"p{index[seat] + 1}" for seat in order}
@@ -210,7 +266,7 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
         state = evolve(state, played)
         if not isinstance(event, CardDealt) and dealing:
             deal()
-            if runout and step == last_bet - 1 and hand.started.rules.game is Game.STUD_HI_LO:
+            if runout and step == last_bet - 1 and game is Game.STUD_HI_LO:
                 show_down()  # the seventh-street card came face down
         match event:
             case CardDealt(seat=seat, card=card):
@@ -218,6 +274,11 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
                 seen[seat].append(card)
             case BoardDealt(cards=cards):
                 lines.append(f"d db {_cards(cards)}")
+            case Drew(seat=seat, discards=discards, count=count):
+                thrown = [None] * count if discards is None else list(discards)
+                lines.append(f"{name[seat]} sd {_cards(thrown)}".rstrip())
+                seen[seat] = [c for c in seen[seat] if c is None or c not in thrown]
+                del seen[seat][: count if discards is None else 0]
             case StreetBegan(step=step):
                 if script[step].kind is Kind.BET:
                     opener, asks, last = first_to_act(state), _asked(state), None
@@ -233,7 +294,7 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
             case BetsCollected():
                 live = [p for p in state.players if not p.folded]
                 alone = sum(p.stack > 0 for p in live) <= 1
-                if not runout and step < last_bet and len(live) > 1 and alone:
+                if not runout and not drawn and step < last_bet and len(live) > 1 and alone:
                     runout = True
                     show_down()
     if dealing:
