@@ -44,9 +44,13 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
+from feltline.engine.rules import Game
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished
 from feltline.engine.turn import waiting_on
+from feltline.projections import hands
+from feltline.projections.hands import Key
+from feltline.projections.projector import Projector
 from feltline.store.faults import Unreadable
 from feltline.store.rows import StoredRows
 from feltline_protos.v1 import (
@@ -82,11 +86,10 @@ CHOICES = (Posted, Acted, Drew, Declared)
 
 @dataclass(frozen=True)
 class Finished:
-    """A hand its table dealt and took the result of; ``order`` is its
-    table's place among the tables, for a stable order across tables."""
+    """A hand its table dealt and took the result of, as its table's stream
+    says."""
 
     table: UUID
-    order: int
     dealt: HandDealt
     finished: HandFinished
     game: common_pb2.Game.ValueType
@@ -100,11 +103,60 @@ class Finished:
     def id(self) -> UUID:
         return hand_id(self.table, self.dealt.hand)
 
-    def key(self) -> tuple[int, int, int]:
-        return self.dealt.at, self.order, self.dealt.hand
+    def key(self) -> Key:
+        return self.dealt.at, str(self.table), self.dealt.hand
 
     def seats(self) -> set[str]:
         return {s.player for s in self.dealt.deal.seats}
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """ListHands' filters: each None or empty for any."""
+
+    table: UUID | None
+    player: str
+    since: int | None
+    until: int | None
+
+    def takes(self, f: Finished) -> bool:
+        return (
+            (not self.player or self.player in f.seats())
+            and (self.since is None or f.dealt.at >= self.since)
+            and (self.until is None or f.dealt.at < self.until)
+        )
+
+
+def _key(key: pages.Key) -> Key:
+    at, table, number = key
+    return int(at), str(table), int(number)
+
+
+def _summary(h: hands.FinishedHand) -> replay_pb2.HandSummary:
+    """A hand in brief from the hand index: what :meth:`ReplayServicer.summary`
+    makes of its records."""
+    return replay_pb2.HandSummary(
+        hand_id=h.hand_id,
+        table_id=h.table_id,
+        hand_number=h.number,
+        game=common_pb2.Game.Value("GAME_" + Game(h.game).name),
+        start_time=_timestamp(h.at),
+        end_time=_timestamp(h.ended_at),
+        button=h.button,
+        seats=[
+            replay_pb2.HandResult(
+                seat=s.seat,
+                player_id=s.player,
+                starting_stack=s.start,
+                final_stack=s.final,
+                bet=s.bet,
+                won=s.won,
+            )
+            for s in h.seats
+        ],
+        rake=h.rake,
+        cancelled=h.cancelled,
+    )
 
 
 def _timestamp(seconds: int | None) -> Timestamp:
@@ -136,9 +188,12 @@ def _no_hand(hand: str) -> ApiError:
 
 
 class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, projector: Projector | None = None) -> None:
         self.hub = hub
         self.room = hub.room
+        # The hand index, where this server reads the views: ListHands pages it.
+        views = {} if projector is None else projector.views
+        self.index = views.get("hand_index")
         self.rows = StoredRows(hub.room.streams, hub.tables, SOURCE)
         # Hand ids by the table and number they name, as far as each table
         # has been looked through: a hand id cannot be turned back into them.
@@ -147,7 +202,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     # ---- finding hands
 
-    def finished(self, table: UUID, order: int) -> tuple[list[Finished], set[int]]:
+    def finished(self, table: UUID) -> tuple[list[Finished], set[int]]:
         """The table's finished hands, in order, and the numbers of those
         still in play. A match's hand is in play until the match reveals
         its deal: the same cards may still be in play at another table."""
@@ -165,20 +220,18 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 playing.add(dealt.hand)
             elif isinstance(s.event, HandFinished) and dealt is not None:
                 if revealed is None or dealt.hand <= revealed:
-                    done.append(Finished(table, order, dealt, s.event, game, name))
+                    done.append(Finished(table, dealt, s.event, game, name))
                     playing.discard(dealt.hand)
                 dealt = None
         return done, playing
 
-    def every_hand(self, table: UUID | None = None) -> list[Finished]:
-        """Every finished hand (of ``table``, if given), oldest first; a
-        table that cannot be read is left out, as ListTables does."""
+    def every_hand(self) -> list[Finished]:
+        """Every finished hand, oldest first; a table that cannot be read is
+        left out, as ListTables does."""
         found: list[Finished] = []
-        for order, key in enumerate(self.hub.tables()):
-            if table is not None and key != table:
-                continue
+        for key in self.hub.tables():
             try:
-                found.extend(self.finished(key, order)[0])
+                found.extend(self.finished(key)[0])
             except Unreadable:  # logged once where it was found
                 continue
         return sorted(found, key=Finished.key)
@@ -202,7 +255,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         found = self.named(UUID(text))
         if found is not None:
             key, number = found
-            done, playing = self.finished(key, self.hub.tables().index(key))
+            done, playing = self.finished(key)
             for f in done:
                 if f.number == number:
                     return f
@@ -304,7 +357,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             player = caller.player_id
         since, until = _times(request)
         asked = pages.query("ListHands", request.table_id, player, since, until)
-        start = pages.offset(asked, request.page_token)
+        after = pages.after(asked, request.page_token, (int, str, int))
         table = UUID(request.table_id) if request.table_id else None
         if table is not None and table not in self.hub.tables():
             raise ApiError(
@@ -312,18 +365,68 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 f"no table {table}",
                 metadata={"table_id": str(table)},
             )
-        wanted = [
-            f
-            for f in self.every_hand(table)
-            if (not player or player in f.seats())
-            and (since is None or f.dealt.at >= since)
-            and (until is None or f.dealt.at < until)
-        ]
-        end = start + pages.size(request.page_size)
+        wanted = Wanted(table, player, since, until)
+        size = pages.size(request.page_size)
+        found = self.listed(wanted, None if after is None else _key(after), size + 1)
         return replay_pb2.ListHandsResponse(
-            hands=[self.summary(f, self.records(f)) for f in wanted[start:end]],
-            next_page_token=pages.token(asked, (end,)) if end < len(wanted) else "",
+            hands=[summary for _, summary in found[:size]],
+            next_page_token=pages.token(asked, found[size - 1][0]) if len(found) > size else "",
         )
+
+    def listed(
+        self, wanted: Wanted, after: Key | None, limit: int
+    ) -> list[tuple[Key, replay_pb2.HandSummary]]:
+        """Up to ``limit`` finished hands ``wanted``, after the key ``after``,
+        by key. Each table's hands that the hand index holds come from it;
+        the rest (the index behind the log, or no index) from the log."""
+        served = self.served(wanted.table)
+        indexed = {} if self.index is None else hands.done(self.index)
+        found: list[tuple[Key, replay_pb2.HandSummary]] = []
+        if self.index is not None:
+            # A table served only so far (a match's deal not yet revealed, a
+            # table this process cannot read) has its index cut there.
+            cut = {t: served.get(t, 0) for t, n in indexed.items() if served.get(t, 0) < n}
+            found += [
+                (h.key(), _summary(h))
+                for h in hands.finished_hands(
+                    self.index,
+                    table_id="" if wanted.table is None else str(wanted.table),
+                    player=wanted.player,
+                    since=wanted.since,
+                    until=wanted.until,
+                    after=after,
+                    last=cut,
+                    limit=limit,
+                )
+            ]
+        for table, last in served.items():
+            held = indexed.get(table, 0)
+            if held >= last:
+                continue
+            logged = [
+                f
+                for f in self.finished(UUID(table))[0]
+                if held < f.number <= last
+                and wanted.takes(f)
+                and (after is None or f.key() > after)
+            ]
+            found += [(f.key(), self.summary(f, self.records(f))) for f in logged[:limit]]
+        return sorted(found, key=lambda pair: pair[0])[:limit]
+
+    def served(self, table: UUID | None) -> dict[str, int]:
+        """The last hand served of each table (of ``table`` only, if given),
+        by table id: every hand before it is finished, and at a match's
+        table revealed. A table that cannot be read is left out."""
+        out: dict[str, int] = {}
+        for key in self.hub.tables() if table is None else [table]:
+            try:
+                t = self.room.table(key).table
+            except Unreadable:  # logged once where it was found
+                continue
+            last = t.hands - (t.dealt is not None)
+            revealed = self.hub.revealed(key)
+            out[str(key)] = last if revealed is None else min(last, revealed)
+        return out
 
     def GetHand(
         self, request: replay_pb2.GetHandRequest, context: grpc.ServicerContext
