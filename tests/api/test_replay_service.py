@@ -29,6 +29,7 @@ from feltline.projections.projector import Projector
 from feltline.store.config import StoreConfig
 from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import auth_pb2, events_pb2, replay_pb2
+from feltline_replay import verify as verify_module
 from tests.postgres import store_env
 from tests.store.players import Players, finished, open_tables
 
@@ -738,3 +739,43 @@ def test_a_page_token_keeps_its_place_when_hands_finish_before_it(
     paged = [h.hand_id for h in [*first.hands, *rest]]
     assert len(paged) == len(set(paged))
     assert {h.hand_id for h in before} <= set(paged)
+
+
+# ---- VerifyHand
+
+
+def test_verifying_hands_of_one_table_checks_its_stream_once(
+    small: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's stream is checked once while it stays as it was, not
+    again with each of its hands."""
+    folds: list[str] = []
+    fold_table = verify_module.fold_table
+
+    def counted(records: list[dict[str, Any]], *, every: bool = False) -> Any:
+        folds.append(str(records[0]["id"]))
+        return fold_table(records, every=every)
+
+    monkeypatch.setattr(verify_module, "fold_table", counted)
+    auditor = small.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    table = hands[0].table_id
+    mine = [h for h in hands if h.table_id == table]
+    assert len(mine) >= 2
+    for hand in mine:
+        assert auditor.verify_hand(hand.hand_id).ok
+    assert folds == [table]
+
+
+def test_a_table_stream_changed_after_its_check_is_checked_again(small: Live) -> None:
+    """A byte changed in a table record already checked, the stream's length
+    unchanged, fails the next VerifyHand of any of its hands."""
+    auditor = small.client(AUDITOR)
+    hand = next(iter(auditor.list_hands()))
+    assert auditor.verify_hand(hand.hand_id).ok
+    assert _tamper(small, uuid.UUID(hand.table_id), 2, _garbled)
+    report = auditor.verify_hand(hand.hand_id)
+    assert not report.ok
+    assert ("table", hand.table_id, 2) in {
+        (f.kind, f.stream_id, f.position) for f in report.failures
+    }
