@@ -779,3 +779,28 @@ def test_a_table_stream_changed_after_its_check_is_checked_again(small: Live) ->
     assert ("table", hand.table_id, 2) in {
         (f.kind, f.stream_id, f.position) for f in report.failures
     }
+
+
+def test_finding_a_hand_reads_only_what_its_table_stored_since(
+    small: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GetHand and VerifyHand find a hand's deal and result without reading
+    and decoding its table's whole stream again on each call."""
+    auditor = small.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    table = uuid.UUID(hands[0].table_id)
+    mine = [h.hand_id for h in hands if h.table_id == str(table)]
+    auditor.get_hand(mine[0])
+    read: list[tuple[uuid.UUID, int]] = []
+    after = small.room.streams.after
+
+    def counted(stream: uuid.UUID, version: int) -> Any:
+        read.append((stream, version))
+        return after(stream, version)
+
+    monkeypatch.setattr(small.room.streams, "after", counted)
+    for hand in mine:
+        assert auditor.get_hand(hand).hand.hand_id == hand
+        assert auditor.verify_hand(hand).ok
+    assert read
+    assert (table, 0) not in read

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -112,6 +113,20 @@ class Finished:
         return {s.player for s in self.dealt.deal.seats}
 
 
+Pair = tuple[HandDealt, HandFinished | None]
+
+
+@dataclass
+class Dealt:
+    """A table's hands as far as its stream was read: through ``position``,
+    each dealt hand with its result (None while in play), and the number
+    of the hand in play there (0 for none)."""
+
+    position: int = 0
+    hands: dict[int, Pair] = field(default_factory=dict)
+    playing: int = 0
+
+
 @dataclass(frozen=True)
 class Wanted:
     """ListHands' filters: each None or empty for any."""
@@ -201,32 +216,50 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         # has been looked through: a hand id cannot be turned back into them.
         self._named: dict[UUID, tuple[UUID, int]] = {}
         self._through: dict[UUID, int] = {}
+        # Each table's hands as far as its stream was read (see dealt).
+        self._reading = threading.Lock()
+        self._dealt: dict[UUID, Dealt] = {}
         # Each table's stream as VerifyHand last checked it: digest, result.
         self._folded: dict[UUID, tuple[bytes, checks.Folded]] = {}
 
     # ---- finding hands
 
+    def dealt(self, table: UUID) -> dict[int, Pair]:
+        """Each hand the table dealt, by number, with the result the table
+        took of it (None while in play). The table's stream is read once:
+        each call reads only what was stored since the last."""
+        with self._reading:
+            kept = self._dealt.setdefault(table, Dealt())
+            for s in self.hub.table_records(table, kept.position):
+                if isinstance(s.event, HandDealt):
+                    kept.hands[s.event.hand] = s.event, None
+                    kept.playing = s.event.hand
+                elif isinstance(s.event, HandFinished) and kept.playing:
+                    kept.hands[kept.playing] = kept.hands[kept.playing][0], s.event
+                    kept.playing = 0
+                kept.position = s.position
+            return dict(kept.hands)
+
+    def setting(self, table: UUID) -> tuple[common_pb2.Game.ValueType, str]:
+        """The table's game and name, as a hand's summary and recall give them."""
+        t = self.room.table(table).table
+        assert t.config is not None
+        game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
+        return game, t.name or f"{t.config.rules.game} table"
+
     def finished(self, table: UUID) -> tuple[list[Finished], set[int]]:
         """The table's finished hands, in order, and the numbers of those
         still in play. A match's hand is in play until the match reveals
         its deal: the same cards may still be in play at another table."""
-        t = self.room.table(table).table
-        assert t.config is not None
-        game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
-        name = t.name or f"{t.config.rules.game} table"
+        game, name = self.setting(table)
+        revealed = self.hub.revealed(table)  # the match's, read once for every hand
         done: list[Finished] = []
         playing: set[int] = set()
-        dealt: HandDealt | None = None
-        revealed = self.hub.revealed(table)  # the match's, read once for every hand
-        for s in self.hub.table_records(table):
-            if isinstance(s.event, HandDealt):
-                dealt = s.event
-                playing.add(dealt.hand)
-            elif isinstance(s.event, HandFinished) and dealt is not None:
-                if revealed is None or dealt.hand <= revealed:
-                    done.append(Finished(table, dealt, s.event, game, name))
-                    playing.discard(dealt.hand)
-                dealt = None
+        for number, (dealt, result) in sorted(self.dealt(table).items()):
+            if result is not None and (revealed is None or number <= revealed):
+                done.append(Finished(table, dealt, result, game, name))
+            else:
+                playing.add(number)
         return done, playing
 
     def every_hand(self) -> list[Finished]:
@@ -259,11 +292,12 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         found = self.named(UUID(text))
         if found is not None:
             key, number = found
-            done, playing = self.finished(key)
-            for f in done:
-                if f.number == number:
-                    return f
-            if number in playing:
+            dealt, result = self.dealt(key).get(number, (None, None))
+            revealed = self.hub.revealed(key)
+            shown = revealed is None or number <= revealed
+            if dealt is not None and result is not None and shown:
+                return Finished(key, dealt, result, *self.setting(key))
+            if dealt is not None:
                 raise ApiError(
                     R.ERROR_REASON_HAND_IN_PROGRESS,
                     f"hand {text} (hand {number} of table {key}) is still in play (or, at a "
