@@ -13,6 +13,8 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -779,6 +781,48 @@ def test_a_table_stream_changed_after_its_check_is_checked_again(small: Live) ->
     assert ("table", hand.table_id, 2) in {
         (f.kind, f.stream_id, f.position) for f in report.failures
     }
+
+
+# ---- refusals as the other services give them
+
+
+def test_recalling_a_player_with_no_account_is_not_found_as_in_the_ledger(indexed: Live) -> None:
+    auditor = indexed.client(AUDITOR)
+    missing = grpc.StatusCode.NOT_FOUND, "ACCOUNT_NOT_FOUND"
+    ledger = _refused(lambda: auditor.ledger.account("nobody"), *missing)
+    recall = _refused(lambda: auditor.recall_hands("nobody"), *missing)
+    assert recall.message == ledger.message
+    assert recall.metadata["player_id"] == "nobody"
+    _refused(lambda: indexed.client(ADMIN).recall_hands("nobody"), *missing)
+
+
+def test_a_range_with_no_time_in_it_is_refused_alike_naming_end_time(indexed: Live) -> None:
+    """ListHands and SearchHands (both end exclusive) refuse an end at or
+    before the start in the same words; ExportHands (end inclusive) one
+    before it."""
+    auditor = indexed.client(AUDITOR)
+    bad = grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"
+    for start, end in [(10, 5), (10, 10)]:
+        listed = _refused(partial(auditor.list_hands_page, start_time=start, end_time=end), *bad)
+        since, until = datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
+        searched = _refused(partial(auditor.ledger.search_hands_page, start=since, end=until), *bad)
+        for refused in (listed, searched):
+            assert [(v.field, v.description) for v in refused.violations] == [
+                ("end_time", "must be after start_time")
+            ]
+        assert listed.message == searched.message
+    e = _refused(lambda: auditor.export_hands(start_time=10, end_time=5), *bad)
+    assert [v.field for v in e.violations] == ["end_time"]
+    assert list(auditor.export_hands(start_time=10, end_time=10))  # the header, at least
+
+
+def test_a_player_asking_for_the_log_is_told_which_formats_it_may_have(indexed: Live) -> None:
+    names = ["EXPORT_FORMAT_PHH", "EXPORT_FORMAT_OHH", "EXPORT_FORMAT_POKERSTARS"]
+    for client in (indexed.client(PLAYER, "p0"), indexed.client(SPECTATOR)):
+        e = _refused(client.export_hands, grpc.StatusCode.PERMISSION_DENIED, "ROLE_FORBIDDEN")
+        assert all(name in e.message for name in [*names, "EXPORT_FORMAT_HTML"]), e.message
+        out = io.StringIO()
+        client.export_history(replay_pb2.EXPORT_FORMAT_OHH, out)  # as the message says
 
 
 def test_finding_a_hand_reads_only_what_its_table_stored_since(

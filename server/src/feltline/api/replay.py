@@ -33,7 +33,7 @@ from feltline.api.hub import Hub
 from feltline.api.redaction import Viewer, sees_down_cards, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
-from feltline.domain.ids import hand_id
+from feltline.domain.ids import account_id, hand_id
 from feltline.engine.cards import Card
 from feltline.engine.events import (
     Acted,
@@ -78,7 +78,7 @@ RECALLED = 10  # GLI-19: the last ten games
 BATCH = 256 * 1024  # characters of log lines per ExportHands message
 SOURCE = "feltline server"
 # The hand-history formats ExportHands offers beside the portable log.
-HISTORIES: dict[int, Format] = {
+HISTORIES: dict[replay_pb2.ExportFormat.ValueType, Format] = {
     replay_pb2.EXPORT_FORMAT_PHH: FORMATS["phh"],
     replay_pb2.EXPORT_FORMAT_OHH: FORMATS["ohh"],
     replay_pb2.EXPORT_FORMAT_POKERSTARS: FORMATS["pokerstars"],
@@ -178,22 +178,6 @@ def _summary(h: hands.FinishedHand) -> replay_pb2.HandSummary:
 
 def _timestamp(seconds: int | None) -> Timestamp:
     return Timestamp(seconds=seconds or 0)
-
-
-def _times(
-    request: replay_pb2.ListHandsRequest | replay_pb2.ExportHandsRequest,
-) -> tuple[int | None, int | None]:
-    """The request's time range as seconds, each end None if not given;
-    refused if the end comes before the start."""
-    since = request.start_time.seconds if request.HasField("start_time") else None
-    until = request.end_time.seconds if request.HasField("end_time") else None
-    if since is not None and until is not None and until < since:
-        raise ApiError(
-            R.ERROR_REASON_INVALID_REQUEST,
-            "end_time is before start_time: no hand could be in that range",
-            violations=[("end_time", "must not be before start_time")],
-        )
-    return since, until
 
 
 def _no_hand(hand: str) -> ApiError:
@@ -393,7 +377,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     violations=[("player_id", "must be empty or the caller's own")],
                 )
             player = caller.player_id
-        since, until = _times(request)
+        since, until = views.time_range(request)
         asked = pages.query("ListHands", request.table_id, player, since, until)
         after = pages.after(asked, request.page_token, (int, str, int))
         table = UUID(request.table_id) if request.table_id else None
@@ -607,7 +591,16 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         self, request: replay_pb2.ExportHandsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.ExportHandsResponse]:
         history = HISTORIES.get(request.format)
-        caller = require_role(AUDITOR, ADMIN) if history is None else require_role(*ANYONE)
+        caller = require_role(*ANYONE)
+        if history is None and caller.role not in (AUDITOR, ADMIN):
+            formats = ", ".join(replay_pb2.ExportFormat.Name(f) for f in HISTORIES)
+            raise ApiError(
+                R.ERROR_REASON_ROLE_FORBIDDEN,
+                "the portable log (EXPORT_FORMAT_FELTLINE_LOG) is every record as stored, "
+                "face-down cards and seeds included: it is for auditor or admin tokens; a "
+                f"player or a spectator may ask for the hand histories {formats}",
+                metadata={"formats": formats},
+            )
         players = tuple(request.player_ids)
         if caller.role == PLAYER:
             if set(players) - {caller.player_id}:
@@ -618,7 +611,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     violations=[("player_ids", "must be empty or the caller's own")],
                 )
             players = (caller.player_id,)
-        since, until = _times(request)
+        since, until = views.time_range(request, inclusive=True)
         selection = Selection(
             tables=tuple(UUID(t) for t in request.table_ids),
             hands=tuple(UUID(h) for h in request.hand_ids),
@@ -701,6 +694,12 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 R.ERROR_REASON_INVALID_REQUEST,
                 "name the player whose hands to recall",
                 violations=[("player_id", "required for an auditor or an admin")],
+            )
+        if caller.role != PLAYER and self.room.streams.account(account_id(player)).version == 0:
+            raise ApiError(  # as the Ledger answers a player no account was opened for
+                R.ERROR_REASON_ACCOUNT_NOT_FOUND,
+                f"there is no account for {player}",
+                metadata={"player_id": player},
             )
         hands = [f for f in self.every_hand() if player in f.seats()][-RECALLED:]
         return replay_pb2.RecallHandsResponse(hands=[self.recalled(f, player) for f in hands])
