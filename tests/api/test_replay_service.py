@@ -13,6 +13,8 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +24,14 @@ import pytest
 
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.deck import commitment
-from feltline_client import FeltlineError
+from feltline.projections.projector import Projector
+from feltline.store.config import StoreConfig
+from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import auth_pb2, events_pb2, replay_pb2
+from feltline_replay import verify as verify_module
 from tests.postgres import store_env
 from tests.store.players import Players, finished, open_tables
 
@@ -571,3 +577,274 @@ def test_the_server_reports_the_replay_service_healthy(played: Live) -> None:
         stub = health_pb2_grpc.HealthStub(channel)
         reply = stub.Check(health_pb2.HealthCheckRequest(service="feltline.v1.ReplayService"))
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+# ---- ListHands from the hand index
+
+
+def _play(room: Room, ids: list[uuid.UUID], hands: int, rng: random.Random) -> None:
+    """Play on at ``ids`` until ``hands`` hands are finished there in all."""
+    seated = [Players(room, t, rng, pool=NAMES) for t in ids]
+    while finished(room, ids) < hands:
+        for p in seated:
+            p.step()
+
+
+def _indexed(env: dict[str, str], path: Path, *, project: bool) -> tuple[Live, Projector]:
+    """A server with its projector, caught up, over hands of every game;
+    the first table closed mid-hand (its hand cancelled). With ``project``
+    false the server does not run the projector: the test moves it."""
+    signer = Signer.generate()
+    room = open_store(env, signer)
+    ids = open_tables(room, 4)
+    _play(room, ids, 40, random.Random(3))
+    while room.table(ids[0]).table.dealt is None:
+        Players(room, ids[0], random.Random(4), pool=NAMES).step()
+    room.close_table(ids[0], "closing", at=10**6)
+    projector = Projector(room.streams, StoreConfig.from_env(env).env)
+    projector.follower.catch_up()
+    clock = Seconds(0)
+    server = Feltline(
+        room, signer.public_key, clock=clock, tick=3600, projector=projector, project=project
+    ).start()
+    return Live(path, signer, clock, room, server, env=env), projector
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def indexed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Live]:
+    """A server reading its hand index, caught up, over hands of every game."""
+    path = tmp_path_factory.mktemp("indexed") / "indexed.db"
+    live, _ = _indexed(_store(request, path), path, project=True)
+    yield live
+    _stop(live)
+
+
+def _finished_by_table(live: Live) -> dict[str, list[int]]:
+    """Each table's finished hands' numbers, as the store says."""
+    out = {}
+    for key in live.server.hub.tables():
+        t = live.room.table(key).table
+        out[str(key)] = list(range(1, t.hands - (t.dealt is not None) + 1))
+    return out
+
+
+def _every_page(
+    client: Client, size: int, token: str = "", **filters: Any
+) -> list[replay_pb2.HandSummary]:
+    """Every page from ``token`` on (the first page's, if empty)."""
+    out: list[replay_pb2.HandSummary] = []
+    while True:
+        page = client.list_hands_page(page_size=size, page_token=token, **filters)
+        assert len(page.hands) <= size
+        out.extend(page.hands)
+        token = page.next_page_token
+        if not token:
+            return out
+
+
+def _order(h: replay_pb2.HandSummary) -> tuple[int, str, int]:
+    return h.start_time.seconds, h.table_id, h.hand_number
+
+
+def test_hands_listed_from_the_index_are_those_the_log_gives(indexed: Live) -> None:
+    """Every finished hand once, in order, each summary as GetHand reads it
+    from the log: every game, a cancelled hand, bets returned uncalled."""
+    auditor = indexed.client(AUDITOR)
+    every = _every_page(auditor, 7)
+    assert every == list(auditor.list_hands_page(page_size=200).hands)
+    assert [_order(h) for h in every] == sorted(_order(h) for h in every)
+    listed: dict[str, list[int]] = {}
+    for h in every:
+        listed.setdefault(h.table_id, []).append(h.hand_number)
+        assert h == auditor.get_hand(h.hand_id).hand
+    assert {t: sorted(n) for t, n in listed.items()} == _finished_by_table(indexed)
+    assert len({h.game for h in every}) == 4
+    assert any(h.cancelled for h in every)
+    for name in NAMES[:3]:
+        mine = [h for h in every if name in {s.player_id for s in h.seats}]
+        assert _every_page(indexed.client(PLAYER, name), 3) == mine
+    table = every[0].table_id
+    assert _every_page(auditor, 5, table_id=table) == [h for h in every if h.table_id == table]
+    starts = sorted({h.start_time.seconds for h in every})
+    since, until = starts[len(starts) // 3], starts[2 * len(starts) // 3]
+    between = [h for h in every if since <= h.start_time.seconds < until]
+    assert between
+    assert _every_page(auditor, 4, start_time=since, end_time=until) == between
+
+
+def test_listing_reads_no_hand_s_records_once_the_index_holds_it(
+    indexed: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page costs a few queries of the index, not each hand's records:
+    with the records out of reach, every hand is still listed."""
+    auditor = indexed.client(AUDITOR)
+    every = list(auditor.list_hands(page_size=200))
+
+    def unread(*_: object) -> list[Any]:
+        raise AssertionError("ListHands read a hand's records")
+
+    monkeypatch.setattr(indexed.server.hub, "hand_records", unread)
+    assert _every_page(auditor, 9) == every
+
+
+@pytest.fixture
+def lagging(tmp_path: Path) -> Iterator[tuple[Live, Projector]]:
+    """A server whose projector it does not run: the test moves it."""
+    path = tmp_path / "lagging.db"
+    live, projector = _indexed({"SQLITE_DBNAME": str(path)}, path, project=False)
+    yield live, projector
+    _stop(live)
+
+
+def test_hands_the_index_has_not_reached_are_listed_from_the_log(
+    lagging: tuple[Live, Projector],
+) -> None:
+    live, projector = lagging
+    auditor = live.client(AUDITOR)
+    before = list(auditor.list_hands())
+    ids = [uuid.UUID(t) for t in _finished_by_table(live)][1:]  # the first table is closed
+    _play(live.room, ids, finished(live.room, ids) + 12, random.Random(5))
+    every = _every_page(auditor, 6)
+    assert len(every) >= len(before) + 12
+    numbers: dict[str, list[int]] = {}
+    for h in every:
+        numbers.setdefault(h.table_id, []).append(h.hand_number)
+        assert h == auditor.get_hand(h.hand_id).hand
+    assert {t: sorted(n) for t, n in numbers.items()} == _finished_by_table(live)
+    projector.follower.catch_up()
+    assert _every_page(auditor, 6) == every
+
+
+def test_a_page_token_keeps_its_place_when_hands_finish_before_it(
+    lagging: tuple[Live, Projector],
+) -> None:
+    """A token names the last hand of its page, not a count of hands: a hand
+    finished meanwhile that sorts before it neither repeats a hand on the
+    next page nor pushes one off."""
+    live, projector = lagging
+    auditor = live.client(AUDITOR)
+    before = list(auditor.list_hands())
+    first = auditor.list_hands_page(page_size=len(before) - 2)
+    mark = _order(first.hands[-1])
+    times = {
+        t: max(h.start_time.seconds for h in before if h.table_id == t)
+        for t in {h.table_id for h in before if not h.cancelled}
+    }
+    earliest = uuid.UUID(min(times, key=lambda t: times[t]))
+    _play(live.room, [earliest], finished(live.room, [earliest]) + 1, random.Random(6))
+    projector.follower.catch_up()
+    new = [h for h in auditor.list_hands() if h.hand_id not in {b.hand_id for b in before}]
+    assert any(_order(h) < mark for h in new)  # it sorts before the token's place
+    rest = _every_page(auditor, 50, first.next_page_token)
+    paged = [h.hand_id for h in [*first.hands, *rest]]
+    assert len(paged) == len(set(paged))
+    assert {h.hand_id for h in before} <= set(paged)
+
+
+# ---- VerifyHand
+
+
+def test_verifying_hands_of_one_table_checks_its_stream_once(
+    small: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's stream is checked once while it stays as it was, not
+    again with each of its hands."""
+    folds: list[str] = []
+    fold_table = verify_module.fold_table
+
+    def counted(records: list[dict[str, Any]], *, every: bool = False) -> Any:
+        folds.append(str(records[0]["id"]))
+        return fold_table(records, every=every)
+
+    monkeypatch.setattr(verify_module, "fold_table", counted)
+    auditor = small.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    table = hands[0].table_id
+    mine = [h for h in hands if h.table_id == table]
+    assert len(mine) >= 2
+    for hand in mine:
+        assert auditor.verify_hand(hand.hand_id).ok
+    assert folds == [table]
+
+
+def test_a_table_stream_changed_after_its_check_is_checked_again(small: Live) -> None:
+    """A byte changed in a table record already checked, the stream's length
+    unchanged, fails the next VerifyHand of any of its hands."""
+    auditor = small.client(AUDITOR)
+    hand = next(iter(auditor.list_hands()))
+    assert auditor.verify_hand(hand.hand_id).ok
+    assert _tamper(small, uuid.UUID(hand.table_id), 2, _garbled)
+    report = auditor.verify_hand(hand.hand_id)
+    assert not report.ok
+    assert ("table", hand.table_id, 2) in {
+        (f.kind, f.stream_id, f.position) for f in report.failures
+    }
+
+
+# ---- refusals as the other services give them
+
+
+def test_recalling_a_player_with_no_account_is_not_found_as_in_the_ledger(indexed: Live) -> None:
+    auditor = indexed.client(AUDITOR)
+    missing = grpc.StatusCode.NOT_FOUND, "ACCOUNT_NOT_FOUND"
+    ledger = _refused(lambda: auditor.ledger.account("nobody"), *missing)
+    recall = _refused(lambda: auditor.recall_hands("nobody"), *missing)
+    assert recall.message == ledger.message
+    assert recall.metadata["player_id"] == "nobody"
+    _refused(lambda: indexed.client(ADMIN).recall_hands("nobody"), *missing)
+
+
+def test_a_range_with_no_time_in_it_is_refused_alike_naming_end_time(indexed: Live) -> None:
+    """ListHands and SearchHands (both end exclusive) refuse an end at or
+    before the start in the same words; ExportHands (end inclusive) one
+    before it."""
+    auditor = indexed.client(AUDITOR)
+    bad = grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"
+    for start, end in [(10, 5), (10, 10)]:
+        listed = _refused(partial(auditor.list_hands_page, start_time=start, end_time=end), *bad)
+        since, until = datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
+        searched = _refused(partial(auditor.ledger.search_hands_page, start=since, end=until), *bad)
+        for refused in (listed, searched):
+            assert [(v.field, v.description) for v in refused.violations] == [
+                ("end_time", "must be after start_time")
+            ]
+        assert listed.message == searched.message
+    e = _refused(lambda: auditor.export_hands(start_time=10, end_time=5), *bad)
+    assert [v.field for v in e.violations] == ["end_time"]
+    assert list(auditor.export_hands(start_time=10, end_time=10))  # the header, at least
+
+
+def test_a_player_asking_for_the_log_is_told_which_formats_it_may_have(indexed: Live) -> None:
+    names = ["EXPORT_FORMAT_PHH", "EXPORT_FORMAT_OHH", "EXPORT_FORMAT_POKERSTARS"]
+    for client in (indexed.client(PLAYER, "p0"), indexed.client(SPECTATOR)):
+        e = _refused(client.export_hands, grpc.StatusCode.PERMISSION_DENIED, "ROLE_FORBIDDEN")
+        assert all(name in e.message for name in [*names, "EXPORT_FORMAT_HTML"]), e.message
+        out = io.StringIO()
+        client.export_history(replay_pb2.EXPORT_FORMAT_OHH, out)  # as the message says
+
+
+def test_finding_a_hand_reads_only_what_its_table_stored_since(
+    small: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GetHand and VerifyHand find a hand's deal and result without reading
+    and decoding its table's whole stream again on each call."""
+    auditor = small.client(AUDITOR)
+    hands = list(auditor.list_hands())
+    table = uuid.UUID(hands[0].table_id)
+    mine = [h.hand_id for h in hands if h.table_id == str(table)]
+    auditor.get_hand(mine[0])
+    read: list[tuple[uuid.UUID, int]] = []
+    after = small.room.streams.after
+
+    def counted(stream: uuid.UUID, version: int) -> Any:
+        read.append((stream, version))
+        return after(stream, version)
+
+    monkeypatch.setattr(small.room.streams, "after", counted)
+    for hand in mine:
+        assert auditor.get_hand(hand).hand.hand_id == hand
+        assert auditor.verify_hand(hand).ok
+    assert read
+    assert (table, 0) not in read

@@ -110,6 +110,10 @@ def test_views_built_from_old_event_versions_equal_views_built_from_new(
         finally:
             log.close()
     new, old = built
+    # A hand's end time is its last record's, which version 1 records did not keep.
+    for view in built:
+        ends = view["hand_index"]["hand_ends"]
+        view["hand_index"]["hand_ends"] = [(*r[:4], None, *r[5:]) for r in ends]
     assert new["ledger"]["ledger_entries"]
     assert new["hand_index"]["hand_tables"]
     assert old == new

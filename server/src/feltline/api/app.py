@@ -67,7 +67,7 @@ def services(hub: Hub, projector: Projector | None = None) -> list[Service]:
         service(
             replay_pb2.DESCRIPTOR.services_by_name["ReplayService"],
             replay_pb2_grpc.add_ReplayServiceServicer_to_server,
-            ReplayServicer(hub),
+            ReplayServicer(hub, projector),
         ),
         service(
             ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],

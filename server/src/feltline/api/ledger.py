@@ -238,8 +238,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         player = self._account(caller, request.player_id, everyone=True)
         table = str(self._table(request.table_id)) if request.table_id else ""
         game = "" if not request.game else _game(request.game).value
-        since = request.start_time.seconds if request.HasField("start_time") else None
-        until = request.end_time.seconds if request.HasField("end_time") else None
+        since, until = views.time_range(request)
         asked = pages.query("SearchHands", table, player, game, since, until)
         after = pages.after(asked, request.page_token, (int, str))
         size = pages.size(request.page_size)

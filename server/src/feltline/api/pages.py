@@ -55,16 +55,6 @@ def after(asked: str, page_token: str, shape: Sequence[type[int] | type[str]]) -
     return tuple(decoded[1:])
 
 
-def offset(asked: str, page_token: str) -> int:
-    """How many rows ``page_token`` resumes after, for a list paged by
-    position (0 for the first page); refused as :func:`after` refuses."""
-    key = after(asked, page_token, (int,))
-    start = int(key[0]) if key is not None else 0
-    if start < 0:
-        raise _not_ours()
-    return start
-
-
 def _not_ours() -> ApiError:
     return ApiError(
         errors_pb2.ERROR_REASON_INVALID_REQUEST,

@@ -13,8 +13,10 @@ and exporting reuse ``feltline-replay`` itself over this server's rows
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import threading
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -32,7 +34,7 @@ from feltline.api.hub import Hub
 from feltline.api.redaction import Viewer, sees_down_cards, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
-from feltline.domain.ids import hand_id
+from feltline.domain.ids import account_id, hand_id
 from feltline.engine.cards import Card
 from feltline.engine.events import (
     Acted,
@@ -45,9 +47,13 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
+from feltline.engine.rules import Game
 from feltline.engine.state import Hand
 from feltline.engine.table import HandDealt, HandFinished
 from feltline.engine.turn import waiting_on
+from feltline.projections import hands
+from feltline.projections.hands import Key
+from feltline.projections.projector import Projector
 from feltline.store.faults import Unreadable
 from feltline.store.rows import StoredRows
 from feltline_protos.v1 import (
@@ -60,10 +66,11 @@ from feltline_protos.v1 import (
     tables_pb2,
 )
 from feltline_replay import log
-from feltline_replay.export import Selection, export, records
+from feltline_replay import verify as checks
+from feltline_replay.export import Selection, export
 from feltline_replay.histories import FORMATS, Format, LoggedHand, logged_hands
 from feltline_replay.show import Viewer as Reader
-from feltline_replay.verify import verify
+from feltline_replay.store import record
 
 R = errors_pb2.ErrorReason
 PLAYER, SPECTATOR = auth_pb2.ROLE_PLAYER, auth_pb2.ROLE_SPECTATOR
@@ -72,7 +79,7 @@ RECALLED = 10  # GLI-19: the last ten games
 BATCH = 256 * 1024  # characters of log lines per ExportHands message
 SOURCE = "feltline server"
 # The hand-history formats ExportHands offers beside the portable log.
-HISTORIES: dict[int, Format] = {
+HISTORIES: dict[replay_pb2.ExportFormat.ValueType, Format] = {
     replay_pb2.EXPORT_FORMAT_PHH: FORMATS["phh"],
     replay_pb2.EXPORT_FORMAT_OHH: FORMATS["ohh"],
     replay_pb2.EXPORT_FORMAT_POKERSTARS: FORMATS["pokerstars"],
@@ -83,11 +90,10 @@ CHOICES = (Posted, Acted, Drew, Declared)
 
 @dataclass(frozen=True)
 class Finished:
-    """A hand its table dealt and took the result of; ``order`` is its
-    table's place among the tables, for a stable order across tables."""
+    """A hand its table dealt and took the result of, as its table's stream
+    says."""
 
     table: UUID
-    order: int
     dealt: HandDealt
     finished: HandFinished
     game: common_pb2.Game.ValueType
@@ -101,31 +107,78 @@ class Finished:
     def id(self) -> UUID:
         return hand_id(self.table, self.dealt.hand)
 
-    def key(self) -> tuple[int, int, int]:
-        return self.dealt.at, self.order, self.dealt.hand
+    def key(self) -> Key:
+        return self.dealt.at, str(self.table), self.dealt.hand
 
     def seats(self) -> set[str]:
         return {s.player for s in self.dealt.deal.seats}
 
 
+Pair = tuple[HandDealt, HandFinished | None]
+
+
+@dataclass
+class Dealt:
+    """A table's hands as far as its stream was read: through ``position``,
+    each dealt hand with its result (None while in play), and the number
+    of the hand in play there (0 for none)."""
+
+    position: int = 0
+    hands: dict[int, Pair] = field(default_factory=dict)
+    playing: int = 0
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """ListHands' filters: each None or empty for any."""
+
+    table: UUID | None
+    player: str
+    since: int | None
+    until: int | None
+
+    def takes(self, f: Finished) -> bool:
+        return (
+            (not self.player or self.player in f.seats())
+            and (self.since is None or f.dealt.at >= self.since)
+            and (self.until is None or f.dealt.at < self.until)
+        )
+
+
+def _key(key: pages.Key) -> Key:
+    at, table, number = key
+    return int(at), str(table), int(number)
+
+
+def _summary(h: hands.FinishedHand) -> replay_pb2.HandSummary:
+    """A hand in brief from the hand index: what :meth:`ReplayServicer.summary`
+    makes of its records."""
+    return replay_pb2.HandSummary(
+        hand_id=h.hand_id,
+        table_id=h.table_id,
+        hand_number=h.number,
+        game=common_pb2.Game.Value("GAME_" + Game(h.game).name),
+        start_time=_timestamp(h.at),
+        end_time=_timestamp(h.ended_at),
+        button=h.button,
+        seats=[
+            replay_pb2.HandResult(
+                seat=s.seat,
+                player_id=s.player,
+                starting_stack=s.start,
+                final_stack=s.final,
+                bet=s.bet,
+                won=s.won,
+            )
+            for s in h.seats
+        ],
+        rake=h.rake,
+        cancelled=h.cancelled,
+    )
+
+
 def _timestamp(seconds: int | None) -> Timestamp:
     return Timestamp(seconds=seconds or 0)
-
-
-def _times(
-    request: replay_pb2.ListHandsRequest | replay_pb2.ExportHandsRequest,
-) -> tuple[int | None, int | None]:
-    """The request's time range as seconds, each end None if not given;
-    refused if the end comes before the start."""
-    since = request.start_time.seconds if request.HasField("start_time") else None
-    until = request.end_time.seconds if request.HasField("end_time") else None
-    if since is not None and until is not None and until < since:
-        raise ApiError(
-            R.ERROR_REASON_INVALID_REQUEST,
-            "end_time is before start_time: no hand could be in that range",
-            violations=[("end_time", "must not be before start_time")],
-        )
-    return since, until
 
 
 def _no_hand(hand: str) -> ApiError:
@@ -137,49 +190,70 @@ def _no_hand(hand: str) -> ApiError:
 
 
 class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, projector: Projector | None = None) -> None:
         self.hub = hub
         self.room = hub.room
+        # The hand index, where this server reads the views: ListHands pages it.
+        views = {} if projector is None else projector.views
+        self.index = views.get("hand_index")
         self.rows = StoredRows(hub.room.streams, hub.tables, SOURCE)
         # Hand ids by the table and number they name, as far as each table
         # has been looked through: a hand id cannot be turned back into them.
         self._named: dict[UUID, tuple[UUID, int]] = {}
         self._through: dict[UUID, int] = {}
+        # Each table's hands as far as its stream was read (see dealt).
+        self._reading = threading.Lock()
+        self._dealt: dict[UUID, Dealt] = {}
+        # Each table's stream as VerifyHand last checked it: digest, result.
+        self._folded: dict[UUID, tuple[bytes, checks.Folded]] = {}
 
     # ---- finding hands
 
-    def finished(self, table: UUID, order: int) -> tuple[list[Finished], set[int]]:
-        """The table's finished hands, in order, and the numbers of those
-        still in play. A match's hand is in play until the match reveals
-        its deal: the same cards may still be in play at another table."""
+    def dealt(self, table: UUID) -> dict[int, Pair]:
+        """Each hand the table dealt, by number, with the result the table
+        took of it (None while in play). The table's stream is read once:
+        each call reads only what was stored since the last."""
+        with self._reading:
+            kept = self._dealt.setdefault(table, Dealt())
+            for s in self.hub.table_records(table, kept.position):
+                if isinstance(s.event, HandDealt):
+                    kept.hands[s.event.hand] = s.event, None
+                    kept.playing = s.event.hand
+                elif isinstance(s.event, HandFinished) and kept.playing:
+                    kept.hands[kept.playing] = kept.hands[kept.playing][0], s.event
+                    kept.playing = 0
+                kept.position = s.position
+            return dict(kept.hands)
+
+    def setting(self, table: UUID) -> tuple[common_pb2.Game.ValueType, str]:
+        """The table's game and name, as a hand's summary and recall give them."""
         t = self.room.table(table).table
         assert t.config is not None
         game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
-        name = t.name or f"{t.config.rules.game} table"
+        return game, t.name or f"{t.config.rules.game} table"
+
+    def finished(self, table: UUID) -> tuple[list[Finished], set[int]]:
+        """The table's finished hands, in order, and the numbers of those
+        still in play. A match's hand is in play until the match reveals
+        its deal: the same cards may still be in play at another table."""
+        game, name = self.setting(table)
+        revealed = self.hub.revealed(table)  # the match's, read once for every hand
         done: list[Finished] = []
         playing: set[int] = set()
-        dealt: HandDealt | None = None
-        revealed = self.hub.revealed(table)  # the match's, read once for every hand
-        for s in self.hub.table_records(table):
-            if isinstance(s.event, HandDealt):
-                dealt = s.event
-                playing.add(dealt.hand)
-            elif isinstance(s.event, HandFinished) and dealt is not None:
-                if revealed is None or dealt.hand <= revealed:
-                    done.append(Finished(table, order, dealt, s.event, game, name))
-                    playing.discard(dealt.hand)
-                dealt = None
+        for number, (dealt, result) in sorted(self.dealt(table).items()):
+            if result is not None and (revealed is None or number <= revealed):
+                done.append(Finished(table, dealt, result, game, name))
+            else:
+                playing.add(number)
         return done, playing
 
-    def every_hand(self, table: UUID | None = None) -> list[Finished]:
-        """Every finished hand (of ``table``, if given), oldest first; a
-        table that cannot be read is left out, as ListTables does."""
+    def every_hand(self) -> list[Finished]:
+        """Every finished hand, oldest first; a table that cannot be read is
+        left out, as ListTables does."""
         found: list[Finished] = []
-        for order, key in enumerate(self.hub.tables()):
-            if table is not None and key != table:
-                continue
+        for key in self.hub.tables():
             try:
-                found.extend(self.finished(key, order)[0])
+                found.extend(self.finished(key)[0])
             except Unreadable:  # logged once where it was found
                 continue
         return sorted(found, key=Finished.key)
@@ -203,11 +277,12 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         found = self.named(UUID(text))
         if found is not None:
             key, number = found
-            done, playing = self.finished(key, self.hub.tables().index(key))
-            for f in done:
-                if f.number == number:
-                    return f
-            if number in playing:
+            dealt, result = self.dealt(key).get(number, (None, None))
+            revealed = self.hub.revealed(key)
+            shown = revealed is None or number <= revealed
+            if dealt is not None and result is not None and shown:
+                return Finished(key, dealt, result, *self.setting(key))
+            if dealt is not None:
                 raise ApiError(
                     R.ERROR_REASON_HAND_IN_PROGRESS,
                     f"hand {text} (hand {number} of table {key}) is still in play (or, at a "
@@ -303,9 +378,9 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     violations=[("player_id", "must be empty or the caller's own")],
                 )
             player = caller.player_id
-        since, until = _times(request)
+        since, until = views.time_range(request)
         asked = pages.query("ListHands", request.table_id, player, since, until)
-        start = pages.offset(asked, request.page_token)
+        after = pages.after(asked, request.page_token, (int, str, int))
         table = UUID(request.table_id) if request.table_id else None
         if table is not None and table not in self.hub.tables():
             raise ApiError(
@@ -313,18 +388,68 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 f"no table {table}",
                 metadata={"table_id": str(table)},
             )
-        wanted = [
-            f
-            for f in self.every_hand(table)
-            if (not player or player in f.seats())
-            and (since is None or f.dealt.at >= since)
-            and (until is None or f.dealt.at < until)
-        ]
-        end = start + pages.size(request.page_size)
+        wanted = Wanted(table, player, since, until)
+        size = pages.size(request.page_size)
+        found = self.listed(wanted, None if after is None else _key(after), size + 1)
         return replay_pb2.ListHandsResponse(
-            hands=[self.summary(f, self.records(f)) for f in wanted[start:end]],
-            next_page_token=pages.token(asked, (end,)) if end < len(wanted) else "",
+            hands=[summary for _, summary in found[:size]],
+            next_page_token=pages.token(asked, found[size - 1][0]) if len(found) > size else "",
         )
+
+    def listed(
+        self, wanted: Wanted, after: Key | None, limit: int
+    ) -> list[tuple[Key, replay_pb2.HandSummary]]:
+        """Up to ``limit`` finished hands ``wanted``, after the key ``after``,
+        by key. Each table's hands that the hand index holds come from it;
+        the rest (the index behind the log, or no index) from the log."""
+        served = self.served(wanted.table)
+        indexed = {} if self.index is None else hands.done(self.index)
+        found: list[tuple[Key, replay_pb2.HandSummary]] = []
+        if self.index is not None:
+            # A table served only so far (a match's deal not yet revealed, a
+            # table this process cannot read) has its index cut there.
+            cut = {t: served.get(t, 0) for t, n in indexed.items() if served.get(t, 0) < n}
+            found += [
+                (h.key(), _summary(h))
+                for h in hands.finished_hands(
+                    self.index,
+                    table_id="" if wanted.table is None else str(wanted.table),
+                    player=wanted.player,
+                    since=wanted.since,
+                    until=wanted.until,
+                    after=after,
+                    last=cut,
+                    limit=limit,
+                )
+            ]
+        for table, last in served.items():
+            held = indexed.get(table, 0)
+            if held >= last:
+                continue
+            logged = [
+                f
+                for f in self.finished(UUID(table))[0]
+                if held < f.number <= last
+                and wanted.takes(f)
+                and (after is None or f.key() > after)
+            ]
+            found += [(f.key(), self.summary(f, self.records(f))) for f in logged[:limit]]
+        return sorted(found, key=lambda pair: pair[0])[:limit]
+
+    def served(self, table: UUID | None) -> dict[str, int]:
+        """The last hand served of each table (of ``table`` only, if given),
+        by table id: every hand before it is finished, and at a match's
+        table revealed. A table that cannot be read is left out."""
+        out: dict[str, int] = {}
+        for key in self.hub.tables() if table is None else [table]:
+            try:
+                t = self.room.table(key).table
+            except Unreadable:  # logged once where it was found
+                continue
+            last = t.hands - (t.dealt is not None)
+            revealed = self.hub.revealed(key)
+            out[str(key)] = last if revealed is None else min(last, revealed)
+        return out
 
     def GetHand(
         self, request: replay_pb2.GetHandRequest, context: grpc.ServicerContext
@@ -415,9 +540,16 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         require_role(AUDITOR, ADMIN)
         f = self.hand(request.hand_id)
         key = self.room.streams.signer.public_hex
-        lines = records(self.rows, [f.table], {f.table: [f.number]})
-        # One hand: verifying every signature, not only the seal, costs ~1 ms.
-        report = verify(lines, key, complete=False, all_signatures=True)
+        # What `feltline-replay verify --all-signatures` does with the table's
+        # stream and this hand's: the table's own checks kept while its stream
+        # stays as it was, the hand's (about 1 ms) made each time.
+        verifier = checks.Verifier(key, complete=False, all_signatures=True)
+        verifier.table(self.folded(f.table))
+        stream = hand_id(f.table, f.number)
+        rows = [record(stream, *row) for row in self.rows.stream(stream)]
+        if rows:
+            verifier.hand(checks.check_hand(rows, every=True))
+        report = verifier.finish()
         for failure in report.failures:
             metrics.VERIFY_FAILURES.labels(failure.check).inc()
         try:  # a hand whose records do not decode still gets its report
@@ -441,11 +573,37 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             public_key=key,
         )
 
+    def folded(self, table: UUID) -> checks.Folded:
+        """The table's stream checked on its own (chain, every signature, hand
+        numbers, starting stacks, the deals its hands are tied to), kept with
+        a digest of every stored byte of it: a record added or changed gives
+        another digest, and the stream is checked again."""
+        rows = list(self.rows.stream(table))
+        digest = hashlib.blake2b()
+        for version, topic, raw, _ in rows:
+            digest.update(f"{version} {topic} {len(raw)}\n".encode())
+            digest.update(raw)
+        kept = self._folded.get(table)
+        if kept is not None and kept[0] == digest.digest():
+            return kept[1]
+        made = checks.fold_table([record(table, *row) for row in rows], every=True)
+        self._folded[table] = digest.digest(), made
+        return made
+
     async def ExportHands(
         self, request: replay_pb2.ExportHandsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.ExportHandsResponse]:
         history = HISTORIES.get(request.format)
-        caller = require_role(AUDITOR, ADMIN) if history is None else require_role(*ANYONE)
+        caller = require_role(*ANYONE)
+        if history is None and caller.role not in (AUDITOR, ADMIN):
+            formats = ", ".join(replay_pb2.ExportFormat.Name(f) for f in HISTORIES)
+            raise ApiError(
+                R.ERROR_REASON_ROLE_FORBIDDEN,
+                "the portable log (EXPORT_FORMAT_FELTLINE_LOG) is every record as stored, "
+                "face-down cards and seeds included: it is for auditor or admin tokens; a "
+                f"player or a spectator may ask for the hand histories {formats}",
+                metadata={"formats": formats},
+            )
         players = tuple(request.player_ids)
         if caller.role == PLAYER:
             if set(players) - {caller.player_id}:
@@ -456,7 +614,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                     violations=[("player_ids", "must be empty or the caller's own")],
                 )
             players = (caller.player_id,)
-        since, until = _times(request)
+        since, until = views.time_range(request, inclusive=True)
         selection = Selection(
             tables=tuple(UUID(t) for t in request.table_ids),
             hands=tuple(UUID(h) for h in request.hand_ids),
@@ -512,8 +670,8 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         key = self.room.streams.signer.public_hex
         batch: list[str] = []
         size = 0
-        for record in export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed):
-            text = log.line(record)
+        for stored in export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed):
+            text = log.line(stored)
             batch.append(text)
             size += len(text)
             if size >= BATCH:
@@ -539,6 +697,12 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 R.ERROR_REASON_INVALID_REQUEST,
                 "name the player whose hands to recall",
                 violations=[("player_id", "required for an auditor or an admin")],
+            )
+        if caller.role != PLAYER and self.room.streams.account(account_id(player)).version == 0:
+            raise ApiError(  # as the Ledger answers a player no account was opened for
+                R.ERROR_REASON_ACCOUNT_NOT_FOUND,
+                f"there is no account for {player}",
+                metadata={"player_id": player},
             )
         hands = [f for f in self.every_hand() if player in f.seats()][-RECALLED:]
         return replay_pb2.RecallHandsResponse(hands=[self.recalled(f, player) for f in hands])

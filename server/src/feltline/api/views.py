@@ -24,7 +24,7 @@ from feltline.engine.state import Hand, Phase
 from feltline.engine.table import Table
 from feltline.engine.turn import Choices, choices, waiting_on
 from feltline.engine.values import System
-from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2
+from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, ledger_pb2, replay_pb2, tables_pb2
 
 R = errors_pb2.ErrorReason
 PHASES = {
@@ -67,6 +67,30 @@ def timestamp(seconds: int) -> Timestamp:
 
 def when(seconds: int | None) -> datetime | None:
     return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
+
+
+Timed = replay_pb2.ListHandsRequest | replay_pb2.ExportHandsRequest | ledger_pb2.SearchHandsRequest
+
+
+def time_range(request: Timed, *, inclusive: bool = False) -> tuple[int | None, int | None]:
+    """The request's ``start_time`` and ``end_time`` as whole seconds, each
+    None if not given; refused, naming ``end_time``, if no time could be in
+    the range: an end at or before the start, or with ``inclusive`` (an end
+    that is itself in the range) before it."""
+    since = request.start_time.seconds if request.HasField("start_time") else None
+    until = request.end_time.seconds if request.HasField("end_time") else None
+    if since is None or until is None or until > since or (until == since and inclusive):
+        return since, until
+    rule, said = (
+        ("must not be before start_time", "is before")
+        if inclusive
+        else ("must be after start_time", "is not after")
+    )
+    raise ApiError(
+        R.ERROR_REASON_INVALID_REQUEST,
+        f"end_time {said} start_time: no hand could be in that range",
+        violations=[("end_time", rule)],
+    )
 
 
 def action_kind(action: Action) -> common_pb2.ActionKind.ValueType:

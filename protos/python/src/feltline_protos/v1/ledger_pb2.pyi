@@ -858,7 +858,10 @@ class SearchHandsRequest(_message.Message):
 
     @_builtins.property
     def end_time(self) -> _timestamp_pb2.Timestamp:
-        """Only hands dealt before this time; unset for no limit."""
+        """Only hands dealt before this time; unset for no limit. Given with
+        start_time, it must be after it (else INVALID_ARGUMENT naming end_time,
+        as ListHands answers).
+        """
 
     def __init__(
         self,

@@ -237,10 +237,17 @@ class ListHandsResponse(_message.Message):
     HANDS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
-    """The token for the next page; empty on the last page."""
+    """The token for the next page; empty on the last page. It names the
+    page's last hand, not a count of hands: hands finished meanwhile
+    neither repeat nor push one off the next page.
+    """
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandSummary]:
-        """A page of hands, oldest first."""
+        """A page of hands, oldest first: by deal time, then table id, then hand
+        number. Every hand finished when the page was asked for is listed, from
+        the projector's hand index or, past where it has reached, from the
+        tables' streams (docs/api.md, Where ListHands reads).
+        """
 
     def __init__(
         self,
