@@ -205,12 +205,13 @@ def _serve(
         else "TLS with client certificates, "
     )
     short_pauses()  # full collector passes skip what the server holds (api/collector.py)
+    # Before saying it listens: a supervisor may stop it the moment it has.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
     sys.stdout.flush()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     server.stop(grace=5)
@@ -246,9 +247,9 @@ def _project(store: str | None, rebuild: str | None) -> int:
         print(f"rebuilt {rebuild} up to notification {position}")
         log.close()
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: projector.stop())  # before it says it runs
     print(f"feltline projecting {', '.join(projector.views)} from the store's log")
     sys.stdout.flush()
-    signal.signal(signal.SIGTERM, lambda *_: projector.stop())
     with contextlib.suppress(KeyboardInterrupt):
         projector.run()
     projector.stop()
