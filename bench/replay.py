@@ -3,7 +3,7 @@ replaying PHH exports of the same hands, and the time and memory to export
 and verify a large store.
 
     uv run python bench/replay.py                  # --big 20000: about 7 minutes
-    uv run python bench/replay.py --big 100000     # the README's size: about 20
+    uv run python bench/replay.py --big 100000     # docs/performance.md's size: about 20
     uv run python bench/replay.py --big 0          # no large store: about 2
 
 Random players play ``--hands`` real hands of every game through a Room

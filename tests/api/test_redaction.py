@@ -1,6 +1,6 @@
 """Random hands of every game through the engine, each event viewed by every
-role and seat: each viewer gets exactly the cards it may see (RULES of "Who
-may see what" in DESIGN.md), judged here from the events' own meaning, not
+role and seat: each viewer gets exactly the cards it may see ("Who sees
+which cards" in docs/rules.md), judged here from the events' own meaning, not
 from the engine's audience() that the code under test relies on."""
 
 from __future__ import annotations

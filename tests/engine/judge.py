@@ -1,4 +1,4 @@
-"""An independent judge of bet sizes, written from RULES.md alone.
+"""An independent judge of bet sizes, written from docs/rules.md alone.
 
 The property tests hold ``decide`` to accept exactly the legal commands.
 Asking the engine's own ``betting.options`` what is legal would only show
@@ -92,7 +92,7 @@ class Judge:
         if stakes.structure is Structure.FIXED_LIMIT:
             size = stakes.big_bet if name in BIG_BET_ROUNDS else stakes.small_bet
         else:
-            # The big blind; in ante games the small bet setting. RULES.md
+            # The big blind; in ante games the small bet setting. docs/rules.md
             # does not say which for an ante game given a big blind setting
             # too (validate() allows it): like the engine, the big blind.
             size = stakes.big_blind or stakes.small_bet
@@ -156,7 +156,7 @@ class Judge:
         return total >= self._target()
 
     def allowed(self, hand: Hand) -> Allowed:
-        """What the seat to act may do, by RULES.md."""
+        """What the seat to act may do, by docs/rules.md."""
         s = self.street
         seat = hand.to_act
         assert s is not None

@@ -143,7 +143,7 @@ def _amounts(hand: Hand, o: betting.Options) -> dict[Action, int]:
 
 def legal(hand: Hand, command: Command, judge: Judge) -> bool:
     """Whether ``command`` is a legal move in ``hand``, bet sizes as the
-    independent ``judge`` (which has seen every event so far) reads RULES.md."""
+    independent ``judge`` (which has seen every event so far) reads docs/rules.md."""
     if isinstance(command, StartHand):
         return hand.phase is Phase.NOT_STARTED
     if hand.phase in (Phase.NOT_STARTED, Phase.ENDED):

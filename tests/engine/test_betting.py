@@ -1,4 +1,4 @@
-"""The betting structures and the rules common to every game (RULES.md,
+"""The betting structures and the rules common to every game (docs/rules.md,
 "Common to every game"), on stacked decks.
 
 Every hand here is played through :class:`Checked`, which after every command
@@ -448,7 +448,7 @@ def test_fixed_limit_short_all_in_bet_may_be_called() -> None:
 
 @pytest.mark.parametrize("rules", [FL, NL], ids=["fixed-limit", "no-limit"])
 def test_a_player_who_checked_may_only_call_a_short_all_in_bet(rules: Rules) -> None:
-    """RULES.md lets "a player facing a short all-in bet" call or complete
+    """docs/rules.md lets "a player facing a short all-in bet" call or complete
     it. We read that as a player still to act: one who already checked has
     acted, and a short bet does not reopen the betting for them (RRoP: "a
     player who has already acted and is not facing a full-size wager may not
@@ -1095,7 +1095,7 @@ def test_acting_in_a_draw_is_refused() -> None:
 
 
 def test_fixed_limit_cap_defaults_to_the_games_cap() -> None:
-    """RULES.md: the cap is a table setting whose default is a bet and three
+    """docs/rules.md: the cap is a table setting whose default is a bet and three
     raises in hold'em and stud, a bet and four in draw games. A table that
     leaves ``raise_cap`` unset gets that default."""
     holdem_stakes = Stakes(

@@ -1,11 +1,11 @@
-"""Five-card draw, high-low declare (RULES.md "Draw games" and "Five-card
+"""Five-card draw, high-low declare (docs/rules.md "Draw games" and "Five-card
 draw, high-low declare"), one stacked deck per rule.
 
 Every table here is a :class:`draw_table.Checked` table: after every command
 the chips on the table are unchanged, replaying the events gives the state
 the events were decided from, and deciding again gives the same events.
 
-Choices where RULES.md leaves room, made here and by the engine:
+Choices where docs/rules.md leaves room, made here and by the engine:
 
 - The reshuffled cards go into ``deck.shuffle(seed, pool, "reshuffle/N")``
   in this order: the bottom card (first reshuffle only), then the folded

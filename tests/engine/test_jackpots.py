@@ -1,4 +1,4 @@
-"""Jackpots (RULES.md "Draw games" and "Jackpots"), one stacked deck per
+"""Jackpots (docs/rules.md "Draw games" and "Jackpots"), one stacked deck per
 rule, inside one hand: carrying a passed pot to the next deal is the
 table's business; here a passed deal ends with ``PassedOut``, and a deal of
 a carried pot starts with ``carried`` chips per seat, ``dead`` chips and
@@ -8,7 +8,7 @@ Every table here is a :class:`draw_table.Checked` table: after every command
 the chips on the table are unchanged, replaying the events gives the state
 the events were decided from, and deciding again gives the same events.
 
-Choices where RULES.md leaves room, made here and by the engine:
+Choices where docs/rules.md leaves room, made here and by the engine:
 
 - "Jacks or better" is judged on the five cards held: a pair of jacks or
   better, two pair, trips, a straight or better. The opening combination is

@@ -7,7 +7,7 @@ them with random legal moves mixed with random commands of any kind. The
 referee holds the engine to its promises after every event: chips are
 conserved, every card is in one place, replay equals evolving, no face-down
 card reaches a seat that may not see it; ``decide`` accepts exactly the legal
-commands (bet sizes judged by ``judge.py``, written from RULES.md, not by
+commands (bet sizes judged by ``judge.py``, written from docs/rules.md, not by
 the engine's betting code), refuses the others with a ``RuleError`` and changes nothing, and
 every hand ends within a bound. The players' randomness is Hypothesis's
 own (``st.randoms()``), so a failure shrinks to a short hand and replays.

@@ -1,4 +1,4 @@
-"""Seven-card stud high-low, eight or better (RULES.md), one scenario per rule.
+"""Seven-card stud high-low, eight or better (docs/rules.md), one scenario per rule.
 
 Every hand is dealt from a stacked deck (``stacked.py``): :func:`stack` puts
 each seat's cards where the dealer will take them (third street down, down,
@@ -10,10 +10,10 @@ replayed state gives the same events again.
 
 Stakes: ante 1, bring-in 2, small bet 4, big bet 8, a bet and three raises.
 
-Choices made where RULES.md leaves room (see the report):
+Choices made where docs/rules.md leaves room (see the report):
 
 - The cap is a table setting (``Stakes.raise_cap``); these tables leave it
-  unset, so RULES.md's default applies: a bet and three raises.
+  unset, so docs/rules.md's default applies: a bet and three raises.
 - The bring-in seat that times out brings in (it may neither check nor
   fold); any other seat with the bring-in due (left of an all-in low card)
   may fold, so it folds.
@@ -615,7 +615,7 @@ def test_a_short_all_in_bet_may_be_called_or_completed() -> None:
 
 
 def test_a_short_all_in_bet_does_not_reopen_the_betting_for_a_player_who_checked() -> None:
-    """RULES.md lets "a player facing a short all-in bet" complete it; read with
+    """docs/rules.md lets "a player facing a short all-in bet" complete it; read with
     RRoP (an all-in under half a bet does not reopen the betting for a player
     who has already acted), a player who checked before it may only call."""
     hands = showing({0: "Kc Kd Ah", 1: "3d 5s 6s", 2: "Qh 7h 8c"})

@@ -1,9 +1,9 @@
 """Where PokerKit's betting rules differ from Feltline's on purpose
-(RULES.md), which action of a hand's PHH export PokerKit must refuse.
+(docs/rules.md), which action of a hand's PHH export PokerKit must refuse.
 
 This is a model of PokerKit 0.7.7's checks, written from its documented
 rules, walked over Feltline's events: the first action that breaks one of
-them is named with the RULES.md difference that allows it. Nothing here
+them is named with the docs/rules.md difference that allows it. Nothing here
 reads PokerKit or the PHH writer, so a test that PokerKit refuses exactly
 there (and nowhere else) shows the writer faithful and the difference the
 only cause. Split pots are noted too: PokerKit gives odd chips by its own

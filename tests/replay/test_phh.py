@@ -3,7 +3,7 @@ its repairs (it would otherwise fold or check for a player whose line it
 refuses): hundreds of random hands per variant code, short stacks, all-ins
 and side pots among them, and the real hands of the session's store. Each
 must reach Feltline's final stacks, unless :mod:`tests.replay.pokerkit_rules`
-predicts a RULES.md difference: then PokerKit must refuse exactly the
+predicts a docs/rules.md difference: then PokerKit must refuse exactly the
 predicted action, and nothing before it."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_a_spectators_phh_hides_the_hole_cards_and_still_replays(
 
 
 def test_the_differences_are_met_and_refused_where_predicted() -> None:
-    """Each RULES.md difference the random players reach is seen at least
+    """Each docs/rules.md difference the random players reach is seen at least
     once across the codes, so the predictions are exercised."""
     counts: Counter[str] = Counter()
     for game, structure in (

@@ -254,14 +254,15 @@ def _serve(
         else "TLS with client certificates, "
     )
     short_pauses()  # full collector passes skip what the server holds (api/collector.py)
+    # Before saying it listens: a supervisor may stop it the moment it has.
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
     if metrics_port is not None:
         _serve_metrics(host, metrics_port)
     print("mint a token:  feltline token --role player --player alice --ttl 3600")
     print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
     sys.stdout.flush()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     server.stop(grace=5)
@@ -417,12 +418,12 @@ def _project(
         print(f"rebuilt {rebuild} up to notification {position}")
         log.close()
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: projector.stop())  # before it says it runs
     print(f"feltline projecting {', '.join(projector.views)} from the store's log")
     if metrics_port is not None:
         metrics.read_at_scrape(projector.readings)
         _serve_metrics(host, metrics_port)
     sys.stdout.flush()
-    signal.signal(signal.SIGTERM, lambda *_: projector.stop())
     with contextlib.suppress(KeyboardInterrupt):
         projector.run()
     projector.stop()

@@ -2,7 +2,7 @@
 
 Seats are numbered clockwise, so "the next seat clockwise after s" is the
 lowest seat above s, or the lowest seat of all when none is above. The button
-moves one dealt-in seat clockwise each hand (a moving button, RULES.md); on a
+moves one dealt-in seat clockwise each hand (a moving button, docs/rules.md); on a
 table's first hand it starts at the lowest seat dealt in.
 
 Hold'em newcomers wait for the big blind unless they chose to post one at

@@ -49,7 +49,7 @@ class Declare(Command):
 @dataclass(frozen=True, slots=True)
 class TimeOut(Command):
     """The action clock ran out for ``seat``: check or fold, stand pat, or
-    fold the declaration, as RULES.md says."""
+    fold the declaration, as docs/rules.md says."""
 
     seat: int
 

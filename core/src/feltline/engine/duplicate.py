@@ -1,4 +1,4 @@
-"""Scoring a duplicate match (RULES.md, "Duplicate poker").
+"""Scoring a duplicate match (docs/rules.md, "Duplicate poker").
 
 Every table of a match plays deal k from the same deck, so a seat's result
 is compared only with the same seat's results at the other tables: luck

@@ -198,7 +198,7 @@ class OpenTable(TableCommand):
 
 @dataclass(frozen=True, slots=True)
 class SitDown(TableCommand):
-    """Take an empty seat. RULES.md seats players "between hands": a
+    """Take an empty seat. docs/rules.md seats players "between hands": a
     newcomer is in no hand, so for them it is between hands even while
     others play one (the dealer deals the next hand in the request that ends
     the last, so a table at play is never between hands for everyone). In
@@ -244,7 +244,7 @@ class SitIn(TableCommand):
 @dataclass(frozen=True, slots=True)
 class AddChips(TableCommand):
     """Top up a stack when its seat is not in the hand being played: only
-    the chips in front of a player when a hand starts play in it (RULES.md,
+    the chips in front of a player when a hand starts play in it (docs/rules.md,
     "chips are added only between hands"), and a seat dealt out of the
     hand has none in it."""
 

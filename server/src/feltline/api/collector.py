@@ -5,7 +5,8 @@ hundreds of thousands of objects that are never cyclic garbage (frozen
 records, freed by reference counting when replaced), which the collector's
 full passes nevertheless scan, all of them, holding the GIL. At 200 tables
 acting once each every two seconds those passes were the latency tail (p99
-181-205 ms, and 23-31 ms with this policy; README, "API speed").
+181-205 ms, and 23-31 ms with this policy; docs/performance.md, "The API
+at a cardroom's pace").
 
 So after each full pass the survivors are frozen (:func:`gc.freeze`), and
 later passes scan only what came since. What that costs is a cycle that

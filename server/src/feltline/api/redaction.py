@@ -1,4 +1,4 @@
-"""Who may see what (DESIGN.md), one viewer and one event at a time.
+"""Who may see what (docs/rules.md), one viewer and one event at a time.
 
 The engine names each event's audience (:meth:`Event.audience`): everyone,
 some seats, or nobody while the hand runs; and what the others are shown

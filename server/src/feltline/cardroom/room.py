@@ -225,7 +225,7 @@ class Room:
 
     def close_table(self, table_id: UUID, command_id: str, *, at: int, reason: str = "") -> Outcome:
         """Close the table for good, in one transaction: a hand in progress
-        is cancelled (every chip put in goes back, RULES.md) and settled,
+        is cancelled (every chip put in goes back, docs/rules.md) and settled,
         then everyone stands up, their stacks and their part of a carried
         jackpots pot going back to their accounts (see
         :func:`feltline.engine.table.pot_refunds`). The table refuses every

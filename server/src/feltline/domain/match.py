@@ -1,6 +1,6 @@
 """One stream per duplicate match: its tables, players, deals and seeds.
 
-A match (RULES.md, "Duplicate poker") deals the same deck to every one of
+A match (docs/rules.md, "Duplicate poker") deals the same deck to every one of
 its tables on each deal. Its stream holds what makes that checkable and
 keeps it secret until it may be known:
 

@@ -1,5 +1,5 @@
 """A table's settings as command-line options, each with the default that
-RULES.md documents, checked here before a table is asked for, as the engine
+docs/rules.md documents, checked here before a table is asked for, as the engine
 and the server's API (the protos' rules) would check them: a mistake is
 one line, before anything is sent."""
 
@@ -60,7 +60,7 @@ class Settings:
 
 def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None:
     """Every table setting, as options of ``parser``."""
-    group = parser.add_argument_group("table settings (RULES.md)")
+    group = parser.add_argument_group("table settings (docs/rules.md)")
     add = group.add_argument
     games = [g.value for g in Game]
     if game_required:

@@ -44,7 +44,7 @@ class Game(_Game, metaclass=_GameEnumTypeWrapper):
     hearts, spades), e.g. "As", "Td", "2c"; the joker is "Jk". Chip amounts are
     whole chips. Seats are numbered from 1.
 
-    The games a table can deal (see RULES.md for each).
+    The games a table can deal (docs/rules.md has the rules of each).
     """
 
 GAME_UNSPECIFIED: Game.ValueType  # 0

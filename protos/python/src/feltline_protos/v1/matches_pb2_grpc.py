@@ -27,7 +27,7 @@ if _version_not_supported:
 
 
 class MatchServiceStub:
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and
@@ -69,7 +69,7 @@ class MatchServiceStub:
 
 
 class MatchServiceServicer:
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and
@@ -153,7 +153,7 @@ def add_MatchServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class MatchService:
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and

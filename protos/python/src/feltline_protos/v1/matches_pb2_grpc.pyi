@@ -28,7 +28,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class MatchServiceStub:
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and
@@ -61,7 +61,7 @@ class MatchServiceStub:
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and
@@ -90,7 +90,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
-    """Duplicate poker matches (RULES.md, "Duplicate poker"): two or more tables
+    """Duplicate poker matches (docs/rules.md, "Duplicate poker"): two or more tables
     of one game and seat count are dealt the same deck on every deal, each
     player is scored against the players in the same seat at the other
     tables. Players play each deal at their own table through PlayService and
