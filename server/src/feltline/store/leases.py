@@ -313,8 +313,7 @@ class Leases:
         pass
 
 
-# Every statement, its schema named as {schema}. Leases are locked in table
-# order, by the fence and by a renewal alike, so the two never deadlock.
+# Every statement, its schema named as {schema}.
 _STATEMENTS = {
     "take": """
         INSERT INTO {schema}.feltline_leases AS l (table_id, owner, epoch, expires)
@@ -327,9 +326,7 @@ _STATEMENTS = {
         RETURNING epoch""",
     "renew": """
         UPDATE {schema}.feltline_leases SET expires = now() + make_interval(secs => %s)
-        WHERE table_id IN (
-            SELECT table_id FROM {schema}.feltline_leases WHERE owner = %s
-            ORDER BY table_id FOR UPDATE)
+        WHERE owner = %s
         RETURNING table_id, epoch""",
     "here": """
         INSERT INTO {schema}.feltline_servers (server, address, expires)
@@ -343,10 +340,7 @@ _STATEMENTS = {
         JOIN {schema}.feltline_servers s ON s.server = l.owner
         WHERE l.table_id = %s AND l.expires > now()""",
     "release": """
-        UPDATE {schema}.feltline_leases SET expires = '-infinity'
-        WHERE table_id IN (
-            SELECT table_id FROM {schema}.feltline_leases WHERE owner = %s
-            ORDER BY table_id FOR UPDATE)""",
+        UPDATE {schema}.feltline_leases SET expires = '-infinity' WHERE owner = %s""",
     "gone": "DELETE FROM {schema}.feltline_servers WHERE server = %s",
 }
 
@@ -362,7 +356,9 @@ CREATE = (
         address text NOT NULL,
         expires timestamptz NOT NULL)""",
     # The fence: every lease still held at its epoch, unexpired, and locked
-    # against a takeover until the append's transaction ends.
+    # against a takeover until the append's transaction ends. KEY SHARE: a
+    # takeover (INSERT ... ON CONFLICT DO UPDATE locks the row FOR UPDATE)
+    # waits for the append, a renewal (a plain UPDATE of the expiry) does not.
     """CREATE OR REPLACE FUNCTION {schema}.feltline_fence(tables uuid[], epochs bigint[])
     RETURNS void LANGUAGE plpgsql AS $$
     DECLARE
@@ -373,7 +369,7 @@ CREATE = (
             JOIN unnest(tables, epochs) AS f(table_id, epoch)
                 ON l.table_id = f.table_id AND l.epoch = f.epoch
             WHERE l.expires > now()
-            ORDER BY l.table_id FOR SHARE OF l) AS fenced;
+            ORDER BY l.table_id FOR KEY SHARE OF l) AS fenced;
         IF held < cardinality(tables) THEN
             RAISE EXCEPTION 'a table lease was lost: nothing stored'
                 USING ERRCODE = 'FL001';
