@@ -1,259 +1,141 @@
-"""The ``feltline`` command."""
+"""The ``feltline`` command.
+
+Each command's options and work come from the module that runs it, imported
+only when that command is named: ``feltline token`` loads neither the server
+nor the client, nor the engine's hand values (bench/commands.py).
+"""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import signal
-import sqlite3
+import importlib
 import sys
-import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-from eventsourcing.persistence import PersistenceError
-
-from feltline import demo
-from feltline.api import logging as logs
 from feltline.api import tokens
-from feltline.api.app import Feltline
-from feltline.api.collector import short_pauses
-from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError, Signer
-from feltline.cardroom.room import open_room
-from feltline.floor import cage, home_game, tables
-from feltline.projections.follow import Log
-from feltline.projections.projector import PROJECTIONS, Projector
-from feltline.store import preflight
 from feltline.store.config import StoreConfig
-from feltline.store.signing import KeyChanged
+
+Options = Callable[[argparse.ArgumentParser], None]
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="feltline", description="Feltline poker server")
     commands = parser.add_subparsers(dest="command", required=True)
-    show = commands.add_parser(
-        "demo", help="start a server and watch bots play every game through the API"
-    )
-    show.add_argument("--seed", type=int, default=None, help="seed the bots' choices")
-    show.add_argument("--hands", type=int, default=30, help="hands to play at each table")
-    serve = commands.add_parser(
-        "serve",
-        help="serve the gRPC API (store: SQLite by default; PostgreSQL from POSTGRES_* "
-        "with --store postgres)",
-    )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=50051, help="port (0: any free one)")
-    serve.add_argument(
-        "--store",
-        default=None,
-        help="a SQLite file (default SQLITE_DBNAME or feltline.db), or 'postgres' to use "
-        "PostgreSQL as the POSTGRES_* variables say",
-    )
-    serve.add_argument(
-        "--new-key",
-        action="store_true",
-        help="sign from now on with the key in FELTLINE_KEY_FILE (made if missing) though the "
-        "store is signed with another; recorded in the store, and the old key stays trusted",
-    )
-    serve.add_argument(
-        "--tls-cert", type=Path, help="serve over TLS with this certificate chain (PEM)"
-    )
-    serve.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
-    serve.add_argument(
-        "--tls-client-ca",
-        type=Path,
-        help="require client certificates signed by these certificate authorities (PEM)",
-    )
-    serve.add_argument(
-        "--no-projector",
-        action="store_true",
-        help="run no projector in this process: the views it reads are kept by a "
-        "'feltline project' beside it",
-    )
-    project = commands.add_parser(
-        "project",
-        help="keep the ledger, hand index and pots views from the store's log, in a process "
-        "of its own (store as for serve)",
-    )
-    project.add_argument("--store", default=None, help="as for serve")
-    project.add_argument(
-        "--rebuild",
-        metavar="NAME",
-        choices=sorted(PROJECTIONS),
-        help="drop this view, build it again from the start of the log, and exit",
-    )
-    token = commands.add_parser(
-        "token",
-        help="print a bearer token signed with the server's key "
-        "(FELTLINE_KEY_FILE, default feltline.key)",
-    )
-    token.add_argument("--role", required=True, choices=sorted(tokens.ROLES))
-    token.add_argument("--player", default="", help="the player's id; players only")
-    token.add_argument("--ttl", type=int, default=3600, help="seconds it stays valid")
-    commands.add_parser(
-        "public-key",
-        help="print the server's Ed25519 public key (PEM), which verifies every sealed hand",
-    )
-    tables.add_commands(commands)
-    cage.add_commands(commands)
-    home_game.add_command(commands)
-    args = parser.parse_args(argv)
-    if hasattr(args, "run"):  # the operator's commands, through the API
-        return int(args.run(args))
-    if args.command == "public-key":
-        signer = _key(parser)
-        print(signer.public_pem, end="")
-        return 0
-    if args.command == "demo":
+    named = next((word for word in words if not word.startswith("-")), None)
+    for name, (summary, options) in COMMANDS.items():
+        command = commands.add_parser(name, help=summary)
+        if name == named:  # only the command named needs its options, and its modules
+            options(command)
+    args = parser.parse_args(words)
+    return int(args.run(args))
+
+
+def _elsewhere(where: str) -> Options:
+    """Options added by ``module:function``, imported only when asked for."""
+    module, _, function = where.partition(":")
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(module), function)(parser)
+
+    return add
+
+
+def _demo_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=None, help="seed the bots' choices")
+    parser.add_argument("--hands", type=int, default=30, help="hands to play at each table")
+
+    def run(args: argparse.Namespace) -> int:
+        from feltline import demo  # noqa: PLC0415 (the whole server, for this command only)
+
         if args.hands < 1:
             parser.error(f"--hands is at least 1, not {args.hands}")
         return demo.main(args.seed, args.hands)
-    if args.command == "serve":
-        if (args.tls_cert is None) != (args.tls_key is None):
-            parser.error("--tls-cert and --tls-key go together")
-        if args.tls_client_ca is not None and args.tls_cert is None:
-            parser.error("--tls-client-ca needs --tls-cert and --tls-key")
-        return _serve(
-            args.host,
-            args.port,
-            args.store,
-            cert=args.tls_cert,
-            key=args.tls_key,
-            client_ca=args.tls_client_ca,
-            new_key=args.new_key,
-            projector=not args.no_projector,
-        )
-    if args.command == "project":
-        return _project(args.store, args.rebuild)
-    if args.command == "token":
+
+    parser.set_defaults(run=run)
+
+
+def _token_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--role", required=True, choices=sorted(tokens.ROLES))
+    parser.add_argument("--player", default="", help="the player's id; players only")
+    parser.add_argument(
+        "--ttl",
+        metavar="SECONDS",
+        default=str(tokens.DEFAULT_TTL),
+        help=f"seconds it stays valid, 1 to {tokens.LONGEST_TTL:,} "
+        f"(default {tokens.DEFAULT_TTL:,}: an hour)",
+    )
+
+    def run(args: argparse.Namespace) -> int:
         role = tokens.ROLES[args.role]
         try:  # before the key is read: a mistyped command makes no key file
             tokens.check_claims(role, args.player)
+            ttl = _lifetime(args.ttl)
         except ValueError as e:
-            parser.error(str(e))
-        if args.ttl <= 0:
-            parser.error(f"--ttl is a number of seconds above 0, not {args.ttl}")
-        signer = _key(parser)
+            parser.exit(2, f"{parser.prog}: {e}\n")
         print(
-            tokens.mint(
-                signer,
-                role,
-                now=datetime.now(UTC),
-                ttl=timedelta(seconds=args.ttl),
-                player_id=args.player,
-            )
+            tokens.mint(_key(parser), role, now=datetime.now(UTC), ttl=ttl, player_id=args.player)
         )
         return 0
-    parser.error(f"unknown command {args.command}")
-    return 2
+
+    parser.set_defaults(run=run)
 
 
-def _serve(
-    host: str,
-    port: int,
-    store: str | None,
-    *,
-    cert: Path | None = None,
-    key: Path | None = None,
-    client_ca: Path | None = None,
-    new_key: bool = False,
-    projector: bool = True,
-) -> int:
-    config = _store(store)
-    logs.configure()
-    tls = None
-    if cert is not None and key is not None:
-        try:
-            tls = Tls.from_files(cert, key, client_ca)
-        except TlsError as e:
-            return _refuse(str(e))
-    try:
-        preflight.check(config)
-    except preflight.StoreError as e:
-        return _refuse(str(e))
-    address = f"{host}:{port}"
-    busy = why_not(address)  # before the store is opened: it would make a file
-    if busy:
-        return _refuse(f"cannot listen on {address}: {busy}")
-    try:
-        room = open_room(config, new_key=new_key)
-    except (KeyChanged, KeyFileError) as e:
-        return _refuse(str(e))
-    except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
-        return _refuse(f"cannot open the store: {e}")
-    signer = room.streams.signer
-    try:
-        # With --no-projector the views are still read: a `feltline project`
-        # beside this server keeps them.
-        views = Projector(room.streams, config.env)
-        server = Feltline(
-            room, signer.public_key, address, tls=tls, projector=views, project=projector
-        ).start()
-    except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
-        room.close()
-        return _refuse(str(e) if isinstance(e, ListenError) else f"cannot read the store: {e}")
-    where = config.env["PERSISTENCE_MODULE"].rpartition(".")[2]
-    if where == "sqlite":
-        where += f" {config.env['SQLITE_DBNAME']}"
-    over = (
-        ""
-        if tls is None
-        else "TLS, "
-        if tls.client_ca is None
-        else "TLS with client certificates, "
-    )
-    short_pauses()  # full collector passes skip what the server holds (api/collector.py)
-    print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
-    print("mint a token:  feltline token --role player --player alice --ttl 3600")
-    print("               (same FELTLINE_KEY_FILE; roles: admin, player, spectator, auditor)")
-    sys.stdout.flush()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with contextlib.suppress(KeyboardInterrupt):
-        stop.wait()
-    server.stop(grace=5)
-    room.close()
-    return 0
+def _lifetime(seconds: str) -> timedelta:
+    """``--ttl``: whole seconds, 1 to a year, or ``ValueError`` saying so."""
+    text = seconds.strip()
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= tokens.LONGEST_TTL):
+        raise ValueError(
+            f"--ttl is a whole number of seconds from 1 to {tokens.LONGEST_TTL} (a year), "
+            f"not {seconds!r}"
+        )
+    return timedelta(seconds=int(text))
 
 
-def _store(store: str | None) -> StoreConfig:
-    """The store settings, ``--store`` over the environment's."""
-    env = dict(os.environ)
-    if store == "postgres":
-        env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
-    elif store:
-        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
-        env["SQLITE_DBNAME"] = store
-    return StoreConfig.from_env(env)
-
-
-def _project(store: str | None, rebuild: str | None) -> int:
-    """Follow the store's log into the views until SIGTERM or ^C, or
-    rebuild one view and exit. Reads the store only: it needs no key."""
-    config = _store(store)
-    logs.configure()
-    try:
-        preflight.check(config)
-        log = Log(env=config.env)
-    except (preflight.StoreError, sqlite3.DatabaseError, PersistenceError) as e:
-        print(f"feltline project: {e}", file=sys.stderr)
-        return 1
-    projector = Projector(log, config.env)
-    if rebuild is not None:
-        position = projector.rebuild(rebuild)
-        print(f"rebuilt {rebuild} up to notification {position}")
-        log.close()
+def _public_key_options(parser: argparse.ArgumentParser) -> None:
+    def run(_: argparse.Namespace) -> int:
+        print(_key(parser).public_pem, end="")
         return 0
-    print(f"feltline projecting {', '.join(projector.views)} from the store's log")
-    sys.stdout.flush()
-    signal.signal(signal.SIGTERM, lambda *_: projector.stop())
-    with contextlib.suppress(KeyboardInterrupt):
-        projector.run()
-    projector.stop()
-    log.close()
-    return 0
+
+    parser.set_defaults(run=run)
+
+
+COMMANDS: dict[str, tuple[str, Options]] = {
+    "demo": ("start a server and watch bots play every game through the API", _demo_options),
+    "serve": (
+        "serve the gRPC API (store: SQLite by default; PostgreSQL from POSTGRES_* "
+        "with --store postgres)",
+        _elsewhere("feltline.serve:add_serve_options"),
+    ),
+    "project": (
+        "keep the ledger, hand index and pots views from the store's log, in a process "
+        "of its own (store as for serve)",
+        _elsewhere("feltline.serve:add_project_options"),
+    ),
+    "token": (
+        "print a bearer token signed with the server's key "
+        "(FELTLINE_KEY_FILE, default feltline.key)",
+        _token_options,
+    ),
+    "public-key": (
+        "print the server's Ed25519 public key (PEM), which verifies every sealed hand",
+        _public_key_options,
+    ),
+    "table": (
+        "open, list, show and close tables (admin)",
+        _elsewhere("feltline.floor.tables:add_command"),
+    ),
+    "chips": (
+        "mint chips and read balances (admin)",
+        _elsewhere("feltline.floor.cage:add_command"),
+    ),
+    "play": (
+        "play by hand against bots: a local server, a table, the bots and you",
+        _elsewhere("feltline.floor.home_game:add_command"),
+    ),
+}
 
 
 def _key(parser: argparse.ArgumentParser) -> Signer:
@@ -262,9 +144,3 @@ def _key(parser: argparse.ArgumentParser) -> Signer:
         return Signer.load(StoreConfig.from_env().key_file)
     except KeyFileError as e:
         parser.exit(1, f"{parser.prog}: {e}\n")
-
-
-def _refuse(why: str) -> int:
-    """An operator's mistake: one line saying what is wrong, and exit 1."""
-    print(f"feltline serve: {why}", file=sys.stderr)
-    return 1

@@ -38,6 +38,9 @@ ROLES: dict[str, Role] = {
     if value != auth_pb2.ROLE_UNSPECIFIED
 }
 """The roles by their short names (``player``, ``spectator``, ...)."""
+DEFAULT_TTL = 3600  # seconds: an hour, whatever the role
+# Seconds: nothing revokes a token before it expires, so none outlives a year.
+LONGEST_TTL = 366 * 24 * 3600
 
 
 class TokenError(Exception):
@@ -78,8 +81,8 @@ def mint(
     """A token for ``role`` (and for a player, ``player_id``), valid from
     ``now`` for ``ttl``. Refuses claims :func:`verify` would refuse."""
     check_claims(role, player_id)
-    if ttl <= timedelta(0):
-        raise ValueError(f"a token must live a while, not {ttl}")
+    if not timedelta(0) < ttl <= timedelta(seconds=LONGEST_TTL):
+        raise ValueError(f"a token lives above 0 and at most a year, not {ttl}")
     claims = auth_pb2.TokenClaims(
         role=role, player_id=player_id, token_id=token_id or str(uuid.uuid4())
     )
