@@ -54,9 +54,14 @@ class InvalidToken(TokenError):
 
 
 class ExpiredToken(TokenError):
-    """Well signed but past its expiry: the holder should get a new one."""
+    """Well signed but past its expiry: the holder should get a new one.
+    Its ``caller`` is who the token spoke for, which the server may log."""
 
     reason = errors_pb2.ERROR_REASON_TOKEN_EXPIRED
+
+    def __init__(self, message: str, caller: Caller) -> None:
+        super().__init__(message)
+        self.caller = caller
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +106,9 @@ def verify(token: str, key: Ed25519PublicKey, *, now: datetime) -> Caller:
 def current(caller: Caller, *, now: datetime) -> Caller:
     """``caller``, if its token has not expired at ``now``."""
     if now >= caller.expires:
-        raise ExpiredToken(f"the token expired at {caller.expires.isoformat()}; get a new one")
+        raise ExpiredToken(
+            f"the token expired at {caller.expires.isoformat()}; get a new one", caller
+        )
     return caller
 
 
