@@ -3,6 +3,7 @@ and never a card in their text."""
 
 import random
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
@@ -10,7 +11,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from feltline.api.errors import CODES, DOMAIN, INTERNAL_MESSAGE, ApiError, from_exception
-from feltline.api.tokens import ExpiredToken
+from feltline.api.tokens import Caller, ExpiredToken
 from feltline.demo import TABLES
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
@@ -22,7 +23,7 @@ from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.store.streams import Conflict
-from feltline_protos.v1 import errors_pb2
+from feltline_protos.v1 import auth_pb2, errors_pb2
 from tests.engine.players import choose
 
 DOCS = Path(__file__).parents[2] / "docs" / "api.md"
@@ -137,7 +138,11 @@ def test_every_rule_error_maps_by_its_kind(cls: type[RuleError]) -> None:
         (engine.NotInHand("x"), "PERMISSION_DENIED", "NOT_YOUR_SEAT"),
         (Conflict("x"), "ABORTED", "CONFLICT"),
         (CommandIdReused("x"), "ALREADY_EXISTS", "REQUEST_ID_REUSED"),
-        (ExpiredToken("x"), "UNAUTHENTICATED", "TOKEN_EXPIRED"),
+        (
+            ExpiredToken("x", Caller(auth_pb2.ROLE_ADMIN, "", "t", datetime.now(UTC))),
+            "UNAUTHENTICATED",
+            "TOKEN_EXPIRED",
+        ),
     ],
 )
 def test_domain_errors_map_to_their_reasons(error: Exception, code: str, reason: str) -> None:

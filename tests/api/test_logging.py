@@ -6,14 +6,29 @@ import io
 import json
 import logging
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 import structlog
 
+from feltline.api import convert, tokens
 from feltline.api.logging import HANDLER_NAME, configure, log_action
+from feltline.audit.keys import Signer
+from feltline.demo import TABLES
 from feltline.engine.cards import Card
 from feltline.engine.events import CardDealt
+from feltline.engine.house import TableConfig
+from feltline.engine.rules import Game
+from feltline_client import Client, FeltlineError, Seen
+from feltline_protos.v1 import auth_pb2
+
+from .conftest import Live
+
+ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
+HOUR = timedelta(hours=1)
 
 
 class Terminal(io.StringIO):
@@ -128,3 +143,88 @@ def test_configuring_again_replaces_the_handler() -> None:
     log_action("deal", table_id="t", hand_number=1)
     assert first.getvalue() == ""
     assert len(_lines(second)) == 1
+
+
+def test_every_refusal_is_one_line_with_its_code_method_and_caller_and_no_token(
+    live: Live,
+) -> None:
+    out = io.StringIO()
+    configure(stream=out, json=True)
+    table = live.client(ADMIN).create_table(
+        convert.table_config(TableConfig(TABLES[Game.HOLDEM], 2, action_clock=30)), "logged"
+    )
+    admin = live.client(ADMIN)
+    players = {}
+    for n in (1, 2):
+        admin.mint_chips(f"p{n}", 1000)
+        players[n] = live.client(PLAYER, f"p{n}")
+        players[n].sit_down(table.table_id, n, 500)
+    deadline = time.monotonic() + 10
+    while not players[1].get_table(table.table_id).HasField("current_hand"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    forged = tokens.mint(Signer.generate(), ADMIN, now=datetime.now(UTC), ttl=HOUR)
+    expired = tokens.mint(
+        live.signer, PLAYER, now=datetime.now(UTC) - 2 * HOUR, ttl=HOUR, player_id="p1"
+    )
+    sent = [forged, expired, *(c.metadata()[0][1].removeprefix("Bearer ") for c in live.clients)]
+    forger, late = Client(live.server.target, forged), Client(live.server.target, expired)
+    live.clients += [forger, late]  # closed with the others
+    refused: list[tuple[Callable[[], object], str, str, dict[str, str]]] = [
+        (
+            lambda: list(forger.list_tables()),
+            "TableService/ListTables",
+            "TOKEN_INVALID",
+            {},
+        ),
+        (
+            partial(late.get_table, table.table_id),
+            "TableService/GetTable",
+            "TOKEN_EXPIRED",
+            {"role": "player", "player_id": "p1"},
+        ),
+        (
+            partial(players[1].mint_chips, "p1", 5),
+            "AccountService/MintChips",
+            "ROLE_FORBIDDEN",
+            {"role": "player", "player_id": "p1"},
+        ),
+        (
+            partial(admin.get_table, "not a table id"),
+            "TableService/GetTable",
+            "INVALID_REQUEST",
+            {"role": "admin", "player_id": ""},
+        ),
+    ]
+    view = players[1].get_table(table.table_id).current_hand
+    stale = Seen(view.hand_number, view.sequence - 1)
+    seat = view.turn.seat
+    refused.append(
+        (
+            partial(players[seat].call, table.table_id, stale),
+            "PlayService/Act",
+            "STALE_STATE",
+            {"role": "player", "player_id": f"p{seat}"},
+        )
+    )
+    for call, method, reason, who in refused:
+        before = len(_lines(out))
+        with pytest.raises(FeltlineError) as caught:
+            call()
+        assert caught.value.reason == reason
+        lines = [line for line in _lines(out)[before:] if line["event"] == "refused"]
+        assert len(lines) == 1, (reason, lines)
+        (line,) = lines
+        assert line["method"] == f"/feltline.v1.{method}"
+        assert (line["code"], line["reason"]) == (caught.value.code.name, reason)
+        assert line["message"] == caught.value.message
+        assert line["level"] == ("warning" if reason.startswith("TOKEN_") else "info")
+        assert str(line["peer"]).startswith(("ipv4:127.0.0.1:", "ipv6:[::1]:"))
+        assert {key: line.get(key) for key in who} == who
+        if who:
+            assert line["token_id"]
+    text = out.getvalue()
+    for token in sent:
+        for part in token.split("."):
+            if len(part) > 2:
+                assert part not in text

@@ -1,6 +1,7 @@
 """Bearer tokens: minted and verified exactly as docs/api.md lays them out."""
 
 import base64
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -186,4 +187,45 @@ def test_the_command_refuses_a_bad_token_before_making_a_key(
             main(argv)
         assert caught.value.code == 2
     assert "player" in capsys.readouterr().err
+    assert not key.exists()
+
+
+def test_the_command_says_and_keeps_its_default_lifetime_of_an_hour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["token", "--help"])
+    assert caught.value.code == 0
+    assert re.search(
+        r"--ttl SECONDS\s+seconds it stays valid.*\(default\s+3,600", capsys.readouterr().out, re.S
+    )
+    key = tmp_path / "server.key"
+    Signer.create(key)
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    for argv, seconds in (
+        (["--role", "admin"], 3600),
+        (["--role", "auditor", "--ttl", "86400"], 86400),
+    ):
+        before = datetime.now(UTC)
+        assert main(["token", *argv]) == 0
+        caller = verify(capsys.readouterr().out.strip(), Signer.load(key).public_key, now=before)
+        lived = caller.expires - before
+        assert timedelta(seconds=seconds - 5) < lived <= timedelta(seconds=seconds + 1)
+
+
+@pytest.mark.parametrize("ttl", ["0", "-5", "abc", "1.5", "", " ", "١٢", "31622401", "9" * 30])
+def test_the_command_refuses_a_bad_lifetime_in_one_line(
+    ttl: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "server.key"
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    with pytest.raises(SystemExit) as caught:
+        main(["token", "--role", "admin", f"--ttl={ttl}"])
+    assert caught.value.code == 2
+    out, err = capsys.readouterr()
+    assert not out
+    assert err.splitlines() == [
+        f"feltline token: --ttl is a whole number of seconds from 1 to 31622400 (a year), "
+        f"not {ttl!r}"
+    ]
     assert not key.exists()

@@ -1,6 +1,8 @@
 """Hand values: hand-picked rulings per system, descriptions, errors, properties."""
 
 import operator
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
@@ -476,3 +478,27 @@ def test_eight_or_better_is_a_qualifying_ace_to_five_low(
     value = ace_to_five_low(cards)
     qualifies = value.category is Category.HIGH_CARD and value.description[0] in "5678"
     assert eight_or_better(cards) is (value if qualifies else None)
+
+
+def test_the_tables_are_built_by_the_first_evaluation_not_by_importing_the_engine() -> None:
+    """Importing the whole engine (as a command line reading only the rules
+    does) builds nothing; the first evaluation, from whichever thread, does."""
+    code = """
+import threading
+import feltline.engine.table, feltline.engine.events
+from feltline.engine import values
+from feltline.engine.cards import parse_cards
+empty = [len(t.ranked) for t in (values._HIGH, values._ACE_TO_FIVE, values._DEUCE_TO_SEVEN)]
+print(empty, len(values._EIGHT))
+found = []
+hands = ["As Ks Qs Js Ts 2d 3c", "Jk Ac Ad Ah As 2c 3d"]
+threads = [threading.Thread(target=lambda h=h: found.append(str(values.high(parse_cards(h)))))
+           for h in hands]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sorted(found), str(values.eight_or_better(parse_cards("Ac 2d 3h 4s 8c Kd Qh"))))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    assert out == ["[0, 0, 0] 0", "['five aces', 'royal flush'] 8-4-3-2-A low"]

@@ -13,10 +13,12 @@ follows the house rules literally.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
+from functools import cache
 from itertools import combinations, combinations_with_replacement
 from operator import attrgetter
 
@@ -138,10 +140,13 @@ _Pattern = tuple[Category, tuple[int, ...]]
 
 @dataclass(frozen=True, slots=True)
 class _Tables:
+    """A system's tables, empty until :func:`build_tables` fills them."""
+
     system: System
-    size: int  # how many distinct values; strengths run from 0 to size - 1
-    ranked: dict[int, HandValue]  # rank multiset key of 5-7 cards -> best value without a flush
-    flushes: dict[int, HandValue]  # a suit's rank mask -> best flush; empty if flushes don't count
+    # A rank multiset key of 5-7 cards -> the best value without a flush.
+    ranked: dict[int, HandValue] = field(default_factory=dict)
+    # A suit's rank mask -> the best flush; stays empty if flushes don't count.
+    flushes: dict[int, HandValue] = field(default_factory=dict)
 
 
 def _ace_low(system: System) -> bool:
@@ -193,8 +198,9 @@ def _describe(category: Category, ranks: tuple[int, ...], system: System) -> str
     return f"{category.name.lower().replace('_', ' ')}, {name} high"
 
 
-def _build(system: System) -> _Tables:
+def _fill(tables: _Tables) -> None:
     """Intern every value of the system and tabulate the best of 5-7 cards."""
+    system = tables.system
     plain: dict[int, _Pattern] = {}
     for ranks in combinations_with_replacement(range(13), 5):
         if max(Counter(ranks).values()) < 5:
@@ -225,8 +231,8 @@ def _build(system: System) -> _Tables:
                 by_mask[mask] = strength[suited[mask]]
             elif mask.bit_count() > 5:
                 by_mask[mask] = max(by_mask[mask & ~(1 << r)] for r in range(13) if mask >> r & 1)
-    flushes = {mask: values[s] for mask, s in by_mask.items()}
-    return _Tables(system, len(values), {key: values[s] for key, s in ranked.items()}, flushes)
+    tables.flushes.update((mask, values[s]) for mask, s in by_mask.items())
+    tables.ranked.update((key, values[s]) for key, s in ranked.items())
 
 
 def _grow(best: dict[int, int]) -> dict[int, int]:
@@ -245,37 +251,71 @@ def _grow(best: dict[int, int]) -> dict[int, int]:
     return grown
 
 
-_HIGH = _build(System.HIGH)
-_ACE_TO_FIVE = _build(System.ACE_TO_FIVE)
-_DEUCE_TO_SEVEN = _build(System.DEUCE_TO_SEVEN)
-_ACE_TO_SIX = _build(System.ACE_TO_SIX)
+# The tables are built by the first evaluation (or :func:`build_tables`), not
+# at import: most importers want only :class:`System`, and building takes a
+# second or two. They are filled in place, so these names hold from the start,
+# and each public evaluator checks ``_BUILT`` before it reads them.
+_BUILT = False
+_BUILDING = threading.Lock()
+_HIGH = _Tables(System.HIGH)
+_ACE_TO_FIVE = _Tables(System.ACE_TO_FIVE)
+_DEUCE_TO_SEVEN = _Tables(System.DEUCE_TO_SEVEN)
+_ACE_TO_SIX = _Tables(System.ACE_TO_SIX)
 _HIGH_RANKED = _HIGH.ranked
 _HIGH_FLUSHES = _HIGH.flushes
-_A5_RANKED = _ACE_TO_FIVE.ranked
-
-# The joker's five aces top every hand of a 52-card deck.
-_FIVE_ACES = HandValue(System.HIGH, _HIGH.size, Category.FIVE_OF_A_KIND, "five aces")
-
-# The straights, best first, as rank masks, for the joker to complete.
-_HIGH_STRAIGHTS = tuple(
-    (sum(1 << rank for rank in ranks), _HIGH_RANKED[sum(_UNIT[rank] for rank in ranks)])
-    for ranks in [range(top - 4, top + 1) for top in range(12, 3, -1)] + [(ACE, 0, 1, 2, 3)]
-)
+_ROYAL = 0x1F00  # the rank mask of ten to ace
 
 # Eight or better: the ranks that may play, lowest first, and a table from
 # the ones a hand holds (the low bit of each of their rank counts) to its low.
 _EIGHT_RANKS = (ACE, 0, 1, 2, 3, 4, 5, 6)
 _EIGHT_FIELDS = sum(7 * _UNIT[rank] for rank in _EIGHT_RANKS)
 _EIGHT_ONES = sum(_UNIT[rank] for rank in _EIGHT_RANKS)
-_EIGHT: dict[int, HandValue | None] = {
-    sum(_UNIT[rank] for rank in held): (
-        _A5_RANKED[sum(_UNIT[rank] for rank in held[:5])] if len(held) >= 5 else None
+_EIGHT: dict[int, HandValue | None] = {}
+
+
+def build_tables() -> None:
+    """Build the tables now rather than at the first evaluation, so that no
+    hand waits for them (a server calls it as it starts). Building happens
+    once, whichever thread calls first."""
+    global _BUILT  # noqa: PLW0603 (a flag read by every evaluation: a global is the fastest)
+    with _BUILDING:
+        if _BUILT:
+            return
+        for tables in (_HIGH, _ACE_TO_FIVE, _DEUCE_TO_SEVEN, _ACE_TO_SIX):
+            _fill(tables)
+        a5 = _ACE_TO_FIVE.ranked
+        _EIGHT.update(
+            (
+                sum(_UNIT[rank] for rank in held),
+                a5[sum(_UNIT[rank] for rank in held[:5])] if len(held) >= 5 else None,
+            )
+            for size in range(len(_EIGHT_RANKS) + 1)
+            for held in combinations(_EIGHT_RANKS, size)
+        )
+        _BUILT = True
+
+
+@cache
+def _five_aces() -> HandValue:
+    """The joker's five aces, which top every hand of a 52-card deck."""
+    strength = _HIGH_FLUSHES[_ROYAL].strength + 1
+    return HandValue(System.HIGH, strength, Category.FIVE_OF_A_KIND, "five aces")
+
+
+@cache
+def _high_straights() -> tuple[tuple[int, HandValue], ...]:
+    """The straights, best first, as rank masks, for the joker to complete."""
+    return tuple(
+        (sum(1 << rank for rank in ranks), _HIGH_RANKED[sum(_UNIT[rank] for rank in ranks)])
+        for ranks in [range(top - 4, top + 1) for top in range(12, 3, -1)] + [(ACE, 0, 1, 2, 3)]
     )
-    for size in range(len(_EIGHT_RANKS) + 1)
-    for held in combinations(_EIGHT_RANKS, size)
-}
-# Qualifying lows are exactly the best ones: no pair and nothing above an eight.
-_EIGHT_WORST = min(value.strength for value in _EIGHT.values() if value is not None)
+
+
+@cache
+def _eight_worst() -> int:
+    """The strength of the worst qualifying low. Qualifying lows are exactly
+    the best ones: no pair and nothing above an eight."""
+    return min(value.strength for value in _EIGHT.values() if value is not None)
 
 
 # ---------------------------------------------------------------------------
@@ -347,12 +387,12 @@ def _bug(weights: list[int]) -> HandValue:
     """
     key = sum(weights)
     if key >> 3 * ACE & 7 == 4:
-        return _FIVE_ACES
+        return _five_aces()
     options = [_best([*weights, _UNIT[ACE]], _HIGH)]
     masks = [_suit_mask(key, suit) for suit in range(4)]
     held = masks[0] | masks[1] | masks[2] | masks[3]
     straight = next(
-        (value for window, value in _HIGH_STRAIGHTS if (window & ~held).bit_count() <= 1), None
+        (value for window, value in _high_straights() if (window & ~held).bit_count() <= 1), None
     )
     if straight is not None:
         options.append(straight)
@@ -392,6 +432,8 @@ def _low(cards: Sequence[int], tables: _Tables) -> HandValue:
 
 def high(cards: Sequence[int]) -> HandValue:
     """The best high hand of five cards or more; the joker is the bug."""
+    if not _BUILT:
+        build_tables()
     key = _fast_key(cards)
     if not key:
         weights, joker = _checked(cards)
@@ -404,27 +446,35 @@ def high(cards: Sequence[int]) -> HandValue:
 
 def ace_to_five_low(cards: Sequence[int]) -> HandValue:
     """The best ace-to-five low: aces low, straights and flushes ignored."""
+    if not _BUILT:
+        build_tables()
     return _low(cards, _ACE_TO_FIVE)
 
 
 def deuce_to_seven_low(cards: Sequence[int]) -> HandValue:
     """The best deuce-to-seven low: aces high, straights and flushes count."""
+    if not _BUILT:
+        build_tables()
     return _low(cards, _DEUCE_TO_SEVEN)
 
 
 def ace_to_six_low(cards: Sequence[int]) -> HandValue:
     """The best ace-to-six low: aces low, straights and flushes count."""
+    if not _BUILT:
+        build_tables()
     return _low(cards, _ACE_TO_SIX)
 
 
 def eight_or_better(cards: Sequence[int]) -> HandValue | None:
     """The best ace-to-five low if it qualifies (five ranks, eight or lower), else None."""
+    if not _BUILT:
+        build_tables()
     key = _fast_key(cards)
     if key:
         held = key & _EIGHT_FIELDS
         return _EIGHT[(held | held >> 1 | held >> 2) & _EIGHT_ONES]
     value = _low(cards, _ACE_TO_FIVE)
-    return value if value.strength >= _EIGHT_WORST else None
+    return value if value.strength >= _eight_worst() else None
 
 
 _LOWS: dict[System, Callable[[Sequence[int]], HandValue]] = {

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline.api import intercept, tokens
 from feltline.api.errors import ApiError, from_exception
-from feltline.api.tokens import Caller, Role, TokenError
+from feltline.api.tokens import Caller, ExpiredToken, Role, TokenError
 from feltline_protos.v1 import auth_pb2, errors_pb2
 
 Clock = Callable[[], datetime]
@@ -53,7 +53,11 @@ class AuthInterceptor(intercept.Interceptor):
         try:
             caller = self.authenticate(call.invocation_metadata)
         except (ApiError, TokenError) as e:
-            raise intercept.refuse(context, from_exception(e).status()) from None
+            refusal = from_exception(e)
+            who = _claims(e.caller) if isinstance(e, ExpiredToken) else {}
+            raise intercept.refuse(
+                context, refusal.status(), method=call.method, reason=refusal.reason_name, **who
+            ) from None
         return _serving(caller, call.method)
 
     def authenticate(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> Caller:
@@ -99,17 +103,17 @@ def require_role(*roles: Role) -> Caller:
 def _serving(caller: Caller, method: str) -> Iterator[None]:
     """Name the caller to the servicer and to every log line of the call."""
     named = _CALLER.set(caller)
-    bound = structlog.contextvars.bind_contextvars(
-        method=method,
-        role=_name(caller.role),
-        player_id=caller.player_id,
-        token_id=caller.token_id,
-    )
+    bound = structlog.contextvars.bind_contextvars(method=method, **_claims(caller))
     try:
         yield
     finally:
         structlog.contextvars.reset_contextvars(**bound)
         _CALLER.reset(named)
+
+
+def _claims(caller: Caller) -> dict[str, str]:
+    """Who a token speaks for, as log lines name them: never the token."""
+    return {"role": _name(caller.role), "player_id": caller.player_id, "token_id": caller.token_id}
 
 
 def _name(role: Role) -> str:

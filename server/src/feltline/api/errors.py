@@ -264,5 +264,7 @@ class _Guard(AbstractContextManager[None]):
             # it must hold even where logging was never configured.
             trace = scrub("".join(traceback.format_exception(error)))
             log.error("internal_error", method=self.method, exception=trace)
-        intercept.refuse(self.context, refusal.status())
+        intercept.refuse(
+            self.context, refusal.status(), method=self.method, reason=refusal.reason_name
+        )
         return True

@@ -28,7 +28,6 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import grpc
-import structlog
 
 from feltline.api.errors import ApiError
 from feltline.api.intercept import OPEN_SERVICES, Handler, refuse, service_of
@@ -43,7 +42,6 @@ FORWARDED = "feltline-forwarded-by"  # the metadata a forwarded call carries
 RETRY = 0.5  # seconds a client waits before sending again a call no owner took
 # Metadata of the transport, not of the call: never passed on.
 TRANSPORT = frozenset({"user-agent", "te", "content-type", "grpc-accept-encoding"})
-log = structlog.get_logger("feltline.api")
 
 
 class Forwarding(grpc.aio.ServerInterceptor):
@@ -97,7 +95,7 @@ class Forwarding(grpc.aio.ServerInterceptor):
             if not key.startswith((":", "grpc-")) and key not in TRANSPORT
         ]
         if any(key == FORWARDED for key, _ in metadata) or not moved.address:
-            self._unavailable(context, moved, "the table's owner is changing")
+            self._unavailable(context, method, moved, "the table's owner is changing")
             return None
         try:
             return bytes(
@@ -114,25 +112,25 @@ class Forwarding(grpc.aio.ServerInterceptor):
             if e.code() is grpc.StatusCode.UNAVAILABLE and not any(
                 key == "grpc-status-details-bin" for key, _ in trailing
             ):  # grpc's own: the owner cannot be reached
-                self._unavailable(context, moved, "the table's owner cannot be reached")
+                self._unavailable(context, method, moved, "the table's owner cannot be reached")
                 return None
             context.set_code(e.code())
             context.set_details(e.details() or "")
             context.set_trailing_metadata(tuple(trailing))
             return None
 
-    def _unavailable(self, context: grpc.ServicerContext, moved: OwnedElsewhere, why: str) -> None:
-        log.info("forward_refused", table_id=str(moved.table_id), owner=moved.address, why=why)
-        refuse(
-            context,
-            ApiError(
-                R.ERROR_REASON_TRY_AGAIN,
-                f"{why} (table {moved.table_id}): send the same request (same request_id) "
-                "again shortly",
-                metadata={"table_id": str(moved.table_id)},
-                retry_after=RETRY,
-            ).status(),
+    def _unavailable(
+        self, context: grpc.ServicerContext, method: str, moved: OwnedElsewhere, why: str
+    ) -> None:
+        """Refuse the call for now, with a retry hint (logged as every refusal is)."""
+        error = ApiError(
+            R.ERROR_REASON_TRY_AGAIN,
+            f"{why} (table {moved.table_id}): send the same request (same request_id) "
+            "again shortly",
+            metadata={"table_id": str(moved.table_id)},
+            retry_after=RETRY,
         )
+        refuse(context, error.status(), method=method, reason=error.reason_name)
 
     def _channel(self, address: str) -> grpc.Channel:
         with self._guard:

@@ -9,7 +9,8 @@ async generators on the server's event loop, and their interceptors' scopes
 stay open from the first message to the last.
 
 A call refused here ends with the status set on its context
-(:func:`refuse`), never with an exception grpc would report as ``UNKNOWN``.
+(:func:`refuse`), never with an exception grpc would report as ``UNKNOWN``,
+and its refusal is logged there, once.
 
 The services grpc itself provides, health checking and reflection, pass
 untouched: they need no token.
@@ -26,6 +27,8 @@ from typing import Any, TypeAlias
 import grpc
 from grpc_health.v1 import health
 from grpc_reflection.v1alpha import reflection
+
+from feltline.api.logging import log_refusal
 
 Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic in its stubs only
 Scope: TypeAlias = AbstractContextManager[object]
@@ -64,9 +67,27 @@ def _decoding(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
 
 
 def refuse(
-    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any], status: grpc.Status
+    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
+    status: grpc.Status,
+    *,
+    method: str,
+    reason: str,
+    **who: str,
 ) -> Refused:
-    """End the call with ``status``; the exception to raise to stop serving it."""
+    """End the call with ``status`` (for ``reason``, an ``ErrorReason``
+    name) and log it (:func:`~feltline.api.logging.log_refusal`), with the
+    caller's peer and ``who`` they are where no token has said it; the
+    exception to raise to stop serving it. A server fault (``INTERNAL``) is
+    not a refusal: the error interceptor logs it with its traceback."""
+    if status.code is not grpc.StatusCode.INTERNAL:
+        log_refusal(
+            status.code.name,
+            method=method,
+            reason=reason,
+            message=status.details,
+            peer=context.peer(),
+            **who,
+        )
     context.set_code(status.code)
     context.set_details(status.details)
     context.set_trailing_metadata(status.trailing_metadata)

@@ -15,6 +15,7 @@ no line can show one it may not.
 
 :func:`log_action` is the one line per action a servicer writes; the auth
 interceptor has already bound who the caller is to the call's context.
+:func:`log_refusal` is the one line per refused call.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ HIDDEN = "[hidden]"
 HANDLER_NAME = "feltline"
 
 _actions = structlog.stdlib.get_logger("feltline.actions")
+_refusals = structlog.stdlib.get_logger("feltline.api")
 
 
 def hide_cards(
@@ -119,3 +121,14 @@ def log_action(
     where it happened, and whatever else the servicer adds (``action``,
     ``request_id``...)."""
     _actions.info(name, table_id=table_id, hand_number=hand_number, seat=seat, **fields)
+
+
+def log_refusal(code: str, /, *, method: str, reason: str, message: str, **who: Any) -> None:
+    """One line for one refused call: its status code, the reason and
+    message the caller got, the method, and who called as far as is known
+    (the caller the auth interceptor bound, or ``who``: the peer, an
+    expired token's claims); of a token, only its id. A failed
+    authentication is a warning (someone may be trying tokens), anything
+    else the caller's mistake, at info."""
+    level = logging.WARNING if code == "UNAUTHENTICATED" else logging.INFO
+    _refusals.log(level, "refused", code=code, reason=reason, method=method, message=message, **who)

@@ -38,6 +38,9 @@ ROLES: dict[str, Role] = {
     if value != auth_pb2.ROLE_UNSPECIFIED
 }
 """The roles by their short names (``player``, ``spectator``, ...)."""
+DEFAULT_TTL = 3600  # seconds: an hour, whatever the role
+# Seconds: nothing revokes a token before it expires, so none outlives a year.
+LONGEST_TTL = 366 * 24 * 3600
 
 
 class TokenError(Exception):
@@ -51,9 +54,14 @@ class InvalidToken(TokenError):
 
 
 class ExpiredToken(TokenError):
-    """Well signed but past its expiry: the holder should get a new one."""
+    """Well signed but past its expiry: the holder should get a new one.
+    Its ``caller`` is who the token spoke for, which the server may log."""
 
     reason = errors_pb2.ERROR_REASON_TOKEN_EXPIRED
+
+    def __init__(self, message: str, caller: Caller) -> None:
+        super().__init__(message)
+        self.caller = caller
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +86,8 @@ def mint(
     """A token for ``role`` (and for a player, ``player_id``), valid from
     ``now`` for ``ttl``. Refuses claims :func:`verify` would refuse."""
     check_claims(role, player_id)
-    if ttl <= timedelta(0):
-        raise ValueError(f"a token must live a while, not {ttl}")
+    if not timedelta(0) < ttl <= timedelta(seconds=LONGEST_TTL):
+        raise ValueError(f"a token lives above 0 and at most a year, not {ttl}")
     claims = auth_pb2.TokenClaims(
         role=role, player_id=player_id, token_id=token_id or str(uuid.uuid4())
     )
@@ -98,7 +106,9 @@ def verify(token: str, key: Ed25519PublicKey, *, now: datetime) -> Caller:
 def current(caller: Caller, *, now: datetime) -> Caller:
     """``caller``, if its token has not expired at ``now``."""
     if now >= caller.expires:
-        raise ExpiredToken(f"the token expired at {caller.expires.isoformat()}; get a new one")
+        raise ExpiredToken(
+            f"the token expired at {caller.expires.isoformat()}; get a new one", caller
+        )
     return caller
 
 

@@ -11,8 +11,7 @@ from feltline.floor import connection
 from feltline_protos.v1 import accounts_pb2
 
 
-def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    chips = commands.add_parser("chips", help="mint chips and read balances (admin)")
+def add_command(chips: argparse.ArgumentParser) -> None:
     verbs = chips.add_subparsers(dest="verb", required=True)
     minting = verbs.add_parser("mint", help="add chips to a player's account")
     minting.add_argument("player", metavar="PLAYER")

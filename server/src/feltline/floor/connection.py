@@ -39,7 +39,7 @@ def add_options(parser: argparse.ArgumentParser, *, target: str | None = None) -
     if target is None:
         group.add_argument(
             "--target",
-            default=os.environ.get("FELTLINE_TARGET", DEFAULT_TARGET),
+            default=os.environ.get("FELTLINE_TARGET") or DEFAULT_TARGET,
             help=f"the server, HOST:PORT (default FELTLINE_TARGET or {DEFAULT_TARGET})",
         )
     else:

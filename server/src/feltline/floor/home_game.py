@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from feltline.api import convert, tokens
 from feltline.api import logging as logs
+from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.cardroom.room import open_room
+from feltline.engine.values import build_tables
 from feltline.floor import connection, settings
 from feltline.floor.connection import Refused
 from feltline.floor.tables import stakes
@@ -49,12 +50,8 @@ class Server:
     local: Feltline | None = None
 
 
-def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "play",
-        help="play by hand against bots: a local server, a table, the bots and you",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-    )
+def add_command(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__.split("\n\n")[0] if __doc__ else None
     parser.add_argument("--bots", type=int, default=3, help="bots at the table (default 3)")
     parser.add_argument(
         "--bot", choices=sorted(BOTS), default="casual", help="how they play (default casual)"
@@ -88,7 +85,7 @@ def play(
         token = args.token or connection.mint(server.signer, auth_pb2.ROLE_ADMIN)
         admin = Client(server.target, token, tls=connection.tls(args), patience=connection.PATIENCE)
         with admin:
-            table = admin.create_table(convert.table_config(wanted.config), wanted.name)
+            table = admin.create_table(wanted.message, wanted.name)
             print(f"{table.display_name}: {stakes(table.config)}; id {table.table_id}", file=out)
             bots: list[tuple[Player, threading.Thread]] = []
             try:
@@ -151,6 +148,7 @@ def _server(args: argparse.Namespace) -> Iterator[Server]:
         except (KeyChanged, KeyFileError) as e:
             raise Refused(str(e)) from None
         stack.callback(room.close)
+        build_tables()  # now, not at the first showdown
         local = Feltline(room, room.streams.signer.public_key, tick=0.2).start()
         stack.callback(local.stop)
         yield Server(local.target, room.streams.signer, local)

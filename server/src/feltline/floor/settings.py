@@ -9,7 +9,6 @@ import argparse
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from feltline.api import convert, validation
 from feltline.engine.errors import ConfigError
 from feltline.engine.house import (
     DEFAULT_ACTION_CLOCK,
@@ -55,6 +54,7 @@ class Settings:
     """What ``table open`` asks the server for."""
 
     config: TableConfig
+    message: common_pb2.TableConfig  # the config as the API carries it
     name: str
 
 
@@ -220,13 +220,15 @@ def settings(args: argparse.Namespace) -> Settings:
         config.validate()
     except ConfigError as e:
         raise SettingError(str(e)) from None
+    from feltline.api import convert  # noqa: PLC0415 (the engine's events: opening a table only)
+
     try:  # every number must fit its field of the API too
         message = convert.table_config(config)
     except ValueError as e:
         raise SettingError(f"a setting is too large to send ({e})") from None
     _contract(message)
     name = f"{game} table" if args.name is None else args.name
-    return Settings(config, name)
+    return Settings(config, message, name)
 
 
 def _draw_limit(option: str, given: int) -> None:
@@ -242,6 +244,8 @@ def _contract(message: common_pb2.TableConfig) -> None:
     which it checks before the engine's: some bounds are narrower there,
     such as an action clock of an hour at most or a time window of a
     minute at least. Said with the option at fault, before anything is sent."""
+    from feltline.api import validation  # noqa: PLC0415 (protovalidate: opening a table only)
+
     faults = [
         f"{_option(path)} {rule}" if path else rule  # no path: a rule of the whole table
         for path, rule in validation.violations(message)

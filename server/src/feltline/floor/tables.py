@@ -10,7 +10,6 @@ from collections.abc import Iterable
 
 from google.protobuf.message import Message
 
-from feltline.api import convert
 from feltline.floor import connection, settings
 from feltline_client.table import find_table, pot_counted
 from feltline_protos.v1 import common_pb2, tables_pb2
@@ -27,8 +26,7 @@ STATUS = {
 TABLE_HELP = "the table's id, or an open table's name (if only one open table has it)"
 
 
-def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    table = commands.add_parser("table", help="open, list, show and close tables (admin)")
+def add_command(table: argparse.ArgumentParser) -> None:
     verbs = table.add_subparsers(dest="verb", required=True)
     opening = verbs.add_parser("open", help="open a table with the settings given")
     settings.add_options(opening, game_required=True)
@@ -47,7 +45,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def open_table(args: argparse.Namespace) -> int:
     wanted = settings.settings(args)  # checked before anything is sent
     with connection.client(args) as client:
-        table = client.create_table(convert.table_config(wanted.config), wanted.name)
+        table = client.create_table(wanted.message, wanted.name)
     if args.json:
         return dump(table)
     print(f"opened {table.table_id}  {table.display_name}: {stakes(table.config)}")

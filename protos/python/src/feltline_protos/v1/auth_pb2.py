@@ -26,13 +26,14 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/auth.proto\x12\x0b\x66\x65ltline.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x01\n\x0bTokenClaims\x12\x1f\n\x04role\x18\x01 \x01(\x0e\x32\x11.feltline.v1.Role\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12.\n\nissue_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08token_id\x18\x05 \x01(\t*c\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_PLAYER\x10\x01\x12\x12\n\x0eROLE_SPECTATOR\x10\x02\x12\x10\n\x0cROLE_AUDITOR\x10\x03\x12\x0e\n\nROLE_ADMIN\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/auth.proto\x12\x0b\x66\x65ltline.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x01\n\x0bTokenClaims\x12\x1f\n\x04role\x18\x01 \x01(\x0e\x32\x11.feltline.v1.Role\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12.\n\nissue_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08token_id\x18\x05 \x01(\t*c\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_PLAYER\x10\x01\x12\x12\n\x0eROLE_SPECTATOR\x10\x02\x12\x10\n\x0cROLE_AUDITOR\x10\x03\x12\x0e\n\nROLE_ADMIN\x10\x04\x42\x39\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'feltline_protos.v1.auth_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\017com.feltline.v1P\001Z\026feltline/v1;feltlinev1\252\002\013Feltline.V1'
   _globals['_ROLE']._serialized_start=255
   _globals['_ROLE']._serialized_end=354
   _globals['_TOKENCLAIMS']._serialized_start=73
