@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
@@ -31,7 +32,14 @@ from feltline.engine.dealing import fresh_deck
 from feltline.engine.deck import commitment, shuffle
 from feltline.engine.events import HandStarted
 from feltline_replay.export import hand_id
-from feltline_replay.verify import Failure, Report, verify
+from feltline_replay.verify import (
+    Failure,
+    Report,
+    line_shares,
+    log_shares,
+    verify,
+    verify_shares,
+)
 
 Record = dict[str, Any]
 FIXTURE = Path(__file__).resolve().parents[2] / "clients/node/test/fixtures/hands.log"
@@ -566,3 +574,38 @@ def test_a_failure_names_its_hand_by_table_and_number(log: list[Record]) -> None
     assert report.as_json()["failures"][0]["number"] == number
     table_failure = Failure("chain", "table", table, None, "a", "b")
     assert str(table_failure) == f"table {table}: chain: expected a, found b"
+
+
+# -- shares: any cut of the log verifies as the whole -------------------
+
+
+def test_a_tampered_log_in_shares_of_any_size_verifies_as_one(
+    log: list[Record], tmp_path: Path
+) -> None:
+    """Cut at streams' starts, by bytes or by lines, the shares report
+    what the whole does; a blank line is no record."""
+    hand = hands(log)[1]
+    i = next(i for i in typed(log, hand, "Acted") if log[i]["data"]["amount"])
+    log[i]["data"]["amount"] += 1
+    whole = verify(log, KEY.public_hex)
+    assert {f.id for f in whole.failures} == {hand}
+    path = tmp_path / "hands.log"
+    lines = [json.dumps(r) for r in log]
+    path.write_text("\n".join(["{}", *lines[: i + 1], "", *lines[i + 1 :]]) + "\n")
+    start = len("{}\n")
+    for size in (1, 5_000, 1 << 20):
+        shares = list(log_shares(str(path), start, size))
+        assert shares[0].start == start
+        assert shares[-1].end == path.stat().st_size
+        assert all(a.end == b.start for a, b in pairwise(shares))
+        assert len(shares) > 1 or size == 1 << 20
+        text = path.read_bytes()
+        for share in shares[1:]:
+            before = json.loads(text[: share.start].rstrip(b"\n").rsplit(b"\n", 1)[-1])
+            first = json.loads(text[share.start :].split(b"\n", 1)[0])
+            assert before["kind"] == "seal" or before["id"] != first["id"]
+        assert verify_shares(shares, KEY.public_hex).as_json() == whole.as_json()
+    for size in (1, 7, 2000):
+        shares = list(line_shares(lines, size))
+        assert [line for share in shares for line in share.lines] == lines
+        assert verify_shares(shares, KEY.public_hex).as_json() == whole.as_json()
