@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from feltline.api.convert import Where
-from feltline.api.redaction import Viewer, view, visible
+from feltline.api.redaction import Viewer, sees_down_cards, view, visible, withheld
 from feltline.api.tokens import Caller
 from feltline.demo import TABLES
 from feltline.engine.cards import Card
@@ -212,3 +212,36 @@ def test_only_a_player_sees_as_its_seat() -> None:
         assert visible(Viewer(role, 2), dealt, ended=False) == hidden
     assert visible(Viewer(ADMIN), dealt, ended=True) == hidden
     assert visible(Viewer(AUDITOR), dealt, ended=True) == dealt
+
+
+def _caller(role: int, player: str = "") -> Caller:
+    return Caller(role, player, "t", datetime(2030, 1, 1, tzinfo=UTC))  # type: ignore[arg-type]
+
+
+def test_face_down_cards_are_their_seat_s_and_an_auditor_s_once_the_hand_ended() -> None:
+    player = Viewer(auth_pb2.ROLE_PLAYER, 2)
+    assert [sees_down_cards(player, seat, ended=False) for seat in (1, 2, 3)] == [
+        False,
+        True,
+        False,
+    ]
+    auditor = Viewer(auth_pb2.ROLE_AUDITOR)
+    assert (sees_down_cards(auditor, 2, ended=False), sees_down_cards(auditor, 2, ended=True)) == (
+        False,
+        True,
+    )
+    for role in (auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_SPECTATOR):
+        assert not sees_down_cards(Viewer(role), 2, ended=True)
+    assert not sees_down_cards(Viewer(auth_pb2.ROLE_PLAYER), 2, ended=True)  # not dealt in
+
+
+def test_an_unrevealed_match_deal_is_withheld_from_all_but_its_seats() -> None:
+    seats = [SeatAtStart(1, "ann", 100), SeatAtStart(2, "bob", 100)]
+    ann, cid = _caller(auth_pb2.ROLE_PLAYER, "ann"), _caller(auth_pb2.ROLE_PLAYER, "cid")
+    auditor = _caller(auth_pb2.ROLE_AUDITOR)
+    assert [withheld(c, seats, unrevealed=True) for c in (ann, cid, auditor)] == [
+        False,
+        True,
+        True,
+    ]
+    assert not any(withheld(c, seats, unrevealed=False) for c in (ann, cid, auditor))

@@ -229,3 +229,52 @@ def test_the_command_refuses_a_bad_lifetime_in_one_line(
         f"not {ttl!r}"
     ]
     assert not key.exists()
+
+
+def _signed_claims(claims: auth_pb2.TokenClaims) -> str:
+    head = f"v1.{_b64(claims.SerializeToString())}"
+    return f"{head}.{_b64(SIGNER.sign(head.encode()))}"
+
+
+def test_each_refusal_says_why_word_for_word() -> None:
+    expiry = auth_pb2.TokenClaims()
+    expiry.expire_time.FromDatetime(NOW + HOUR)
+    good = mint(SIGNER, auth_pb2.ROLE_ADMIN, now=NOW, ttl=HOUR)
+    head, claims, signature = good.split(".")
+    refusals = {
+        "v1.abc": "not a Feltline token: expected v1.<claims>.<signature>",
+        "v1.a!c.def": "the token is not base64url",
+        "v1.a.def": "the token is not base64url",  # one character is no byte
+        "v1.abd.def": "the token is not canonical base64url",  # 'abd' respells 'abc'
+        f"{head}.{claims}.{_b64(b'x' * 64)}": "the token's signature does not verify",
+        _signed_claims(auth_pb2.TokenClaims(role=auth_pb2.ROLE_ADMIN)): "the token has no expiry",
+        _signed_claims(
+            auth_pb2.TokenClaims(role=99, expire_time=expiry.expire_time)  # type: ignore[arg-type]
+        ): "the token claims what no token may: no such role 99",
+        _signed_claims(
+            auth_pb2.TokenClaims(role=auth_pb2.ROLE_PLAYER, expire_time=expiry.expire_time)
+        ): "the token claims what no token may: a player's token names the player: "
+        "1 to 64 of A-Z a-z 0-9 _ . -, not ''",
+        _signed_claims(
+            auth_pb2.TokenClaims(
+                role=auth_pb2.ROLE_ADMIN, player_id="bob", expire_time=expiry.expire_time
+            )
+        ): "the token claims what no token may: only a player's token names a player",
+    }
+    for token, why in refusals.items():
+        with pytest.raises(InvalidToken) as refused:
+            verify(token, SIGNER.public_key, now=NOW)
+        assert str(refused.value) == why, token
+    assert signature  # the good token's parts, reused above
+
+
+def test_a_token_is_its_claims_deterministically_serialised_and_signed() -> None:
+    token = mint(SIGNER, auth_pb2.ROLE_PLAYER, now=NOW, ttl=HOUR, player_id="alice", token_id="t")
+    head, claims, signature = token.split(".")
+    decoded = auth_pb2.TokenClaims.FromString(base64.urlsafe_b64decode(claims + "=="))
+    assert f"{head}.{claims}" == f"v1.{_b64(decoded.SerializeToString(deterministic=True))}"
+    assert "=" not in token
+    SIGNER.public_key.verify(
+        base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)),
+        f"{head}.{claims}".encode(),
+    )

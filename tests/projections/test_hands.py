@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from feltline.engine.events import HandEnded, HandStarted, Share
+from feltline.engine.events import HandEnded, HandStarted, PotAwarded, Share
 from feltline.projections.follow import Follower
 from feltline.projections.hands import HandIndex, HandIndexView, rake_paid
 from feltline.projections.ledger import Ledger, LedgerView
@@ -33,7 +33,7 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
     follower.catch_up()
 
     listed = {h.hand_id: h for h in indexed_hands(index, limit=10**6)}
-    stored = 0
+    stored = winners = 0
     raked: dict[str, int] = {}
     for table_id in tables:
         table = room.table(table_id).table
@@ -55,9 +55,24 @@ def test_the_hand_index_matches_the_stored_hands_and_a_rebuild_matches_the_live_
             if isinstance(ended, HandEnded):
                 assert {s.seat: s.final for s in found.seats} == dict(ended.stacks)
                 assert found.rake == ended.rake
+                won: dict[int, int] = {}
+                for event in events:
+                    if isinstance(event, PotAwarded):
+                        for share in event.shares:
+                            won[share.seat] = won.get(share.seat, 0) + share.amount
+                assert {s.seat: s.won for s in found.seats} == {
+                    s.seat: won.get(s.seat, 0) for s in started.deal.seats
+                }
+                assert found.winners == [
+                    s.player
+                    for s in sorted(started.deal.seats, key=lambda s: s.seat)
+                    if won.get(s.seat, 0) > 0
+                ]
+                winners += bool(found.winners)
                 raked[str(table_id)] = raked.get(str(table_id), 0) + ended.rake
             stored += 1
     assert stored == len(listed) > 20
+    assert winners > 20
 
     took = house_take(index, 3600)
     assert sum(t.rake + t.time_charges for t in took) == sum(

@@ -33,6 +33,7 @@ SMALL_BET = 10
 BLINDS = (5, 10)
 ANTE = {Game.STUD_HI_LO: 2, Game.DRAW_DECLARE: 5, Game.JACKPOTS: 5, Game.HOLDEM: 0}
 BRING_IN = 3
+DRAW_LIMITS = (5, 3)  # most cards drawn with fewer than six players, and with six or more
 SEATS = 6
 LOWS = [s.value for s in System if s is not System.HIGH]
 # The option a field of TableConfig comes from, where the field's name does
@@ -103,14 +104,12 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
     add(
         "--draw-limit-small",
         type=int,
-        default=5,
-        help="draw: most cards drawn, < 6 players (1 to 5, default 5)",
+        help=f"draw: most cards drawn, < 6 players (1 to 5, default {DRAW_LIMITS[0]})",
     )
     add(
         "--draw-limit-large",
         type=int,
-        default=3,
-        help="draw: most cards drawn, 6+ players (1 to 5, default 3)",
+        help=f"draw: most cards drawn, 6+ players (1 to 5, default {DRAW_LIMITS[1]})",
     )
     add("--rake", help="the rake, a percentage of each pot such as 5 or 2.5 (default none)")
     add(
@@ -176,10 +175,11 @@ def settings(args: argparse.Namespace) -> Settings:
         raise SettingError(f"--raise-cap is for fixed limit, not {structure}")
     if args.capped_heads_up and not fixed:
         raise SettingError(f"--capped-heads-up is for fixed limit, not {structure}")
-    if game not in DRAW_GAMES and (args.draw_limit_small != 5 or args.draw_limit_large != 3):
+    given = (args.draw_limit_small, args.draw_limit_large)
+    if game not in DRAW_GAMES and given != (None, None):  # even a default's value, given
         raise SettingError(f"{game} has no draw: the draw limits are for draw games")
-    _draw_limit("--draw-limit-small", args.draw_limit_small)
-    _draw_limit("--draw-limit-large", args.draw_limit_large)
+    draw_small = _draw_limit("--draw-limit-small", args.draw_limit_small, DRAW_LIMITS[0])
+    draw_large = _draw_limit("--draw-limit-large", args.draw_limit_large, DRAW_LIMITS[1])
     if args.ante_cap != DEFAULT_ANTE_CAP and game is not Game.JACKPOTS:
         raise SettingError("--ante-cap is for jackpots, whose pots carry over")
     stakes = Stakes(
@@ -198,8 +198,8 @@ def settings(args: argparse.Namespace) -> Settings:
         stakes,
         low=System(args.low),
         joker=args.joker,
-        draw_limit_small=args.draw_limit_small,
-        draw_limit_large=args.draw_limit_large,
+        draw_limit_small=draw_small,
+        draw_limit_large=draw_large,
         rake=_rake(args.rake, args.rake_cap),
     )
     charge = None
@@ -231,12 +231,15 @@ def settings(args: argparse.Namespace) -> Settings:
     return Settings(config, message, name)
 
 
-def _draw_limit(option: str, given: int) -> None:
+def _draw_limit(option: str, given: int | None, default: int) -> int:
     """The API's bounds, not the engine's: the engine (which replays any
     stored hand) takes 0, but the server refuses a table that draws none,
     and the engine's own message would say 0 to 5."""
+    if given is None:
+        return default
     if not 1 <= given <= 5:
         raise SettingError(f"{option} is 1 to 5 cards, not {given}")
+    return given
 
 
 def _contract(message: common_pb2.TableConfig) -> None:
