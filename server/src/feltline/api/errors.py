@@ -79,6 +79,7 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_TABLE_UNREADABLE: Code.DATA_LOSS,
     R.ERROR_REASON_MATCH_NOT_FOUND: Code.NOT_FOUND,
     R.ERROR_REASON_MATCH_TABLE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_OVERLOADED: Code.RESOURCE_EXHAUSTED,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
