@@ -43,7 +43,7 @@ from feltline.api.intercept import OPEN_SERVICES, Handler, refuse, service_of
 from feltline_protos.v1 import errors_pb2
 
 R = errors_pb2.ErrorReason
-RETRY = 0.25  # seconds: the least a refused client waits; each is told up to twice it
+RETRY = 1.0  # seconds: the least a refused client waits; each is told up to twice it
 
 
 class Admission(grpc.aio.ServerInterceptor):
