@@ -55,13 +55,22 @@ class Admission(grpc.aio.ServerInterceptor):
         self.pool = pool
         self.limit = limit
         self.retry_after = retry_after
-        self._room = threading.BoundedSemaphore(limit)
+        self._in_hand = 0
+        self._guard = threading.Lock()  # taken on the loop, and by threads ending calls
+        self._unary: set[str] = set()  # the methods found to be unary so far
+        # Past the limit a unary method is refused before the interceptors
+        # behind this one make its handler, and its request is not decoded:
+        # a refusal has to cost far less than a call.
+        self._refused: Handler = grpc.unary_unary_rpc_method_handler(self._refuse)
 
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Handler | None:
+        method = handler_call_details.method
+        if method in self._unary and self._in_hand >= self.limit:
+            return self._refused
         handler = await continuation(handler_call_details)
         if (
             handler is None
@@ -70,18 +79,21 @@ class Admission(grpc.aio.ServerInterceptor):
             or handler.unary_unary is None
         ):
             return handler
+        self._unary.add(method)
         call = handler.unary_unary
 
         async def admitted(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            if not self._room.acquire(blocking=False):
-                refuse(context, self.refusal().status())
-                return None
+            with self._guard:
+                taken = self._in_hand < self.limit
+                self._in_hand += taken
+            if not taken:
+                return await self._refuse(request, context)
             loop = asyncio.get_running_loop()
             sync = cast(grpc.ServicerContext, Sync(context, loop))  # as it behaves
             run = contextvars.copy_context().run
             work: Future[Any] = self.pool.submit(run, call, request, sync)
             # Done when it ends, or when it is cancelled before a thread took it.
-            work.add_done_callback(lambda _: self._room.release())
+            work.add_done_callback(self._release)
             return await asyncio.wrap_future(work)
 
         return grpc.unary_unary_rpc_method_handler(
@@ -89,6 +101,13 @@ class Admission(grpc.aio.ServerInterceptor):
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
+
+    def _release(self, _: Future[Any]) -> None:
+        with self._guard:
+            self._in_hand -= 1
+
+    async def _refuse(self, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        refuse(context, self.refusal().status())
 
     def refusal(self) -> ApiError:
         return ApiError(
