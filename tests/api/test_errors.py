@@ -199,3 +199,14 @@ def test_no_card_appears_in_a_refusal() -> None:
         errors_pb2.ERROR_REASON_ILLEGAL_DRAW, f"no {card}", metadata={"card": card}
     ).status()
     assert card not in str(with_metadata.trailing_metadata)
+
+
+def test_a_store_that_does_not_answer_is_a_reason_to_try_again() -> None:
+    """PostgreSQL restarting, failing over, or a connection cut under a
+    transaction: the request is refused UNAVAILABLE with a delay, never
+    INTERNAL (the same request id is never applied twice)."""
+    from eventsourcing.persistence import OperationalError
+
+    refusal = from_exception(OperationalError("pipeline aborted"))
+    assert (refusal.code, refusal.reason_name) == (grpc.StatusCode.UNAVAILABLE, "TRY_AGAIN")
+    assert refusal.retry_after == 1.0

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import protovalidate
 import pytest
-from google.protobuf import any_pb2, timestamp_pb2
+from google.protobuf import any_pb2, duration_pb2, timestamp_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -74,7 +74,10 @@ class Fake(
     def __init__(self) -> None:
         self.requests: list[Any] = []
         self.metadata: list[dict[str, str]] = []
-        self.fail_next: list[grpc.StatusCode] = []
+        # Codes to fail the next calls with; with a delay, as a server
+        # refusing for a while does: RetryInfo says when to come back.
+        self.fail_next: list[grpc.StatusCode | tuple[grpc.StatusCode, float]] = []
+        self.times: list[float] = []  # when each call came (monotonic)
         self.applied: dict[str, play_pb2.ActResponse] = {}
         self.watch_calls: list[str] = []
         self.lock = threading.Lock()
@@ -83,9 +86,20 @@ class Fake(
     def _enter(self, request: Any, context: grpc.ServicerContext) -> None:
         with self.lock:
             self.requests.append(request)
+            self.times.append(time.monotonic())
             self.metadata.append(dict(context.invocation_metadata()))  # type: ignore[arg-type]
             failure = self.fail_next.pop(0) if self.fail_next else None
-        if failure is not None:
+        if isinstance(failure, tuple):
+            code, after = failure
+            delay = duration_pb2.Duration()
+            delay.FromNanoseconds(round(after * 1e9))
+            _abort(
+                context,
+                code.value[0],
+                "come back later",
+                error_details_pb2.RetryInfo(retry_delay=delay),
+            )
+        elif failure is not None:
             context.abort(failure, "try again")
         _validated(request, context)
 
@@ -295,6 +309,23 @@ def test_a_retry_sends_the_same_request_id(client: Client, fake: Fake) -> None:
     ids = {r.request_id for r in fake.requests}
     assert len(fake.requests) == 3
     assert len(ids) == 1
+
+
+def test_an_overloaded_server_is_asked_again_after_its_hint(client: Client, fake: Fake) -> None:
+    # The client's own backoff here is 10 ms: the pause is the server's.
+    fake.fail_next = [(grpc.StatusCode.RESOURCE_EXHAUSTED, 0.3)]
+    client.mint_chips("alice", 1000)
+    assert len(fake.requests) == 2
+    assert len({r.request_id for r in fake.requests}) == 1
+    assert fake.times[1] - fake.times[0] >= 0.3
+
+
+def test_resource_exhausted_without_a_hint_is_not_retried(client: Client, fake: Fake) -> None:
+    fake.fail_next = [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    with pytest.raises(FeltlineError) as caught:
+        client.mint_chips("alice", 1000)
+    assert caught.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert len(fake.requests) == 1
 
 
 def test_a_call_a_stopping_server_cancelled_is_sent_again(client: Client, fake: Fake) -> None:

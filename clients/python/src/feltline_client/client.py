@@ -54,6 +54,10 @@ T = TypeVar("T")
 RETRYABLE = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.CANCELLED}
 )
+# Retried only after the delay the server gives (RetryInfo): a server
+# refusing work it has no room for says when to come back, and anything
+# else refusing it without a hint (a quota, a proxy) is not retried blindly.
+RETRYABLE_AFTER_HINT = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED})
 # The channel's own reconnection backoff (gRPC's grows to two minutes): a
 # restarted server is found within a second of listening again.
 CHANNEL_OPTIONS = (
@@ -154,7 +158,9 @@ class Client:
     ``max_backoff`` (with jitter, so that a room of bots does not come back
     in step), or after the server's RetryInfo delay, for up to ``patience``
     seconds from the first failure in a row; ``retries``, if given, also caps the
-    attempts in a row (0: never retry).
+    attempts in a row (0: never retry). A call refused RESOURCE_EXHAUSTED
+    (the server is overloaded) is tried again the same way, but only after
+    its RetryInfo delay, never without one.
     """
 
     def __init__(
@@ -234,7 +240,9 @@ class Client:
         ``attempt``-th failure in a row since ``since`` (monotonic); None to
         give up: not retryable, out of attempts, or out of patience. The last
         pause is cut short so that one more try falls within the patience."""
-        if error.code not in RETRYABLE:
+        if error.code not in RETRYABLE and (
+            error.code not in RETRYABLE_AFTER_HINT or error.retry_after is None
+        ):
             return None
         if self.retries is not None and attempt >= self.retries:
             return None

@@ -18,7 +18,7 @@ from feltline.api.ledger import LedgerServicer
 from feltline.api.matches import MatchServicer
 from feltline.api.play import PlayServicer
 from feltline.api.replay import ReplayServicer
-from feltline.api.server import Server, Service, Tls, service
+from feltline.api.server import ADMIT, Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.tally import Tally
 from feltline.api.watch import WatchServicer
@@ -98,6 +98,7 @@ class Feltline:
         token_clock: Clock = utc_now,
         tick: float = 0.5,
         max_workers: int = 64,
+        admit: int = ADMIT,
         tls: Tls | None = None,
         projector: Projector | None = None,
         project: bool = True,
@@ -119,6 +120,7 @@ class Feltline:
             key=key,
             clock=token_clock,
             max_workers=max_workers,
+            admit=admit,
             tls=tls,
             metered=metered,
         )

@@ -21,6 +21,7 @@ from typing import Any, TypeAlias
 
 import grpc
 import structlog
+from eventsourcing.persistence import OperationalError
 from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
@@ -80,6 +81,7 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_TABLE_UNREADABLE: Code.DATA_LOSS,
     R.ERROR_REASON_MATCH_NOT_FOUND: Code.NOT_FOUND,
     R.ERROR_REASON_MATCH_TABLE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_OVERLOADED: Code.RESOURCE_EXHAUSTED,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
@@ -115,6 +117,7 @@ KIND_REASONS: Mapping[str, Reason] = {
     "not-found": R.ERROR_REASON_TABLE_NOT_FOUND,
 }
 INTERNAL_MESSAGE = "internal error: the server logged it; retrying with the same request_id is safe"
+STORE_AWAY_RETRY = 1.0  # seconds: a database restarting or failing over
 STORE_FULL_RETRY = 2.0  # seconds: freeing a disk takes a person, so no hurry, but resume soon after
 
 
@@ -210,6 +213,13 @@ def from_exception(error: Exception) -> ApiError:
         return ApiError(
             R.ERROR_REASON_CONFLICT,
             "another request changed the table first; send the same request again",
+        )
+    if isinstance(error, OperationalError):  # the database does not answer, for now
+        return ApiError(
+            R.ERROR_REASON_TRY_AGAIN,
+            "the store did not answer (it may be restarting): send the same request "
+            "(same request_id) again shortly; it is never applied twice",
+            retry_after=STORE_AWAY_RETRY,
         )
     if isinstance(error, StoreFull):
         return ApiError(

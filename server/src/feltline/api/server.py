@@ -7,7 +7,10 @@ thread each; unary calls run in a thread pool, as the Room's work blocks on
 locks and the disk. Each thread hand-off costs far more than the work of
 sending a message, which is why the streams live on the loop.
 
-The interceptors come in their order (authentication, then forwarding a
+Admission comes first (:mod:`feltline.api.admission`): it refuses, on the
+loop and at once, the unary calls past the number the process serves
+promptly, and runs the others in the pool. The other interceptors follow
+in their order (authentication, then forwarding a
 call at a table another process owns, then error mapping, then request
 validation, so an unauthenticated caller learns nothing about its
 request), with standard health checking and server reflection; a metered
@@ -36,6 +39,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from feltline.api.admission import Admission
 from feltline.api.auth import AuthInterceptor, Clock, utc_now
 from feltline.api.errors import ErrorInterceptor
 from feltline.api.forward import Forwarding
@@ -48,6 +52,9 @@ T = TypeVar("T")
 # grpc shares a port by default (SO_REUSEPORT): a second server on a port
 # in use would start, and the kernel would split clients between the two.
 OPTIONS = (("grpc.so_reuseport", 0),)
+# Unary calls in hand at once, running or waiting for a thread: past it a
+# call is refused (docs/performance.md, "Overload", says how it was chosen).
+ADMIT = 16
 
 
 class ListenError(OSError):
@@ -75,7 +82,9 @@ def service(
 class Server:
     """A server for ``services``, not yet bound to a port nor started.
     ``key`` is the server's public key, which checks bearer tokens. Each
-    unary call holds one of ``max_workers`` threads while it runs."""
+    unary call holds one of ``max_workers`` threads while it runs; past
+    ``admit`` unary calls in hand, running or waiting for a thread, the
+    next is refused ``OVERLOADED`` with a retry hint."""
 
     def __init__(
         self,
@@ -84,6 +93,7 @@ class Server:
         key: Ed25519PublicKey,
         clock: Clock = utc_now,
         max_workers: int = 32,
+        admit: int = ADMIT,
         tls: Tls | None = None,
         metered: bool = False,
     ) -> None:
@@ -94,6 +104,7 @@ class Server:
         )
         self._thread.start()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="feltline-rpc")
+        self.admission = Admission(self._pool, admit)
         self._server = self._run(self._build(list(services), key, clock, metered))
 
     async def _build(
@@ -104,6 +115,7 @@ class Server:
             options=OPTIONS,
             interceptors=[
                 *([RpcMetrics()] if metered else []),
+                self.admission,
                 AuthInterceptor(key, clock=clock),
                 self._forwarding,
                 ErrorInterceptor(),

@@ -111,6 +111,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the table belongs to a duplicate match, which
     seats its players and deals it; use MatchService.
     """
+    ERROR_REASON_OVERLOADED: _ErrorReason.ValueType  # 31
+    """RESOURCE_EXHAUSTED: the server has as many calls in hand as it can
+    serve promptly and took nothing of this one; send the same request
+    (same request id) again after the google.rpc.RetryInfo delay.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -208,5 +213,10 @@ ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 29
 ERROR_REASON_MATCH_TABLE: ErrorReason.ValueType  # 30
 """FAILED_PRECONDITION: the table belongs to a duplicate match, which
 seats its players and deals it; use MatchService.
+"""
+ERROR_REASON_OVERLOADED: ErrorReason.ValueType  # 31
+"""RESOURCE_EXHAUSTED: the server has as many calls in hand as it can
+serve promptly and took nothing of this one; send the same request
+(same request id) again after the google.rpc.RetryInfo delay.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
