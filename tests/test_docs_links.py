@@ -24,7 +24,7 @@ SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ru
 FILE_ENDINGS = (".md", ".py", ".proto", ".js", ".sh", ".toml")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
-WORD = re.compile(r"[A-Za-z0-9_.\-/]+")
+WORD = re.compile(r"[A-Za-z0-9_.\-/=]+")
 
 
 def _tree() -> tuple[set[str], set[str]]:
@@ -54,7 +54,7 @@ def _named(text: str, *, bare: bool = True) -> Iterator[str]:
             yield "link:" + target.split("#", 1)[0]
     for found in WORD.findall(URL.sub(" ", text)):
         word = found.strip(".-")
-        if word.startswith("/") or not word:
+        if word.startswith("/") or not word or "=" in word:  # an option's value, not a path
             continue
         if "/" in word:
             if word.split("/", 1)[0] in TOP or word.rstrip("/").endswith(FILE_ENDINGS):

@@ -143,11 +143,11 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
     assert errors == []
     print(f"every table played again {took:.1f} s after the kill")
     survivors = [s for s in cluster.servers if s is not None]
+    owners = _owners(postgres_schema)  # the tables' live leases, by their holders' addresses
+    assert killed.target not in owners.values()
+    assert len(owners) == TABLES
     cluster.stop()  # the bots, daemon threads, give up on their own
-    # The killed server's tables were taken; no surviving process logged an error.
-    assert killed not in survivors
-    assert any("leases_taken" in line for s in survivors for line in s.log)
-    for process in survivors:
+    for process in survivors:  # no surviving process logged an error
         assert [line for line in process.log if '"level": "error"' in line] == []
     env = StoreConfig.from_env(store_env(postgres_schema)).env
     streams = Streams(signer, env=env)
