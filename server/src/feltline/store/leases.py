@@ -405,6 +405,11 @@ class FencedRecorder(PostgresApplicationRecorder):
             ),
             (tables, [fence.epochs[t] for t in tables]),
         )
+        # Its answer now: in the library's pipeline the refusal would come
+        # back only at the sync after the insert, and the pipeline's end would
+        # then raise "pipeline aborted" in its place; read now, it also ends
+        # the transaction before anything else of it is sent.
+        curs.fetchall()
 
 
 def fenced(error: BaseException) -> bool:
