@@ -274,6 +274,9 @@ class Leases:
                 # Not renewed: taken over, unless it was taken after the renewal began.
                 if table_id not in renewed and self._taken.get(table_id, 0) <= started:
                     self._forget(table_id)
+            # And every row in this process's name is its own: a room opened
+            # again in the same process (a restart) holds what the last one did.
+            self._held.update(renewed)
             return dict(self._held)
 
     def free(self, known: Iterable[UUID]) -> list[UUID]:
