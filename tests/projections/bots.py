@@ -32,7 +32,7 @@ def play(
     """``steps`` requests at each of ``tables`` tables (from the ``first``-th
     of the store's players' tables on), taking turns, by players of ``pool``."""
     rng = random.Random(seed)
-    opened = open_tables(room, first + tables)[first:]
+    opened = open_tables(room, first + tables, first)  # its own: another process owns the rest
     players = [Players(room, t, rng, pool=pool) for t in opened]
     for _ in range(steps):
         for p in players:

@@ -15,6 +15,7 @@ import json
 import os
 import random
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from uuid import UUID
@@ -31,6 +32,11 @@ def main() -> None:
     args = json.loads(sys.argv[1])
     room = open_room(StoreConfig.from_env(args["env"]))
     tables = open_tables(room, args["tables"])
+    # As a server does: keep the leases, and wait for those the process
+    # killed before this one held to lapse (FELTLINE_LEASE_SECONDS).
+    room.owners.start(every=room.streams.owner.seconds / 3)
+    while not set(tables) <= set(room.owners.served()):
+        time.sleep(0.1)
     acks = os.open(args["acks"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     seeds = random.Random(args["seed"])
 

@@ -39,9 +39,12 @@ def cid() -> str:
     return uuid.uuid4().hex
 
 
-def open_tables(room: Room, count: int) -> list[UUID]:
-    """``count`` tables of every game in turn; opening again finds them."""
-    return [room.open_table(f"table-{n}", CONFIGS[n % len(CONFIGS)], at=0) for n in range(count)]
+def open_tables(room: Room, count: int, first: int = 0) -> list[UUID]:
+    """Tables ``first`` to ``count - 1`` of every game in turn; opening again
+    finds them."""
+    return [
+        room.open_table(f"table-{n}", CONFIGS[n % len(CONFIGS)], at=0) for n in range(first, count)
+    ]
 
 
 def finished(room: Room, tables: Sequence[UUID]) -> int:

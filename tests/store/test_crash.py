@@ -33,7 +33,8 @@ def test_a_killed_process_leaves_every_table_resumable_and_every_chip_accounted_
     key, acks, errors = tmp_path / "feltline.key", tmp_path / "acks", tmp_path / "stderr"
     store.signer = Signer.create(key)
     args = {
-        "env": {**store.env, "FELTLINE_KEY_FILE": str(key)},
+        # A lease of a second: each new process waits for the killed one's to lapse.
+        "env": {**store.env, "FELTLINE_KEY_FILE": str(key), "FELTLINE_LEASE_SECONDS": "1"},
         "acks": str(acks),
         "tables": TABLES,
         "hands": HANDS,

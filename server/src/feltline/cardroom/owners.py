@@ -96,14 +96,16 @@ class Owners:
 
     # ---- leases
 
-    def serve(self, table_id: UUID) -> None:
-        """Make sure this process owns the table, taking it if nobody does;
-        else :class:`OwnedElsewhere`."""
+    def serve(self, table_id: UUID) -> bool:
+        """Make sure this process owns the table, taking it if nobody does
+        (then True: whatever its last owner stored is to be read); else
+        :class:`OwnedElsewhere`."""
         if self.owner.epoch(table_id) is not None:
-            return
+            return False
         if self.owner.take(table_id) is None:
             raise OwnedElsewhere(table_id, self.owner.address_of(table_id))
         self._took([table_id])
+        return True
 
     def lost(self, table_id: UUID) -> None:
         """The fence refused an append for the table: its lease is gone."""

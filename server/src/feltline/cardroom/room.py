@@ -280,7 +280,7 @@ class Room:
         for attempt in range(self.retries):
             _back_off(attempt)
             for table in ids:
-                self.owners.serve(table)
+                self.owners.serve(table)  # new tables: taken, or OwnedElsewhere
             stream = self.streams.match(key)
             if stream.repeat(command_id, request) is not None:
                 return key
@@ -554,7 +554,6 @@ class Room:
             looked = False
             for attempt in range(self.retries):
                 _back_off(attempt)
-                self.owners.serve(table_id)  # else OwnedElsewhere: the request belongs there
                 if self.streams.elsewhere.epoch:  # another writer shares the store
                     self.look()
                     looked = True
@@ -572,6 +571,10 @@ class Room:
                             return Outcome(done.events, hand_events, done.hand, repeated=True)
                     if stream.version == 0 and not isinstance(command, OpenTable):
                         raise NotFound(f"there is no table {table_id}")
+                    # A repeat and a refusal to find the table stand anywhere;
+                    # a decision only at the table's owner (else OwnedElsewhere).
+                    if self.owners.serve(table_id):  # just taken: as stored now
+                        stream = self.held.table(table_id)
                     work = Work(self.held, stream)
                     outcome = body(work, request)
                 except RuleError:  # a refusal stands only on what the store holds now
