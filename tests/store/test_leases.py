@@ -13,6 +13,7 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
+import structlog.testing
 
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import Room, open_room
@@ -176,3 +177,22 @@ def test_a_second_process_on_a_sqlite_store_is_refused(tmp_path: Path) -> None:
 def _second(db: Path, key: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", SECOND, str(db), str(key)]
     return subprocess.run(command, check=False, capture_output=True, text=True)
+
+
+def test_a_sole_owner_keeping_its_store_says_nothing_was_taken_over(tmp_path: Path) -> None:
+    """On SQLite one process owns every table: keeping its leases is silent
+    (every keep of the demo's server once warned that each table had been
+    taken over)."""
+    db, key = tmp_path / "feltline.db", tmp_path / "feltline.key"
+    room = open_room(
+        StoreConfig.from_env({"SQLITE_DBNAME": str(db), "FELTLINE_KEY_FILE": str(key)})
+    )
+    try:
+        seated(room, 2)
+        with structlog.testing.capture_logs() as logged:
+            room.owners.keep()
+            room.owners.keep()
+        assert [e for e in logged if e["log_level"] in ("warning", "error")] == []
+        assert room.owners.served() == room.owners.every() != []
+    finally:
+        room.close()
