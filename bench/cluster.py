@@ -156,7 +156,9 @@ def run(
         env = {**os.environ, "FELTLINE_KEY_FILE": str(key), "FELTLINE_LOG_FORMAT": "json"}
         env.update(store_env(fresh, POSTGRES_POOL_SIZE="4", POSTGRES_MAX_OVERFLOW="4"))
         store = str(Path(tmp) / "bench.db") if sqlite else "postgres"
-        cluster = _ops_cluster().Cluster(processes, env=env, port=0, projector=False, store=store)
+        cluster = _ops_cluster().Cluster(
+            processes, env=env, port=0, projector=False, store=store, echo=False
+        )
         cluster.start()
         try:
             seats = _seat(cluster.targets, signer, tables, any_server=any_server)
