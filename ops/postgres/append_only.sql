@@ -22,10 +22,12 @@ GRANT USAGE ON SEQUENCE :"schema".cardroom_events_notification_id_seq TO :"role"
 
 -- Who writes at each table (docs/store.md, "Several processes"): the
 -- leases and the processes holding them change all the time; the fence
--- every append calls reads and locks the leases.
+-- every append calls reads and locks the leases; every append is one call
+-- of feltline_append.
 GRANT SELECT, INSERT, UPDATE ON :"schema".feltline_leases TO :"role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".feltline_servers TO :"role";
 GRANT EXECUTE ON FUNCTION :"schema".feltline_fence(uuid[], bigint[]) TO :"role";
+GRANT EXECUTE ON FUNCTION :"schema".feltline_append(uuid[], bigint[], text, uuid[], bigint[], text[], bytea[]) TO :"role";
 
 -- The projector's views and their tracking positions: read models.
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".ledger_tracking TO :"role";

@@ -18,6 +18,7 @@ from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
+from feltline.store.leases import PROCESS
 from feltline.store.streams import Streams
 from feltline_client import Client
 from tests.postgres import store_env
@@ -69,8 +70,11 @@ def open_room(path: Path, signer: Signer) -> Room:
     return open_store({"SQLITE_DBNAME": str(path)}, signer)
 
 
-def open_store(env: dict[str, str], signer: Signer) -> Room:
-    return Room(Streams(signer, env=StoreConfig.from_env(env).env))
+def open_store(env: dict[str, str], signer: Signer, server: str = PROCESS) -> Room:
+    """A room over the store ``env`` names. A second server on the store
+    takes a ``server`` name of its own, as another process would have: rooms
+    of one name are one owner of the tables' leases (a restart, say)."""
+    return Room(Streams(signer, env=StoreConfig.from_env(env).env, server=server))
 
 
 @contextmanager

@@ -25,7 +25,7 @@ def test_a_watch_hears_another_server_s_write_at_once(live: Live) -> None:
     """PostgreSQL's notification of an append wakes the watches of every
     server at once: here the other server never looks on its own (its clock
     ticks once an hour), so without the notification its watch would wait."""
-    room = open_store(live.env, live.signer)
+    room = open_store(live.env, live.signer, server="other")
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=3600).start()
     try:
         admin = _client(live, live.server.target, ADMIN)

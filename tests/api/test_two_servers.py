@@ -54,7 +54,7 @@ def _play_and_watch(live: Live, *, through_this: int) -> None:
     """Three bots play four hands, the first ``through_this`` through the
     live server and the rest through another on the same store, watched
     from both servers."""
-    room = open_store(live.env, live.signer)
+    room = open_store(live.env, live.signer, server="other")
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, other.target, ADMIN)
@@ -127,7 +127,7 @@ def test_a_table_opened_through_one_server_is_listed_and_counted_by_the_other(
     """The other server had read the store's tables before this one was
     opened: it lists the new table at once, as it now stands, and counts the
     chips at it in the player's account."""
-    room = open_store(live.env, live.signer)
+    room = open_store(live.env, live.signer, server="other")
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         there = _client(live, other.target, ADMIN)
@@ -166,7 +166,7 @@ def test_one_decision_raced_through_both_servers_is_applied_once_in_every_round(
     """Each round the player to act sends one decision through both servers
     at once, under two request ids, decided on the same sequence: one is
     applied and the other answered STALE_STATE, for hundreds of rounds."""
-    room = open_store(live.env, live.signer)
+    room = open_store(live.env, live.signer, server="other")
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
     try:
         admin = _client(live, live.server.target, ADMIN)
@@ -224,7 +224,7 @@ def test_a_cursor_given_out_by_one_server_resumes_the_watch_on_the_other(live: L
     """A client whose server goes away resumes its watch on another from its
     last cursor, though that server's copy of the table is behind it: it
     reads the store before it calls a cursor unknown."""
-    room = open_store(live.env, live.signer)
+    room = open_store(live.env, live.signer, server="other")
     other = Feltline(room, live.signer.public_key, clock=live.clock, tick=3600).start()
     try:
         admin = _client(live, live.server.target, ADMIN)

@@ -61,6 +61,33 @@ def test_a_table_is_served_by_the_process_that_holds_its_lease(store: Store) -> 
 
 
 @postgres
+def test_a_table_held_under_lease_is_not_read_again_for_another_s_writes(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody else stores at a table whose lease this process holds: while
+    another process plays at its own tables, the owner decides on its copy
+    without reading the table again (two processes would otherwise each
+    re-read every table at every request, for every write of the other)."""
+    a, b = _process(store, "a"), _process(store, "b")
+    here, there = seated(a, 2), seated(b, 2)
+    a.deal(here, "d1", at=0)
+    b.deal(there, "d1", at=0)
+    a.look()  # A has seen B write
+    a.table(there)  # and holds a copy of B's table
+    reads: list[UUID] = []
+    after = a.streams.after
+    monkeypatch.setattr(a.streams, "after", lambda s, v: reads.append(s) or after(s, v))
+    seat = waiting_on(a.hand(here, 1).hand)[0]
+    a.act(here, 1, "call", seat, Action.CALL, at=0)
+    assert reads == []
+    # A table it does not own is read again once another was seen to store.
+    b.act(there, 1, "b-call", waiting_on(b.hand(there, 1).hand)[0], Action.CALL, at=0)
+    a.look()
+    assert a.hand(there, 1).version == b.hand(there, 1).version
+    assert reads[0] == there
+
+
+@postgres
 def test_a_process_whose_lease_was_taken_over_stores_nothing(store: Store) -> None:
     """The SIGSTOP case: A owns the table and deals; it is paused past its
     lease; B takes the table over and plays on; A wakes and still believes

@@ -7,8 +7,9 @@ store's connections ahead of the players' own requests. A :class:`Feed`
 reads the table's stream and its latest hand once when the table changes,
 and hands out slices of what it read. What it hands out still comes from
 the store, so cursors keep working across restarts, and records written by
-another server process reach it too: a reading counts as stale once the
-hub has seen another process store something since (its ``epoch`` moved).
+another server process reach it too: a reading of a table this process
+does not hold the lease of counts as stale once the hub has seen another
+process store something since (:data:`feltline.cardroom.held.AsOf`).
 
 Whatever can be worked out once per record for every watcher is worked out
 when the record comes in: the hand's state after each of its events, and
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from uuid import UUID
 
 from feltline.api.redaction import Viewer
+from feltline.cardroom.held import AsOf
 from feltline.engine.events import Event
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
@@ -71,12 +73,12 @@ HandReader = Callable[[UUID, int, int], list[Stored | None]]
 class Reading:
     """What a feed last read: the table's records from position ``first``,
     and the records of its latest ``HANDS`` hands by number (None stands for
-    a hand's seal), as of ``epoch`` (negative: never read)."""
+    a hand's seal), current as of ``as_of`` (None: never read)."""
 
     table: list[Stored] = field(default_factory=list)
     first: int = 1
     hands: dict[int, list[Stored | None]] = field(default_factory=dict)
-    epoch: int = -1
+    as_of: AsOf | None = None
     behind: bool = False  # records were stored that it lacks
 
 
@@ -97,8 +99,8 @@ class Feed:
     """The table's records and its latest hand's, as last read.
 
     ``read_table(table_id, after)`` and ``read_hand(table_id, number, after)``
-    read the store; ``epoch()`` counts the times another process was seen
-    to store something.
+    read the store; ``as_of()`` says what a reading made now would be
+    current as of (:data:`feltline.cardroom.held.AsOf`).
     """
 
     def __init__(
@@ -106,19 +108,19 @@ class Feed:
         table_id: UUID,
         read_table: TableReader,
         read_hand: HandReader,
-        epoch: Callable[[], int],
+        as_of: Callable[[], AsOf],
     ) -> None:
         self.table_id = table_id
         self._read_table = read_table
         self._read_hand = read_hand
-        self._epoch = epoch
+        self._as_of = as_of
         self._lock = threading.Lock()  # one refresh at a time
         self._reading = Reading()
 
     def table(self, after: int = 0) -> list[Stored]:
         """The table's records after position ``after``."""
         r = self._reading
-        if after + 1 >= r.first and r.epoch >= 0:
+        if after + 1 >= r.first and r.as_of is not None:
             return r.table[after + 1 - r.first :]
         return self._read_table(self.table_id, after)
 
@@ -140,7 +142,7 @@ class Feed:
         """Whether the reading may be out of date: never read, behind what
         this process stored, or older than another process's writes."""
         r = self._reading
-        return r.behind or r.epoch != self._epoch()
+        return r.behind or r.as_of != self._as_of()
 
     def refresh(self) -> None:
         """Read what was stored since the last reading."""
@@ -158,7 +160,7 @@ class Feed:
 
     def _read(self) -> None:
         r = self._reading
-        epoch = self._epoch()  # before reading: a later write makes it stale again
+        as_of = self._as_of()  # before reading: a later write makes it stale again
         new = self._read_table(self.table_id, r.first + len(r.table) - 1)
         hands = dict(r.hands)
         latest = max(hands, default=0)
@@ -167,7 +169,7 @@ class Feed:
         for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
             if number > latest:  # follow the table to its new hand
                 hands[number] = _more([], self._read_hand, self.table_id, number)
-        self._reading = _kept(r.table + new, r.first, hands, epoch)
+        self._reading = _kept(r.table + new, r.first, hands, as_of)
 
     def append(self, table: list[Stored], number: int, hand: list[Stored | None]) -> None:
         """Take in what this process just stored at the table: ``table``
@@ -177,7 +179,7 @@ class Feed:
         next :meth:`refresh` to read."""
         with self._lock:
             r = self._reading
-            if r.epoch < 0 or r.behind:
+            if r.as_of is None or r.behind:
                 return
             known = r.first + len(r.table) - 1
             if table and table[0].position <= known:
@@ -193,7 +195,7 @@ class Feed:
                 return
             if number and (hand or number in hands):
                 hands[number] = so_far + folded(hand, _last(so_far))
-            self._reading = _kept(r.table + table, r.first, hands, r.epoch)
+            self._reading = _kept(r.table + table, r.first, hands, r.as_of)
 
 
 def _last(hand: list[Stored | None]) -> Hand:
@@ -211,7 +213,7 @@ def _more(
 
 
 def _kept(
-    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], epoch: int
+    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], as_of: AsOf
 ) -> Reading:
     """A reading of no more than ``KEEP`` table records and ``HANDS`` hands."""
     if len(table) > KEEP:
@@ -219,4 +221,4 @@ def _kept(
         table, first = table[drop:], first + drop
     for number in sorted(hands)[:-HANDS]:
         del hands[number]
-    return Reading(table, first, hands, epoch)
+    return Reading(table, first, hands, as_of)

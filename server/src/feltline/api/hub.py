@@ -11,7 +11,8 @@ server carries on where the last one stopped: cursors resume. A table's
 watchers share one feed of its records (:mod:`feltline.api.feed`), which
 this process's commits keep current; each clock tick looks whether another
 process stored anything (:mod:`feltline.store.elsewhere`), and if so wakes
-every watcher to read it. Time comes from ``clock``, whole seconds.
+the watchers of every table this process does not own to read it (nobody
+else stores at a table it owns). Time comes from ``clock``, whole seconds.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ class Hub:
             feed = self._feeds.get(table_id)
             if feed is None:
                 feed = self._feeds[table_id] = Feed(
-                    table_id, self._read_table, self._read_hand, self._epoch
+                    table_id, self._read_table, self._read_hand, lambda: self.room.as_of(table_id)
                 )
             return feed
 
@@ -266,21 +267,20 @@ class Hub:
             return None
         return len(self.room.match(place[0]).match.revealed)
 
-    def _epoch(self) -> int:
-        """How many times another process was seen to store something: a
-        feed read at an earlier count is out of date."""
-        return self.room.streams.elsewhere.epoch
-
     def look(self) -> bool:
-        """Whether another process stored something since every watcher was
-        last woken (by this look or a request's); if so, every table's feed is
-        out of date, and its watchers are woken to read it."""
+        """Whether another process stored something since the watchers were
+        last woken (by this look or a request's); if so, the feed of every
+        table another process may have stored at is out of date, and its
+        watchers are woken to read it."""
         self.room.look()
-        epoch = self._epoch()
+        epoch = self.room.streams.elsewhere.epoch
         if epoch == self._woken:
             return False
         self._woken = epoch
-        self._wake_everyone()
+        with self._counting:
+            elsewhere = [t for t in self._waiting if not self.room.as_of(t)[0]]
+            waiting = {f for t in elsewhere for f in self._waiting.pop(t)}
+        _wake(waiting)
         return True
 
     def tick(self) -> int:

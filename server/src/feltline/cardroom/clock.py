@@ -123,13 +123,15 @@ class Clock:
         come (the hand's last stored time plus the action clock) and those
         between hands with players enough to deal. Both are worked out again
         for a table from what is stored once something is stored there: by
-        this process (:meth:`stale`), or by another (every table, once the
-        store's epoch moves); and for every table at start."""
+        this process (:meth:`stale`), or by another (once the store's epoch
+        moves, every table another may store at: none it holds the lease of,
+        :data:`feltline.cardroom.held.AsOf`); once it is taken over; and for
+        every table at start."""
         with self._ticking:
             epoch = self.room.streams.elsewhere.epoch
             if epoch != self._clocked:
-                self._clocked = epoch
-                self.stale(self._tables())
+                start, self._clocked = self._clocked < 0, epoch
+                self.stale(t for t in self._tables() if start or not self.room.as_of(t)[0])
             self._reschedule()
             now = self.seconds()
             due = self._deadlines.pop_due(now)

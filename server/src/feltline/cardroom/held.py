@@ -1,11 +1,15 @@
-"""The copies of tables, hands and accounts a room serves from, each table's
-current as of the room's last look at the store, and the table's lock.
+"""The copies of tables, hands and accounts a room serves from, and the
+table's lock.
 
 A room decides against these copies and lets the store's expected versions
-check them (:mod:`feltline.cardroom.room`). Once the room has seen another
-writer on its store (:mod:`feltline.store.elsewhere`), a table it holds
-from an earlier look is brought up to date, with its current hand, before
-it is used; every record read so must verify as the whole stream would.
+check them (:mod:`feltline.cardroom.room`). A table whose lease this
+process holds is written by nobody else (the fence refuses any other
+writer, :mod:`feltline.store.leases`): its copy stays current for as long
+as the lease does, whatever else the store gains. Any other table's copy is
+current as of the room's last look at the store: once the room has seen
+another writer (:mod:`feltline.store.elsewhere`), it is brought up to date,
+with its current hand, before it is used. Every record read so must verify
+as the whole stream would.
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.state import Phase
 from feltline.store.streams import Streams
 
+AsOf = tuple[bool, int]
+"""What a copy of a table is current as of: ``(True, the lease's epoch)``
+while this process holds the table's lease (on PostgreSQL), else ``(False,
+the store's epoch)``, the times another writer was seen (on SQLite, another
+room of this process: tests run several). A copy taken as of one value
+is out of date once the table's value is another."""
+
 
 class Held:
     """What one room holds of ``streams``."""
@@ -32,7 +43,7 @@ class Held:
         self._tables: dict[UUID, TableStream] = {}
         self._hands: dict[UUID, HandStream] = {}  # each table's hand in progress
         self._accounts: dict[UUID, Account] = {}
-        self._epochs: dict[UUID, int] = {}  # the store's epoch each held table is current at
+        self._as_of: dict[UUID, AsOf] = {}  # what each held table is current as of
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
         self._matches: dict[UUID, tuple[UUID, int]] = {}  # a match's tables: the match and place
@@ -51,31 +62,42 @@ class Held:
         """Ask the store whether anyone else wrote since the last look (one query)."""
         self.streams.elsewhere.look()
 
+    def as_of(self, table_id: UUID) -> AsOf:
+        """What a copy of the table read now would be current as of."""
+        owner = self.streams.owner
+        lease = owner.epoch(table_id) if owner.exclusive else None
+        if lease is not None:
+            return True, lease
+        return False, self.streams.elsewhere.epoch
+
     def table(self, table_id: UUID) -> TableStream:
-        """The table as of the last look: the copy held, brought up to date
-        (with its current hand) if anyone else wrote since it was last
-        current. Its lock held."""
-        epoch = self.streams.elsewhere.epoch
+        """The table: the copy held, brought up to date (with its current
+        hand) if it may be out of date (:data:`AsOf`). Its lock held."""
+        now = self.as_of(table_id)
         held = self._tables.get(table_id)
         if held is None:
             held = self.streams.table(table_id)
             if not held.version:
                 return held
-        elif self._epochs.get(table_id) != epoch:
+        elif self._as_of.get(table_id) != now:
             held = self._catch_up(held)
         self._tables[table_id] = held
-        self._epochs[table_id] = epoch
+        self._as_of[table_id] = now
         return held
 
     def behind(self, table_id: UUID) -> bool:
-        """Look at the store: whether anyone else wrote, or may have written
-        (a look left unsettled by a commit of ours in flight), since the copy
-        of the table was last current; if so it catches up at its next use."""
-        self.look()
+        """Whether anyone else wrote, or may have written (a look left
+        unsettled by a commit of ours in flight), since the copy of the table
+        was last current; if so it catches up at its next use. The store is
+        asked only for a table this process does not hold the lease of."""
         if table_id not in self._tables:
             return False
-        elsewhere = self.streams.elsewhere
-        if self._epochs.get(table_id) == elsewhere.epoch and not elsewhere.unsettled:
+        now = self.as_of(table_id)
+        leased = now[0]
+        if not leased:
+            self.look()
+            now = self.as_of(table_id)
+        if self._as_of.get(table_id) == now and (leased or not self.streams.elsewhere.unsettled):
             return False
         self.outdated(table_id)
         return True
@@ -145,7 +167,7 @@ class Held:
 
     def outdated(self, table_id: UUID) -> None:
         """Have the table caught up before its next use."""
-        self._epochs.pop(table_id, None)
+        self._as_of.pop(table_id, None)
 
     def forget(self, table_id: UUID, accounts: Mapping[UUID, Account]) -> None:
         self._tables.pop(table_id, None)

@@ -43,7 +43,7 @@ from uuid import UUID
 
 from feltline.cardroom import dealer
 from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
-from feltline.cardroom.held import Held
+from feltline.cardroom.held import AsOf, Held
 from feltline.cardroom.owners import Owners
 from feltline.cardroom.work import Committed, Outcome, Work
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
@@ -464,6 +464,11 @@ class Room:
 
     # ---- reads
 
+    def as_of(self, table_id: UUID) -> AsOf:
+        """What a reading of the table made now is current as of
+        (:data:`feltline.cardroom.held.AsOf`)."""
+        return self.held.as_of(table_id)
+
     def look(self) -> None:
         """Ask the store whether anyone else wrote since the last look, so
         that the reads after it show what the store holds now. Requests look
@@ -554,7 +559,8 @@ class Room:
             looked = False
             for attempt in range(self.retries):
                 _back_off(attempt)
-                if self.streams.elsewhere.epoch:  # another writer shares the store
+                # Another writer shares the store, and may have written here.
+                if self.streams.elsewhere.epoch and not self.held.as_of(table_id)[0]:
                     self.look()
                     looked = True
                 try:

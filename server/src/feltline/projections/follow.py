@@ -6,7 +6,7 @@ the SQLite recorder has no subscription, so this polls
 ``select_notifications`` instead, on both stores; a server in the same
 process pokes it after each commit, so it waits for nothing. On PostgreSQL
 polling skips no late commit: every insert holds one lock per events table
-to its commit (:func:`feltline.store.streams.append_in_turn`), so
+to its commit (:class:`feltline.store.leases.FencedRecorder`), so
 notification ids become visible in the order they were issued, and a gap in
 them is a rolled-back transaction that never fills (see
 ``docs/projections.md``).

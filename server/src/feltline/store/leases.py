@@ -41,11 +41,16 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 from uuid import UUID
 
-from eventsourcing.persistence import PersistenceError, StoredEvent
+from eventsourcing.persistence import (
+    InterfaceError,
+    OperationalError,
+    PersistenceError,
+    StoredEvent,
+)
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from psycopg import Cursor
+from eventsourcing.utils import retry
 from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Identifier, Literal
 
 # Seconds a lease lasts unrenewed: how long a dead owner's tables wait
 # (FELTLINE_LEASE_SECONDS sets it; every process on a store should agree).
@@ -53,6 +58,7 @@ LEASE = 10.0
 # This process, as the owner of its leases: every room in it is the same owner.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 FENCED = "FL001"  # the SQLSTATE the fence raises
+APPENDING = 0x6C696E65  # the advisory locks that serialize appends, one per events table ("line")
 
 
 class Fenced(Exception):
@@ -73,6 +79,11 @@ class Owner(Protocol):
     server: str
     address: str  # where this process serves, for the others
     seconds: float  # how long a lease lasts unrenewed
+
+    @property
+    def exclusive(self) -> bool:
+        """Whether a lease held keeps every other writer out of the table
+        (the fence); else another room may store at it, and copies must look."""
 
     def take(self, table_id: UUID) -> int | None:
         """The table's epoch if this process holds its lease or just took it;
@@ -116,6 +127,7 @@ class SoleOwner:
         self.server = PROCESS
         self.address = ""
         self.seconds = LEASE
+        self.exclusive = False  # the process's rooms share it
         self._database = database
         self._lock: _Shared | None = None
         self._claimed = False
@@ -173,6 +185,7 @@ class StoreBusy(Exception):
 # process, so a second room in it shares the first one's.
 _held: dict[Path, tuple[IO[bytes], int]] = {}
 _holding = threading.Lock()
+_sharing: dict[str, int] = {}  # the open rooms of each owner name in this process
 
 
 def _lock_file(path: Path, database: str) -> _Shared:
@@ -234,6 +247,9 @@ class Leases:
         self.server = server
         self.address = ""
         self.seconds = seconds
+        self._closed = False
+        with _holding:
+            _sharing[server] = _sharing.get(server, 0) + 1
         self._held: dict[UUID, int] = {}  # the leases held, and their epochs
         self._taken: dict[UUID, int] = {}  # when each was taken, counted in takes
         self._takes = 0
@@ -312,8 +328,17 @@ class Leases:
     def fence(self, table_ids: Iterable[UUID]) -> Fence:
         return Fence({t: self._held.get(t, 0) for t in table_ids})
 
+    @property
+    def exclusive(self) -> bool:
+        """Unless another room of this process holds the leases too (tests
+        open several)."""
+        return _sharing.get(self.server) == 1
+
     def close(self) -> None:
-        pass
+        with _holding:
+            if not self._closed:
+                self._closed = True
+                _sharing[self.server] -= 1
 
 
 # Every statement, its schema named as {schema}.
@@ -329,7 +354,9 @@ _STATEMENTS = {
         RETURNING epoch""",
     "renew": """
         UPDATE {schema}.feltline_leases SET expires = now() + make_interval(secs => %s)
-        WHERE owner = %s
+        WHERE table_id IN (
+            SELECT table_id FROM {schema}.feltline_leases WHERE owner = %s
+            ORDER BY table_id FOR NO KEY UPDATE)
         RETURNING table_id, epoch""",
     "here": """
         INSERT INTO {schema}.feltline_servers (server, address, expires)
@@ -359,9 +386,11 @@ CREATE = (
         address text NOT NULL,
         expires timestamptz NOT NULL)""",
     # The fence: every lease still held at its epoch, unexpired, and locked
-    # against a takeover until the append's transaction ends. KEY SHARE: a
-    # takeover (INSERT ... ON CONFLICT DO UPDATE locks the row FOR UPDATE)
-    # waits for the append, a renewal (a plain UPDATE of the expiry) does not.
+    # against a takeover until the append commits. SHARE: a takeover (its
+    # ON CONFLICT DO UPDATE locks the row FOR NO KEY UPDATE, which a KEY
+    # SHARE lock would let through) waits for the append to end, and then
+    # the next append sees the new epoch. Rows are locked in table order,
+    # by the fence and by a renewal alike, so the two never deadlock.
     """CREATE OR REPLACE FUNCTION {schema}.feltline_fence(tables uuid[], epochs bigint[])
     RETURNS void LANGUAGE plpgsql AS $$
     DECLARE
@@ -372,47 +401,86 @@ CREATE = (
             JOIN unnest(tables, epochs) AS f(table_id, epoch)
                 ON l.table_id = f.table_id AND l.epoch = f.epoch
             WHERE l.expires > now()
-            ORDER BY l.table_id FOR KEY SHARE OF l) AS fenced;
+            ORDER BY l.table_id FOR SHARE OF l) AS fenced;
         IF held < cardinality(tables) THEN
             RAISE EXCEPTION 'a table lease was lost: nothing stored'
                 USING ERRCODE = 'FL001';
         END IF;
     END $$""",
+    # An append: the fence (if it stands on leases), the events table's
+    # turn, held to the commit, then the events, their ids in their order.
+    """CREATE OR REPLACE FUNCTION {schema}.feltline_append(
+        tables uuid[], epochs bigint[], lock_timeout text,
+        ids uuid[], versions bigint[], topics text[], states bytea[])
+    RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+    BEGIN
+        IF cardinality(tables) > 0 THEN
+            PERFORM {schema}.feltline_fence(tables, epochs);
+        END IF;
+        PERFORM set_config('lock_timeout', lock_timeout, true);
+        PERFORM pg_advisory_xact_lock({appending}, hashtext({turn}));
+        NOTIFY {channel};
+        RETURN QUERY
+            INSERT INTO {schema}.{events} (originator_id, originator_version, topic, state)
+            SELECT e.id, e.version, e.topic, e.state
+            FROM unnest(ids, versions, topics, states)
+                WITH ORDINALITY AS e(id, version, topic, state, n)
+            ORDER BY e.n
+            RETURNING notification_id;
+    END $$""",
 )
 
 
 class FencedRecorder(PostgresApplicationRecorder):
-    """The library's recorder with the fence checked in every append's
-    transaction, before the events table is locked."""
+    """The library's recorder, every append of which is one call of
+    ``feltline_append``: the fence, the events table's turn (an advisory
+    lock, so that notification ids follow commit order and a role that may
+    only insert can append: ops/postgres/README.md), the notification and
+    the insert, as one statement and so one transaction. The library's own
+    append sends these as a pipeline of statements; a process frozen in the
+    middle of one (SIGSTOP, a stalled VM) left its transaction open, neither
+    running nor "idle in transaction" (so never ended by a timeout), holding
+    its leases' rows and the events table's turn: no table of it could be
+    taken over and no process could append until it thawed. A statement
+    runs to its end whatever its client does."""
 
     def create_table(self) -> None:
         super().create_table()
-        schema = Identifier(self.datastore.schema)
+        names = {
+            "schema": Identifier(self.datastore.schema),
+            "events": Identifier(self.events_table_name),
+            "channel": Identifier(self.channel_name),
+            "turn": Literal(f"{self.datastore.schema}.{self.events_table_name}"),
+            "appending": Literal(APPENDING),
+        }
         with self.datastore.transaction(commit=True) as curs:
             for statement in CREATE:
-                curs.execute(SQL(statement).format(schema=schema))
+                curs.execute(SQL(statement).format(**names))
 
-    def _insert_events(
-        self,
-        curs: Cursor[DictRow],
-        stored_events: Sequence[StoredEvent],
-        **kwargs: Any,
-    ) -> None:
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
         fence: Fence | None = kwargs.get("fence")
-        if fence is None or not fence.epochs:
-            return
-        tables = sorted(fence.epochs)
-        curs.execute(
-            SQL("SELECT {schema}.feltline_fence(%s, %s)").format(
-                schema=Identifier(self.datastore.schema)
-            ),
-            (tables, [fence.epochs[t] for t in tables]),
-        )
-        # Its answer now: in the library's pipeline the refusal would come
-        # back only at the sync after the insert, and the pipeline's end would
-        # then raise "pipeline aborted" in its place; read now, it also ends
-        # the transaction before anything else of it is sent.
-        curs.fetchall()
+        epochs = fence.epochs if fence is not None else {}
+        tables = sorted(epochs)
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(
+                SQL("SELECT {schema}.feltline_append(%s, %s, %s, %s, %s, %s, %s)").format(
+                    schema=Identifier(self.datastore.schema)
+                ),
+                (
+                    tables,
+                    [epochs[t] for t in tables],
+                    f"{self.datastore.lock_timeout}s",
+                    [e.originator_id for e in stored_events],
+                    [e.originator_version for e in stored_events],
+                    [e.topic for e in stored_events],
+                    [e.state for e in stored_events],
+                ),
+                prepare=True,
+            )
+            return [row["feltline_append"] for row in curs.fetchall()]
 
 
 def fenced(error: BaseException) -> bool:

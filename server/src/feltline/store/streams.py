@@ -25,9 +25,7 @@ from eventsourcing.persistence import (
     PersistenceError,
     StoredEvent,
 )
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import Environment
-from psycopg.sql import SQL, Literal
 
 from feltline import metrics
 from feltline.audit.keys import Signer
@@ -60,7 +58,6 @@ from feltline.store.preflight import connect_postgres
 Stored = StoredHandEvent | TableRecord | AccountEvent | KeyRecord | MatchRecord
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
-APPENDING = 0x6C696E65  # the advisory locks that serialize appends, one per events table ("line")
 
 
 @contextmanager
@@ -78,24 +75,6 @@ def in_turn(env: Environment) -> Iterator[None]:
             yield
         finally:
             turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
-
-
-def append_in_turn(recorder: PostgresApplicationRecorder) -> None:
-    """Serialize the recorder's inserts with a transaction's advisory lock
-    instead of the library's ``LOCK TABLE ... IN EXCLUSIVE MODE``, which
-    PostgreSQL grants only to a role that may UPDATE, DELETE or TRUNCATE the
-    table: so a role that may only read and insert events can append
-    (ops/postgres/README.md). Every writer of the table is a :class:`Streams`
-    and takes the same lock, held to its commit, so notification ids are
-    still given in commit order and a follower of the log never passes a
-    gap that fills in later."""
-    table = f"{recorder.datastore.schema}.{recorder.events_table_name}"
-    recorder.lock_table_statements = [
-        SQL("SET LOCAL lock_timeout = '{0}s'").format(recorder.datastore.lock_timeout),
-        SQL("SELECT pg_advisory_xact_lock({0}, hashtext({1}))").format(
-            Literal(APPENDING), Literal(table)
-        ),
-    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +137,9 @@ class Streams(Application[UUID]):
         self.full = Episode()
 
     def construct_recorder(self) -> ApplicationRecorder:
-        """The recorder, its tables made if missing, in turn (:func:`in_turn`);
-        on PostgreSQL, appending in turn (:func:`append_in_turn`)."""
+        """The recorder, its tables made if missing, in turn (:func:`in_turn`)."""
         with in_turn(Environment(self.name, self.env)):
-            recorder = super().construct_recorder()
-        if isinstance(recorder, PostgresApplicationRecorder):
-            append_in_turn(recorder)
-        return recorder
+            return super().construct_recorder()
 
     def close(self) -> None:
         super().close()
