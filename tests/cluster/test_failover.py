@@ -132,10 +132,8 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
     for t in threads:
         t.start()
     _every_table_plays(tables, errors, within=120)
-    # Killed: server 1, at once. (Frozen with SIGSTOP instead, a server may
-    # hold its tables' lease rows in a transaction the database never ends,
-    # and their takeover waits until it thaws: docs/store.md, "Limits, for
-    # now". The fence itself is tested in process, tests/store/test_leases.py.)
+    # Killed: server 1, at once. (A process frozen with SIGSTOP instead:
+    # tests/store/test_frozen.py; the fence in process: test_leases.py.)
     killed = cluster.servers[0]
     cluster.signal(0, signal.SIGKILL)
     took = _every_table_plays(tables, errors, within=LEASE * 4 / 3 + AFTER_LEASE)
