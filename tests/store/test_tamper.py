@@ -21,7 +21,7 @@ from feltline.engine.cards import Card
 from feltline.engine.deck import commitment, shuffle
 from feltline.engine.events import DeckShuffled, HandStarted
 from feltline.engine.rules import Game
-from feltline.store.faults import Unreadable
+from feltline.store.faults import AccountUnreadable, Unreadable
 from feltline.store.streams import Streams
 
 from .conftest import Store
@@ -147,7 +147,7 @@ def test_chips_minted_in_the_database_are_refused(store: Store, key: str, refusa
         forged = sign([forged], Signer.generate())[0]
     assert isinstance(forged, Minted)
     room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged)])
-    with pytest.raises(TamperedError, match=refusal):
+    with pytest.raises(AccountUnreadable, match=refusal):
         store.room().balance("ann")
 
 
