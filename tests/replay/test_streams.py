@@ -136,12 +136,18 @@ def _cut(db: Path) -> UUID:
     """A table cut back to before its last hand that players came or went
     after, as a commit left it: the hand's stream and every later one
     deleted, and the table's rows from the hand's deal on."""
-    moved = {"SatDown", "ChipsAdded", "StoodUp"}
+
+    def moves(state: State) -> bool:  # a player's chips, to a seat or back
+        kind = state["type"]
+        return kind in {"SatDown", "ChipsAdded"} or (
+            kind == "StoodUp" and state["data"]["stack"] > 0
+        )
+
     for table in tables(db):
         recs = [(t, s) for _, t, s in rows(db, table)]
         dealt = [i for i, (_, s) in enumerate(recs) if s["type"] == "HandDealt"]
         for number in range(len(dealt), 0, -1):
-            if any(s["type"] in moved for _, s in recs[dealt[number - 1] :]):
+            if any(moves(s) for _, s in recs[dealt[number - 1] :]):
                 for later in range(number, len(dealt) + 1):
                     put(db, hand_id(table, later), [])
                 put(db, table, recs[: dealt[number - 1]])

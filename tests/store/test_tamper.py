@@ -70,6 +70,7 @@ def _rechained(records: list[Recorded], swap_at: int, seed: bytes = b"") -> list
             name=record.type,
             version=record.version,
             data=data,
+            at=record.at if record.timed else None,
         )
         out.append(replace(record, data=data, link=link.hex()))
     return out
@@ -122,7 +123,20 @@ def _next_link(hand: HandStream, record: Recorded) -> bytes:
         name=record.type,
         version=record.version,
         data=record.data,
+        at=record.at if record.timed else None,
     )
+
+
+def test_a_hand_moved_to_another_time_is_refused(store: Store) -> None:
+    """A hand's records moved a day back: the time is in the chain."""
+    room = store.room()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=100_000)
+    records = list(room.streams.events.get(hand_id(table, 1)))
+    assert all(isinstance(r, Recorded) and r.timed for r in records)
+    _rewrite(store, room.streams, [replace(r, at=r.at - 86_400) for r in records])
+    with pytest.raises(Unreadable, match="event 1 does not match its chain link"):
+        store.room().hand(table, 1)
 
 
 @pytest.mark.parametrize("game", list(Game))

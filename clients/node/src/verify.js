@@ -40,10 +40,12 @@ function canonicalText(value) {
   return '{' + keys.map((k) => canonicalText(k) + ':' + canonicalText(value[k])).join(',') + '}';
 }
 
-/** link_n = SHA-256(link_{n-1} || canonical(record_n)) (audit.md, The hash chain). */
+/** link_n = SHA-256(link_{n-1} || canonical(record_n)) (audit.md, The hash chain);
+ * a `timed` record's time is chained with it. */
 function link(previous, kind, stream, position, record) {
   const chained = { data: record.data, position, type: record.type, version: record.version };
   chained[kind] = stream;
+  if (record.timed) chained.at = record.at;
   return crypto.createHash('sha256').update(previous).update(canonical(chained)).digest();
 }
 

@@ -233,6 +233,7 @@ class Found:
                     version=record["version"],
                     data=record["data"],
                     encode=fast_canonical if exact else canonical,
+                    at=record["at"] if record.get("timed") else None,
                 )
                 stored = bytes.fromhex(record["link"])
             except (KeyError, TypeError, ValueError) as e:
