@@ -12,8 +12,8 @@ A stream's last signature is verified and covers the rest (:class:`Found`).
 Every account's stream (and, from a store, every match's) is chained and
 signed like a table's; with every account and every table at hand, the
 chips the accounts moved to and from each table's seats are compared with
-the buy-ins, chips added and stand-ups the table recorded (:class:`Chips`),
-so a stream cut back to an earlier commit shows as chips that do not add up.
+the buy-ins, chips added and stand-ups the table recorded (``chips``), so
+a stream cut back to an earlier commit shows as chips that do not add up.
 A record the store could not read fails its stream alone.
 
 The records come in *shares* (:class:`LogShare`, :class:`StoreShare`,
@@ -253,8 +253,7 @@ class Found:
             if problem is not None:
                 self.fail("decode", expected, "a valid event", problem)
             self.events.append(event)
-        last = records[-1] if records else {"signature": "none to sign"}
-        if self.kind != "hand" and not last.get("signature") and DAMAGED not in last:
+        if self.kind != "hand" and records and _unsigned(records[-1]):
             self.fail("signature", len(records), "the last record signed", "unsigned")
 
     def damaged(self, position: int, record: Record) -> bool:
@@ -419,6 +418,11 @@ class Folded(Found):
                 )
 
 
+def _unsigned(record: Record) -> bool:
+    """Whether a record the store could read holds no signature."""
+    return not record.get("signature") and DAMAGED not in record
+
+
 def _decoded(
     record: Record, kinds: Mapping[str, tuple[type[Event], int]] | None
 ) -> tuple[Event | None, Exception | None]:
@@ -571,7 +575,7 @@ def check_keys(records: list[Record]) -> Keyed:
             else:
                 keyed.fail("signature", expected, "a valid signature", signature)
     keyed.history += waiting
-    if records and not records[-1].get("signature") and DAMAGED not in records[-1]:
+    if records and _unsigned(records[-1]):
         keyed.fail("signature", len(records), "the last record signed", "unsigned")
     return keyed
 
