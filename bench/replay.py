@@ -143,6 +143,7 @@ def parts(hands: dict[str, list[log.Record]], path: Path, key: str) -> dict[str,
                         version=r["version"],
                         data=r["data"],
                         encode=canonical,
+                        at=r["at"] if r.get("timed") else None,
                     )
 
     def seals() -> None:
@@ -343,6 +344,7 @@ def clone(source: Path, target: Path, signer: Signer, hands: int) -> int:
                         name=state["type"],
                         version=state["version"],
                         data=state["data"],
+                        at=state["at"] if state.get("timed") else None,
                     )
                 state["link"] = previous.hex()
                 if state.get("signature"):

@@ -18,7 +18,7 @@ from structlog.testing import capture_logs
 
 from feltline.api import convert
 from feltline.demo import TABLES
-from feltline.domain.ids import hand_id
+from feltline.domain.ids import account_id, hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline_client import Client, FeltlineError, Seen
@@ -149,4 +149,47 @@ def test_a_table_whose_hand_in_progress_does_not_verify_is_unreadable(live: Live
     errors = [line for line in logs if line["log_level"] == "error"]
     assert [(e["event"], e["table_id"]) for e in errors] == [("table_unreadable", bad)], errors
     assert "hand 1" in errors[0]["error"]
+    assert "chain link" in errors[0]["error"]
+
+
+def _minted_more(state: dict[str, Any]) -> bytes:
+    """A mint raised by 1,000 chips, its link as it was: it decodes, but
+    does not verify."""
+    state["amount"] += 1000
+    return json.dumps(state).encode()
+
+
+def test_an_account_that_does_not_verify_is_refused_and_the_others_serve(live: Live) -> None:
+    admin = live.client(ADMIN)
+    table = _open(admin, "table")
+    admin.mint_chips("p1", 2_000)
+    admin.mint_chips("p1", 500)
+    admin.mint_chips("p2", 2_000)
+    _corrupt(live.path, account_id("p1"), _minted_more)
+    bad = str(account_id("p1"))
+
+    with capture_logs() as logs:
+        live.restart()
+        admin = live.client(ADMIN)
+        p1, p2 = live.client(PLAYER, "p1"), live.client(PLAYER, "p2")
+        calls: list[Callable[[], object]] = [
+            p1.get_account,
+            lambda: admin.get_account("p1"),
+            lambda: admin.mint_chips("p1", 100),
+            lambda: p1.sit_down(table, 1, 400),
+        ]
+        for call in calls:
+            error = _refusal(call)
+            assert error.code is grpc.StatusCode.DATA_LOSS
+            assert error.reason == "ACCOUNT_UNREADABLE"
+            assert error.metadata == {"account_id": bad}
+            assert UNREADABLE in error.message, error.message
+
+        assert p2.get_account().balance == 2_000
+        p2.sit_down(table, 2, 400)
+        assert p2.get_account().balance == 1_600
+        assert len(admin.get_table(table).seats) == 1
+
+    errors = [line for line in logs if line["log_level"] == "error"]
+    assert [(e["event"], e["account_id"]) for e in errors] == [("account_unreadable", bad)]
     assert "chain link" in errors[0]["error"]

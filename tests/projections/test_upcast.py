@@ -56,7 +56,7 @@ def fresh(store: Store, tmp_path: Path) -> Iterator[Fresh]:
 ADDED_SINCE_V1: list[tuple[type[Any], tuple[str, ...]]] = [
     (TableRecord, ("link", "signature", "signed_by")),
     (AccountEvent, ("link", "signature", "signed_by")),
-    (Recorded, ("at", "signature", "signed_by")),
+    (Recorded, ("at", "signature", "signed_by", "timed")),
 ]
 
 

@@ -74,6 +74,7 @@ def signed(records: list[Record], signer: Signer = KEY) -> list[Record]:
             name=record["type"],
             version=record["version"],
             data=record["data"],
+            at=record["at"] if record.get("timed") else None,
         )
         record["link"] = previous.hex()
         if record.get("signature"):

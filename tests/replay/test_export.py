@@ -43,6 +43,7 @@ def test_a_whole_export_is_every_record_of_the_store_as_stored(played: Played) -
     assert head["version"] == 1
     assert head["public_key"] == played.signer.public_hex
     assert head["complete"] is True
+    assert head["accounts"] is True
     assert len(sealed(lines)) == head["selection"]["exported_hands"] >= 320
     rows = open_rows(str(played.path))
     try:
@@ -50,11 +51,13 @@ def test_a_whole_export_is_every_record_of_the_store_as_stored(played: Played) -
         stored = sum(len(list(rows.stream(t))) for t in tables)
         dealt = [d for t in tables for d in finished_hands(rows, t)]
         stored += sum(len(list(rows.stream(d.id))) for d in dealt)
+        stored += sum(len(list(rows.stream(a))) for a in rows.accounts())
     finally:
         rows.close()
     assert len(lines) == stored
     first = lines[0]
     assert {"kind", "id", "position", "type", "version", "data", "link", "signature"} <= set(first)
+    assert {r["kind"] for r in lines} == {"table", "hand", "seal", "account"}
 
 
 def test_selections_pick_the_hands_they_say(played: Played, tmp_path: Path) -> None:

@@ -109,6 +109,7 @@ def rechain(hand: UUID, records: list[tuple[str, State]]) -> list[tuple[str, Sta
                 name=state["type"],
                 version=state["version"],
                 data=state["data"],
+                at=state["at"] if state.get("timed") else None,
             )
         state["link"] = link.hex()
         out.append((topic, state))
@@ -247,6 +248,15 @@ def _rechained_after_edit(db: Path) -> UUID:
     return hand
 
 
+def _time_moved(db: Path) -> UUID:
+    """Every record of a hand a day earlier: as if it was played then."""
+    hand, recs = find(db, lambda s: all(x.get("timed") for x in s[:-1]))
+    for _, state in recs[:-1]:
+        state["at"] -= 86_400
+    put(db, hand, recs)
+    return hand
+
+
 def _stub_card_swapped(db: Path) -> UUID:
     hand, recs = find(db, lambda s: bool(of(s, "StubReshuffled")))
     i = next(
@@ -273,6 +283,7 @@ TAMPERINGS = {
     "seal re-signed with another key": _seal_resigned,
     "seed forged with its commitment": _seed_forged,
     "chain recomputed after an edit": _rechained_after_edit,
+    "time moved a day back": _time_moved,
 }
 
 

@@ -17,7 +17,7 @@ from feltline.cardroom.room import Room
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.ids import account_id, hand_id, server_keys_id
 from feltline.engine.rules import Game
-from feltline.store.faults import Unreadable
+from feltline.store.faults import AccountUnreadable, Unreadable
 from feltline.store.signing import adopt
 from feltline.store.streams import Streams
 
@@ -86,7 +86,7 @@ def test_a_stream_not_signed_by_the_server_is_refused(
     load(store.streams())  # as stored, it loads
     last = list(room.streams.events.get(stream))[-1]
     _rewrite(store, room.streams, [how(last)])
-    with pytest.raises((TamperedError, Unreadable)) as refused:
+    with pytest.raises((TamperedError, Unreadable, AccountUnreadable)) as refused:
         load(store.streams())
     expected = refusal.format(
         kind=NAMES.get(kind, kind), id=stream, other=OTHER.public_hex, ours=store.signer.public_hex

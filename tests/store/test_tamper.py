@@ -21,7 +21,7 @@ from feltline.engine.cards import Card
 from feltline.engine.deck import commitment, shuffle
 from feltline.engine.events import DeckShuffled, HandStarted
 from feltline.engine.rules import Game
-from feltline.store.faults import Unreadable
+from feltline.store.faults import AccountUnreadable, Unreadable
 from feltline.store.streams import Streams
 
 from .conftest import Store
@@ -70,6 +70,7 @@ def _rechained(records: list[Recorded], swap_at: int, seed: bytes = b"") -> list
             name=record.type,
             version=record.version,
             data=data,
+            at=record.at if record.timed else None,
         )
         out.append(replace(record, data=data, link=link.hex()))
     return out
@@ -122,7 +123,20 @@ def _next_link(hand: HandStream, record: Recorded) -> bytes:
         name=record.type,
         version=record.version,
         data=record.data,
+        at=record.at if record.timed else None,
     )
+
+
+def test_a_hand_moved_to_another_time_is_refused(store: Store) -> None:
+    """A hand's records moved a day back: the time is in the chain."""
+    room = store.room()
+    table = seated(room, 3)
+    room.deal(table, "d1", at=100_000)
+    records = list(room.streams.events.get(hand_id(table, 1)))
+    assert all(isinstance(r, Recorded) and r.timed for r in records)
+    _rewrite(store, room.streams, [replace(r, at=r.at - 86_400) for r in records])
+    with pytest.raises(Unreadable, match="event 1 does not match its chain link"):
+        store.room().hand(table, 1)
 
 
 @pytest.mark.parametrize("game", list(Game))
@@ -147,7 +161,7 @@ def test_chips_minted_in_the_database_are_refused(store: Store, key: str, refusa
         forged = sign([forged], Signer.generate())[0]
     assert isinstance(forged, Minted)
     room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged)])
-    with pytest.raises(TamperedError, match=refusal):
+    with pytest.raises(AccountUnreadable, match=refusal):
         store.room().balance("ann")
 
 

@@ -6,7 +6,8 @@
 // commitment, its deck against the seed's derivation and every dealt card
 // against that deck or its reshuffled stub. It does not check the betting
 // rules: `feltline-replay verify` re-runs those. A log's key history (the
-// server's keys stream) says which keys it trusts after the first.
+// server's keys stream) says which keys it trusts after the first. Account
+// streams are chained and signed like a table's.
 //
 //   node src/verify.js LOG [--public-key HEX] [--json]
 
@@ -39,10 +40,12 @@ function canonicalText(value) {
   return '{' + keys.map((k) => canonicalText(k) + ':' + canonicalText(value[k])).join(',') + '}';
 }
 
-/** link_n = SHA-256(link_{n-1} || canonical(record_n)) (audit.md, The hash chain). */
+/** link_n = SHA-256(link_{n-1} || canonical(record_n)) (audit.md, The hash chain);
+ * a `timed` record's time is chained with it. */
 function link(previous, kind, stream, position, record) {
   const chained = { data: record.data, position, type: record.type, version: record.version };
   chained[kind] = stream;
+  if (record.timed) chained.at = record.at;
   return crypto.createHash('sha256').update(previous).update(canonical(chained)).digest();
 }
 
@@ -108,6 +111,7 @@ class Verifier {
     this.warnings = [];
     this.hands = 0;
     this.tables = 0;
+    this.accounts = 0;
   }
 
   fail(check, kind, id, position, expected, found) {
@@ -204,13 +208,19 @@ class Verifier {
     records.forEach((record, index) => {
       const position = index + 1;
       if (record.position !== position) this.fail('order', kind, id, position, position, record.position);
+      if (record.damaged !== undefined) { // a record the store could not read (replay.md)
+        this.fail('record', kind, id, position, 'a stored record the store can read', record.damaged);
+        previous = null;
+        return;
+      }
       let computed;
       try {
-        computed = link(previous, kind, id, position, record);
+        computed = link(previous || Buffer.alloc(32), kind, id, position, record);
       } catch (e) {
         this.fail('record', kind, id, position, 'a chained record', e.message);
         return;
       }
+      if (previous === null) computed = Buffer.from(record.link || '', 'hex'); // nothing to compare with
       if (computed.toString('hex') !== record.link) {
         this.fail('chain', kind, id, position, computed.toString('hex'), record.link);
       }
@@ -224,11 +234,21 @@ class Verifier {
     });
   }
 
+  /** A table's or an account's stream: its chain, its last record signed. */
+  signedStream(kind, records) {
+    this.chain(kind, records);
+    const last = records[records.length - 1];
+    if (!last.signature && last.damaged === undefined) this.fail('signature', kind, last.id, records.length, 'the last record signed', 'unsigned');
+  }
+
   table(records) {
     this.tables += 1;
-    this.chain('table', records);
-    const last = records[records.length - 1];
-    if (!last.signature) this.fail('signature', 'table', last.id, records.length, 'the last record signed', 'unsigned');
+    this.signedStream('table', records);
+  }
+
+  account(records) {
+    this.accounts += 1;
+    this.signedStream('account', records);
   }
 
   hand(records) {
@@ -296,8 +316,8 @@ class Verifier {
   }
 }
 
-/** Which stream a record belongs to: a table's, the server's keys, or a hand's (with its seal). */
-const streamKind = (r) => (r.kind === 'table' || r.kind === 'server' ? r.kind : 'hand');
+/** Which stream a record belongs to: a table's, the server's keys, an account's, or a hand's (with its seal). */
+const streamKind = (r) => (['table', 'server', 'account'].includes(r.kind) ? r.kind : 'hand');
 
 /** Verify the records of a log given as an async iterable of lines. */
 async function verifyLines(lines, trusted) {
@@ -308,6 +328,7 @@ async function verifyLines(lines, trusted) {
     if (!group.length) return;
     if (group[0].kind === 'table') verifier.table(group);
     else if (group[0].kind === 'server') verifier.keys(group);
+    else if (group[0].kind === 'account') verifier.account(group);
     else verifier.hand(group);
     group = [];
   };
@@ -335,6 +356,7 @@ async function verifyLines(lines, trusted) {
     ok: verifier.failures.length === 0,
     tables: verifier.tables,
     hands: verifier.hands,
+    accounts: verifier.accounts,
     failures: verifier.failures,
     warnings: verifier.warnings,
   };

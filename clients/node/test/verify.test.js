@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { canonical, freshDeck, shuffle, verifyLines } = require('../src/verify.js');
+const { canonical, freshDeck, link, shuffle, verifyLines } = require('../src/verify.js');
 
 const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8')
   .split('\n').filter((l) => l.trim());
@@ -102,4 +102,58 @@ test('a log signed by another key than the one given fails', async () => {
   const report = await verify(LINES, '00'.repeat(32));
   assert.ok(report.failures.length > 0);
   assert.ok(report.failures.every((f) => f.check === 'key'));
+});
+
+/** The fixture's records as the key's holder writes them today: each hand
+ * record `timed` (its time in the chain), an account's stream after the
+ * rest, every stream chained again and signed where it was, by a new key. */
+function signedAnew(change = () => {}) {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+  const key = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url').toString('hex');
+  const sign = (digest) => crypto.sign(null, digest, privateKey).toString('hex');
+  const account = {
+    kind: 'account', id: '5d6c0f2e-9b1a-4c3d-8e7f-001122334455', position: 1, type: 'Minted',
+    version: 1, data: { amount: 1000, by: 'admin' }, signature: 'x',
+  };
+  const records = [...LINES.slice(1).map((l) => JSON.parse(l)), account];
+  let stream = null;
+  let previous = Buffer.alloc(32);
+  for (const record of records) {
+    if (record.kind === 'hand') record.timed = true;
+    change(record);
+    if (record.kind === 'seal') {
+      Object.assign(record, { link: previous.toString('hex'), public_key: key, signature: sign(previous) });
+      stream = null;
+      continue;
+    }
+    if (`${record.kind} ${record.id}` !== stream) [stream, previous] = [`${record.kind} ${record.id}`, Buffer.alloc(32)];
+    previous = link(previous, record.kind, record.id, record.position, record);
+    record.link = previous.toString('hex');
+    if (record.signature) Object.assign(record, { signature: sign(previous), signed_by: key });
+  }
+  return { lines: [LINES[0], ...records.map((r) => JSON.stringify(r))], key, records };
+}
+
+test('a timed record chains its time, and an account stream verifies', async () => {
+  const { lines, key } = signedAnew();
+  const report = await verify(lines, key);
+  assert.deepEqual(report.failures, []);
+  assert.equal(report.accounts, 1);
+});
+
+test('a hand moved to another time is caught at its first record', async () => {
+  const { lines, key, records } = signedAnew();
+  const first = records.findIndex((r) => r.kind === 'hand');
+  const moved = { ...records[first], at: records[first].at - 86400 };
+  lines[first + 1] = JSON.stringify(moved);
+  const report = await verify(lines, key);
+  assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.id, f.position]),
+    [['chain', 'hand', moved.id, 1]]);
+});
+
+test('an account whose last record is unsigned is caught', async () => {
+  const { lines, key } = signedAnew((r) => { if (r.kind === 'account') r.signature = ''; });
+  const report = await verify(lines, key);
+  assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.position]),
+    [['signature', 'account', 1]]);
 });

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline_replay import log
 from feltline_replay.export import Selection, export, hand_id, heading, plan
-from feltline_replay.store import Rows, StoreError, open_rows
+from feltline_replay.store import Rows, StoreError, open_rows, readable
 from feltline_replay.verify import Share, line_shares, log_shares, store_shares, verify_shares
 
 
@@ -107,6 +107,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_from_server(args)
     rows = open_rows(args.store)
     try:
+        readable(rows)
         lines = export(rows, _selection(args), public_key=args.public_key)
         if args.output:
             with open(args.output, "w", encoding="utf-8") as file:
@@ -149,10 +150,12 @@ def _shares(
     if args.store:
         rows = open_rows(args.store)
         stack.callback(rows.close)
+        readable(rows)
         selection = _selection(args)
         chosen = plan(rows, selection)
         head = heading(rows, selection, chosen)
-        return head, store_shares(args.store, chosen.tables, chosen.hands)
+        others = [*chosen.accounts, *rows.matches()] if chosen.accounts is not None else []
+        return head, store_shares(args.store, chosen.tables, chosen.hands, others=others)
     if not args.log:
         raise SystemExit("feltline-replay: give a LOG file or --store")
     if args.log == "-":
@@ -186,6 +189,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             progress=progress,
             workers=args.workers,
             all_signatures=args.all_signatures,
+            chips=bool(head.get("accounts")),
         )
         progress.end()
     report.warnings[:0] = warnings

@@ -24,7 +24,7 @@ from feltline.engine.duplicate import chip_results, matchpoints, scores
 from feltline.engine.events import DeckShuffled, Event, HandEnded, HandStarted
 from feltline_replay import history
 from feltline_replay.export import hand_id
-from feltline_replay.store import Rows, record, state
+from feltline_replay.store import Rows, StoreError, record, state
 
 MATCH = "feltline.domain.match:MatchRecord"
 COLUMN = 44
@@ -51,10 +51,13 @@ class MatchReport:
 def match_records(rows: Rows, match: UUID) -> list[dict[str, Any]]:
     """The match stream's stored records, in order."""
     out = []
-    for _, topic, raw, _ in rows.stream(match):
+    for position, topic, raw, _ in rows.stream(match):
         if topic != MATCH:
             raise ValueError(f"stream {match} is not a match: it holds {topic}")
-        out.append(state(raw))
+        try:
+            out.append(state(raw))
+        except StoreError as e:
+            raise StoreError(f"match {match}: record {position}'s stored bytes are {e}") from None
     if not out:
         raise ValueError(f"the store holds no match {match}")
     return out

@@ -6,7 +6,9 @@ from its table's id and number (``docs/replay.md``), so hands are chosen
 from the table streams alone and then read one stream at a time.
 Only finished hands are exported: a hand in progress has not revealed its
 seed. Every exported table's whole stream comes with its hands, as its
-chain starts at its first record.
+chain starts at its first record. A log of everything carries every
+account's stream too, so that the chips the accounts moved to and from the
+tables' seats are compared with what the tables recorded.
 """
 
 from __future__ import annotations
@@ -83,10 +85,12 @@ class Dealt:
 
 @dataclass
 class Plan:
-    """The tables to export and, for each, the numbers of its chosen hands."""
+    """The tables to export and, for each, the numbers of its chosen hands;
+    the accounts, when every table is (``None`` when not)."""
 
     tables: list[UUID] = field(default_factory=list)
     hands: dict[UUID, list[int]] = field(default_factory=dict)
+    accounts: list[UUID] | None = None
     withheld: int = 0  # finished hands left out on the exporter's word
 
     @property
@@ -99,13 +103,13 @@ def finished_hands(rows: Rows, table: UUID) -> Iterator[Dealt]:
     dealt: Dealt | None = None
     for row in rows.stream(table):
         line = record(table, *row)
-        if line["type"] == "HandDealt":
+        if line.get("type") == "HandDealt":
             # Decoded, not read as it lies: the deal's layout differs by version.
             event = decode_event("HandDealt", line["version"], line["data"], TABLE_EVENT_TYPES)
             assert isinstance(event, HandDealt)
             players = frozenset(s.player for s in event.deal.seats)
             dealt = Dealt(table, event.hand, event.at, players)
-        elif line["type"] == "HandFinished" and dealt is not None:
+        elif line.get("type") == "HandFinished" and dealt is not None:
             yield dealt
             dealt = None
 
@@ -138,6 +142,8 @@ def plan(rows: Rows, selection: Selection, withheld: Withheld | None = None) -> 
         elif picked or not selection.hands:
             chosen.tables.append(table)
             chosen.hands[table] = [d.number for d in picked]
+    if selection.everything and not selection.tables:
+        chosen.accounts = rows.accounts()
     if selection.last is not None:
         for dealt in sorted(recent, key=lambda d: (d.table.int, d.number)):
             if dealt.table not in chosen.hands:
@@ -163,7 +169,7 @@ def export(
     duplicate match's deal until every table has played it)."""
     chosen = plan(rows, selection, withheld)
     yield heading(rows, selection, chosen, public_key=public_key, now=now)
-    yield from records(rows, chosen.tables, chosen.hands)
+    yield from records(rows, chosen.tables, chosen.hands, chosen.accounts or ())
 
 
 def heading(
@@ -181,12 +187,18 @@ def heading(
         source=rows.source,
         selection={**selection.describe(), "exported_hands": chosen.count},
         complete=selection.everything and not chosen.withheld,
+        accounts=chosen.accounts is not None,
     )
 
 
-def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) -> Iterator[Record]:
+def records(
+    rows: Rows,
+    tables: Sequence[UUID],
+    hands: dict[UUID, list[int]],
+    accounts: Sequence[UUID] = (),
+) -> Iterator[Record]:
     """The server's keys stream, then each table's stored records and its
-    hands' in order."""
+    hands' in order, then each account's."""
     yield from keys(rows)
     for table in tables:
         for row in rows.stream(table):
@@ -195,6 +207,9 @@ def records(rows: Rows, tables: Sequence[UUID], hands: dict[UUID, list[int]]) ->
             stream = hand_id(table, number)
             for row in rows.stream(stream):
                 yield record(stream, *row)
+    for account in accounts:
+        for row in rows.stream(account):
+            yield record(account, *row)
 
 
 def keys(rows: Rows) -> Iterator[Record]:

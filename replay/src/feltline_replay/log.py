@@ -7,7 +7,9 @@ A record line is the stored record's own fields (``type``, ``version``,
 the store keeps beside it: ``kind`` (``table``, ``hand`` or ``seal``),
 ``id`` (the stream's UUID) and ``position``. Each table's records come
 first, then each exported hand of that table in hand order, so a verifier
-reads one stream at a time (``docs/replay.md``).
+reads one stream at a time (``docs/replay.md``); a log of everything ends
+with every account's records (``kind`` ``account``), and says so in its
+header (``accounts``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,14 @@ def header(
     source: str,
     selection: Mapping[str, Any],
     complete: bool,
+    accounts: bool = False,
 ) -> Record:
     """The first line: what was exported, from where and when. ``complete``
     says that every finished hand of every exported table is in the log, so
-    a missing one is a failure rather than a hand not selected."""
+    a missing one is a failure rather than a hand not selected; ``accounts``
+    that every account and every table is, so the chips they moved between
+    them are compared (a log written before accounts were exported has no
+    such field)."""
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -48,6 +54,7 @@ def header(
         "source": source,
         "selection": dict(selection),
         "complete": complete,
+        "accounts": accounts,
     }
 
 

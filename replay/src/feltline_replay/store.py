@@ -5,8 +5,10 @@ file (notification order is the rowid), ``<schema>.cardroom_events`` in
 PostgreSQL (``notification_id``). A row's ``state`` is the record's fields
 as JSON, zlib-compressed when the server ran with ``COMPRESSOR_TOPIC``; a
 store encrypted at rest (``CIPHER_TOPIC``) cannot be read here: export it
-through the server. Rows are read through cursors, a page at a time, so a
-store of any size exports in bounded memory.
+through the server. A row that reads as neither in a store whose others do
+is damaged: it becomes a record naming what is wrong with it
+(:data:`DAMAGED`), a failure of its stream alone. Rows are read through
+cursors, a page at a time, so a store of any size exports in bounded memory.
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from feltline_replay.log import Record
 TABLE = "feltline.domain.table:TableRecord"
 HAND = "feltline.domain.hand:Recorded"
 SEAL = "feltline.domain.hand:Sealed"
-KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal"}
+MATCH = "feltline.domain.match:MatchRecord"
+KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal", MATCH: "match"}
+ACCOUNTS = {
+    "feltline.domain.account:Minted": ("amount", "by"),
+    "feltline.domain.account:CashedOut": ("amount",),
+    "feltline.domain.account:BoughtIn": ("amount", "table", "seat"),
+    "feltline.domain.account:Returned": ("amount", "table", "seat"),
+}
+"""A player's (or a match bank's) account records, by topic: the fields of
+each that are chained (docs/audit.md, Table and account streams)."""
 KEYS = {
     "feltline.domain.keys:KeyAdopted": ("public_key", "replaces", "reason"),
     "feltline.domain.keys:KeyAccepted": ("public_key",),
@@ -33,6 +44,8 @@ KEYS = {
 }
 """The server's keys stream's records, by topic: the fields of each that are chained."""
 PAGE = 500
+DAMAGED = "damaged"
+"""The field of a record that could not be read, saying why."""
 
 
 class StoreError(Exception):
@@ -51,6 +64,14 @@ class Rows(Protocol):
 
     def tables(self) -> list[UUID]:
         """Every table, in the order they were opened."""
+        ...
+
+    def accounts(self) -> list[UUID]:
+        """Every account, in the order they were opened."""
+        ...
+
+    def matches(self) -> list[UUID]:
+        """Every duplicate match, in the order they were created."""
         ...
 
     def stream(self, stream: UUID) -> Iterator[Row]:
@@ -72,10 +93,20 @@ class SqliteRows:
         self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
     def tables(self) -> list[UUID]:
+        return self._first((TABLE,))
+
+    def accounts(self) -> list[UUID]:
+        return self._first(tuple(ACCOUNTS))
+
+    def matches(self) -> list[UUID]:
+        return self._first((MATCH,))
+
+    def _first(self, topics: tuple[str, ...]) -> list[UUID]:
+        """The streams whose first record is of one of ``topics``, in order."""
         rows = self._db.execute(
-            "SELECT originator_id FROM stored_events WHERE topic = ? AND originator_version = 1"
-            " ORDER BY rowid",
-            (TABLE,),
+            "SELECT originator_id FROM stored_events WHERE originator_version = 1"
+            f" AND topic IN ({','.join('?' * len(topics))}) ORDER BY rowid",
+            topics,
         )
         return [UUID(row[0]) for row in rows]
 
@@ -120,10 +151,19 @@ class PostgresRows:
             raise StoreError(f"cannot connect to PostgreSQL: {e}") from None
 
     def tables(self) -> list[UUID]:
+        return self._first((TABLE,))
+
+    def accounts(self) -> list[UUID]:
+        return self._first(tuple(ACCOUNTS))
+
+    def matches(self) -> list[UUID]:
+        return self._first((MATCH,))
+
+    def _first(self, topics: tuple[str, ...]) -> list[UUID]:
         rows = self._db.execute(
             f"SELECT originator_id FROM {self._table}"
-            " WHERE topic = %s AND originator_version = 1 ORDER BY notification_id",
-            (TABLE,),
+            " WHERE topic = ANY(%s) AND originator_version = 1 ORDER BY notification_id",
+            (list(topics),),
         ).fetchall()
         return [UUID(str(row[0])) for row in rows]
 
@@ -150,6 +190,12 @@ def open_rows(store: str, environ: Mapping[str, str] | None = None) -> Rows:
     return SqliteRows(Path(store))
 
 
+ENCRYPTED = (
+    "the store's records are neither JSON nor zlib-compressed JSON: the store is "
+    "encrypted at rest (CIPHER_TOPIC); export it through the server"
+)
+
+
 def state(raw: bytes) -> dict[str, Any]:
     """A row's stored fields: JSON, or zlib-compressed JSON."""
     for decode in (_plain, _inflated):
@@ -159,10 +205,7 @@ def state(raw: bytes) -> dict[str, Any]:
             continue
         if isinstance(value, dict):
             return value
-    raise StoreError(
-        "a stored record is neither JSON nor zlib-compressed JSON: the store is "
-        "probably encrypted at rest (CIPHER_TOPIC); export it through the server"
-    )
+    raise StoreError("neither a JSON object nor zlib-compressed JSON")
 
 
 def _plain(raw: bytes) -> Any:
@@ -173,29 +216,46 @@ def _inflated(raw: bytes) -> Any:
     return json.loads(zlib.decompress(raw))
 
 
+def readable(rows: Rows) -> None:
+    """Refuse a store encrypted at rest: one whose first table's first
+    record reads as neither JSON nor zlib-compressed JSON, nor do its
+    second's (a flipped byte damages one record, a cipher every one)."""
+    firsts = [next(rows.stream(t), None) for t in rows.tables()[:2]]
+    rows_read = [row for row in firsts if row is not None]
+    if rows_read and all(DAMAGED in record(UUID(int=0), *row) for row in rows_read):
+        raise StoreError(ENCRYPTED)
+
+
 def record(stream: UUID, version: int, topic: str, raw: bytes, notification: int) -> Record:
     """A log line for one stored row: the stored fields exactly, their
-    stream, position and place in the store's log beside them."""
-    chained = KEYS.get(topic)
-    if chained is not None:  # stored by field: written out as the chain reads it
-        fields = state(raw)
-        return {
-            "kind": "server",
-            "id": str(stream),
-            "position": version,
-            "notification": notification,
-            "type": topic.rpartition(":")[2],
-            "version": 1,
-            "data": {name: fields.get(name) for name in chained},
-            **{name: fields.get(name, "") for name in ("link", "signature", "signed_by")},
-        }
-    kind = KINDS.get(topic)
+    stream, position and place in the store's log beside them. The server's
+    keys and the accounts are stored by field, and written out as their
+    chain reads them. A row that cannot be read is written as what is
+    wrong with it (:data:`DAMAGED`), for its stream to fail."""
+    where = {"id": str(stream), "position": version, "notification": notification}
+    chained = KEYS.get(topic) or ACCOUNTS.get(topic)
+    kind = "server" if topic in KEYS else "account" if topic in ACCOUNTS else KINDS.get(topic)
     if kind is None:
-        raise StoreError(f"stream {stream} holds a record of unknown topic {topic!r}")
+        return {"kind": "hand", **where, DAMAGED: f"a record of unknown topic {topic!r}"}
+    try:
+        fields = state(raw)
+    except StoreError as e:
+        return {"kind": kind, **where, DAMAGED: f"its stored bytes are {e}"}
+    if chained is None:
+        return {"kind": kind, **where, **fields}
     return {
         "kind": kind,
-        "id": str(stream),
-        "position": version,
-        "notification": notification,
-        **state(raw),
+        **where,
+        "type": topic.rpartition(":")[2],
+        "version": 1,
+        "data": {name: _plain_value(fields.get(name)) for name in chained},
+        **{name: fields.get(name, "") for name in ("link", "signature", "signed_by")},
     }
+
+
+def _plain_value(value: Any) -> Any:
+    """A stored field as the chain reads it: a UUID (which the store writes
+    as ``{"_type_": "uuid_hex", "_data_": hex}``) as its 36-character form."""
+    if isinstance(value, dict) and value.get("_type_") == "uuid_hex":
+        return str(UUID(hex=str(value.get("_data_"))))
+    return value

@@ -9,6 +9,12 @@ the deck and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
 (:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
 A stream's last signature is verified and covers the rest (:class:`Found`).
+Every account's stream (and, from a store, every match's) is chained and
+signed like a table's; with every account and every table at hand, the
+chips the accounts moved to and from each table's seats are compared with
+the buy-ins, chips added and stand-ups the table recorded (``chips``), so
+a stream cut back to an earlier commit shows as chips that do not add up.
+A record the store could not read fails its stream alone.
 
 The records come in *shares* (:class:`LogShare`, :class:`StoreShare`,
 :class:`LinesShare`): a run of whole streams that one process reads,
@@ -24,6 +30,7 @@ import json
 import multiprocessing
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -56,11 +63,19 @@ from feltline.engine.events import (
     SeatAtStart,
     StubReshuffled,
 )
-from feltline.engine.table import HandDealt, HandFinished, Table, evolve
+from feltline.engine.table import (
+    ChipsAdded,
+    HandDealt,
+    HandFinished,
+    SatDown,
+    StoodUp,
+    Table,
+    evolve,
+)
 from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import KEYS, hand_id
 from feltline_replay.log import Record, parse
-from feltline_replay.store import Rows, open_rows
+from feltline_replay.store import DAMAGED, Rows, open_rows
 from feltline_replay.store import record as stored
 
 
@@ -90,6 +105,8 @@ class Failure:
 class Report:
     tables: int = 0
     hands: int = 0
+    accounts: int = 0
+    matches: int = 0
     failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -102,6 +119,8 @@ class Report:
             "ok": self.ok,
             "tables": self.tables,
             "hands": self.hands,
+            "accounts": self.accounts,
+            "matches": self.matches,
             "failures": [asdict(f) for f in self.failures],
             "warnings": self.warnings,
         }
@@ -191,17 +210,22 @@ class Found:
         """Positions, links and signatures; the decoded events. Unless a
         seal follows, the last signed record holds the final signature."""
         kinds = TABLE_EVENT_TYPES if self.kind == "table" else None
-        previous = chain.GENESIS
+        decodes = self.kind in {"table", "hand"}  # an account's or a match's are not events
+        previous: bytes | None = chain.GENESIS
         signed = [n for n, r in enumerate(records, 1) if r.get("signature")]
         final = signed[-1] if signed and not sealed else 0
         for expected, record in enumerate(records, 1):
             if record.get("position") != expected:
                 self.fail("order", expected, expected, record.get("position"))
-            event, problem = _decoded(record, kinds)
+            if self.damaged(expected, record):
+                previous = None  # unknown: the next link is not compared
+                self.events.append(None)
+                continue
+            event, problem = _decoded(record, kinds) if decodes else (None, None)
             exact = event is not None and _as_written(record, kinds)
             try:
                 link = chain.link(
-                    previous,
+                    previous or chain.GENESIS,
                     kind=self.kind,
                     stream=self.id,
                     position=expected,
@@ -209,22 +233,35 @@ class Found:
                     version=record["version"],
                     data=record["data"],
                     encode=fast_canonical if exact else canonical,
+                    at=record["at"] if record.get("timed") else None,
                 )
                 stored = bytes.fromhex(record["link"])
             except (KeyError, TypeError, ValueError) as e:
                 self.fail("record", expected, "a chained record", e)
                 self.events.append(None)
                 continue
-            if link != stored:
+            if link != stored and previous is not None:
                 self.fail("chain", expected, link.hex(), stored.hex())
-            previous = stored
             if record.get("signature"):
-                self.signed(expected, record, link, verify=self.every or expected == final)
+                self.signed(
+                    expected,
+                    record,
+                    stored if previous is None else link,
+                    verify=self.every or expected == final,
+                )
+            previous = stored
             if problem is not None:
                 self.fail("decode", expected, "a valid event", problem)
             self.events.append(event)
-        if self.kind == "table" and records and not records[-1].get("signature"):
+        if self.kind != "hand" and records and _unsigned(records[-1]):
             self.fail("signature", len(records), "the last record signed", "unsigned")
+
+    def damaged(self, position: int, record: Record) -> bool:
+        """Whether the store could not read the record; if so, it fails here."""
+        if DAMAGED not in record:
+            return False
+        self.fail("record", position, "a stored record the store can read", record[DAMAGED])
+        return True
 
     def signer(self, position: int, key: str, notification: object) -> None:
         place = notification if isinstance(notification, int) else None
@@ -245,6 +282,8 @@ class Found:
         position = len(body) + 1
         if seal.get("position") != position:
             self.fail("order", position, position, seal.get("position"))
+        if self.damaged(position, seal):
+            return
         last = body[-1].get("link") if body else None
         if seal.get("link") != last or seal.get("algorithm") != chain.CHAIN_ALGORITHM:
             self.fail("seal", position, f"{chain.CHAIN_ALGORITHM} over {last}", seal.get("link"))
@@ -312,13 +351,14 @@ class Folded(Found):
         super().__init__("table", stream, every=every)
         self.ruled: list[tuple[str, int | None, str, str]] = []
         self.deals: list[tuple[UUID, _Deal]] = []
+        self.moves: list[Move] = []
 
     def __getstate__(self) -> tuple[Any, ...]:
         deals = [(h.int, d.number, d.start, d.result, d.finished) for h, d in self.deals]
-        return super().__getstate__(), self.ruled, deals
+        return super().__getstate__(), self.ruled, deals, self.moves
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        found, self.ruled, deals = state
+        found, self.ruled, deals, self.moves = state
         super().__setstate__(found)
         table = UUID(self.id)
         self.deals = [(UUID(int=h), _Deal(table, *deal)) for h, *deal in deals]
@@ -347,10 +387,20 @@ class Folded(Found):
             elif isinstance(event, HandFinished) and current is not None:
                 current.result = (event.stacks, event.rake)
                 current.finished = True
+            self.moved(event)
             try:
                 table = evolve(table, event)  # type: ignore[arg-type]
             except Exception as e:
                 self.rule("table rules", position, "an event that applies", e)
+
+    def moved(self, event: Event) -> None:
+        """Chips the event brings to a seat from its player's account, or
+        takes back to it."""
+        match event:
+            case SatDown(seat=seat, buy_in=amount) | ChipsAdded(seat=seat, amount=amount):
+                self.moves.append((self.id, seat, amount))
+            case StoodUp(seat=seat, stack=amount) if amount > 0:
+                self.moves.append((self.id, seat, -amount))
 
     def stacks(self, position: int, table: Table, dealt: HandDealt) -> None:
         """Each seat starts with what the table holds for it: the last
@@ -366,6 +416,11 @@ class Folded(Found):
                     f"hand {dealt.hand} seat {seat.seat} (player, stack, carried) {at}",
                     (seat.player, seat.stack, seat.carried),
                 )
+
+
+def _unsigned(record: Record) -> bool:
+    """Whether a record the store could read holds no signature."""
+    return not record.get("signature") and DAMAGED not in record
 
 
 def _decoded(
@@ -402,6 +457,55 @@ def check_hand(records: list[Record], *, every: bool = False) -> Found:
     if found.events and None not in found.events:
         found.deal([e for e in found.events if e is not None])
     found.events = []  # not sent back: the tie needs only the start and the result
+    return found
+
+
+Move = tuple[str, int, int]
+"""Chips moved between an account and a seat: the table's id, the seat,
+and the amount, to the seat (a buy-in or chips added) or, negative, back
+from it (a stand-up)."""
+
+
+class Accounted(Found):
+    """An account's stream: its chain and keys, and the chips it moved to
+    and from seats (``moves``), read from its records' data as chained."""
+
+    def __init__(self, stream: str, *, every: bool = False) -> None:
+        super().__init__("account", stream, every=every)
+        self.moves: list[Move] = []
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return super().__getstate__(), self.moves
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        found, self.moves = state
+        super().__setstate__(found)
+
+
+def check_account(records: list[Record], *, every: bool = False) -> Accounted:
+    """Everything an account's own records show: chain and signatures, and
+    the chips it moved to seats and back."""
+    accounted = Accounted(str(records[0].get("id")), every=every)
+    accounted.chained(records, sealed=False)
+    for position, record in enumerate(records, 1):
+        data = record.get("data")
+        sign = {"BoughtIn": 1, "Returned": -1}.get(str(record.get("type")), 0)
+        if not sign or not isinstance(data, dict):
+            continue
+        try:
+            move = (str(UUID(str(data["table"]))), int(data["seat"]), sign * int(data["amount"]))
+        except (KeyError, TypeError, ValueError) as e:
+            accounted.fail("record", position, "a table, a seat and an amount", e)
+            continue
+        accounted.moves.append(move)
+    return accounted
+
+
+def check_stream(records: list[Record], *, every: bool = False) -> Found:
+    """A match's stream: its chain and signatures (its seeds and its
+    tables' deals are the ``match`` command's to check)."""
+    found = Found(str(records[0].get("kind")), str(records[0].get("id")), every=every)
+    found.chained(records, sealed=False)
     return found
 
 
@@ -442,6 +546,8 @@ def check_keys(records: list[Record]) -> Keyed:
     for expected, record in enumerate(records, 1):
         if record.get("position") != expected:
             keyed.fail("order", expected, expected, record.get("position"))
+        if keyed.damaged(expected, record):
+            continue
         try:
             link = chain.link(
                 previous,
@@ -469,7 +575,7 @@ def check_keys(records: list[Record]) -> Keyed:
             else:
                 keyed.fail("signature", expected, "a valid signature", signature)
     keyed.history += waiting
-    if records and not records[-1].get("signature"):
+    if records and _unsigned(records[-1]):
         keyed.fail("signature", len(records), "the last record signed", "unsigned")
     return keyed
 
@@ -526,6 +632,15 @@ Line = Record | str | bytes
 checked, so processes checking hands share the parsing too."""
 
 
+STREAMS = frozenset({"table", "server", "account", "match"})
+"""The kinds of record that are a stream's own; any other is a hand's."""
+
+
+def _stream(kind: str) -> str:
+    """The stream a record of ``kind`` belongs to: a seal to its hand."""
+    return kind if kind in STREAMS else "hand"
+
+
 def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
     """Consecutive records of one stream (a hand with its seal)."""
     group: list[Record] = []
@@ -533,7 +648,7 @@ def _streams(records: Iterable[Record]) -> Iterator[list[Record]]:
     last = ""
     for record in records:
         kind = str(record.get("kind"))
-        this = ("table" if kind == "table" else "hand", record.get("id"))
+        this = (_stream(kind), record.get("id"))
         if group and (this != key or last == "seal"):
             yield group
             group = []
@@ -548,6 +663,8 @@ def check_records(records: Iterable[Record], *, every: bool = False) -> list[Fou
     checks: dict[str, Callable[[list[Record]], Found]] = {
         "table": partial(fold_table, every=every),
         "server": check_keys,
+        "account": partial(check_account, every=every),
+        "match": partial(check_stream, every=every),
     }
     return [
         checks.get(str(group[0].get("kind")), partial(check_hand, every=every))(group)
@@ -585,11 +702,13 @@ class LogShare(Share):
 @dataclass(frozen=True)
 class StoreShare(Share):
     """Streams of a store: for each table, its own stream if ``whole``, and
-    the hands of these numbers (each process opens the store itself)."""
+    the hands of these numbers, then the ``others`` (accounts, matches)
+    whole (each process opens the store itself)."""
 
     store: str
     pieces: tuple[tuple[UUID, bool, tuple[int, ...]], ...]
     keys: bool = False  # the server's keys stream first (the first share's)
+    others: tuple[UUID, ...] = ()
 
     def records(self) -> Iterator[Record]:
         rows = _rows(self.store)
@@ -601,6 +720,9 @@ class StoreShare(Share):
             for stream in [*streams, *(hand_id(table, n) for n in numbers)]:
                 for row in rows.stream(stream):
                     yield stored(stream, *row)
+        for stream in self.others:
+            for row in rows.stream(stream):
+                yield stored(stream, *row)
 
 
 @dataclass(frozen=True)
@@ -640,6 +762,9 @@ SHARE_BYTES = 1 << 20
 SHARE_HANDS = 40
 """About how many hands of a store one share reads."""
 
+SHARE_STREAMS = 400
+"""How many accounts or matches of a store one share reads."""
+
 
 def log_shares(path: str, start: int, size: int = SHARE_BYTES) -> Iterator[LogShare]:
     """The log from byte ``start`` (a line's start) in shares of about
@@ -668,9 +793,11 @@ def store_shares(
     tables: Sequence[UUID],
     hands: Mapping[UUID, Sequence[int]],
     size: int = SHARE_HANDS,
+    others: Sequence[UUID] = (),
 ) -> Iterator[StoreShare]:
     """A store's chosen tables and hands, in export order, in shares of
-    about ``size`` hands; a table's own stream goes with its first hands."""
+    about ``size`` hands; a table's own stream goes with its first hands.
+    Then the ``others``, :data:`SHARE_STREAMS` streams a share."""
     pieces: list[tuple[UUID, bool, tuple[int, ...]]] = []
     count = 0
     first = True
@@ -686,6 +813,8 @@ def store_shares(
                 pieces, count, first = [], 0, False
     if pieces or first:
         yield StoreShare(store, tuple(pieces), keys=first)
+    for at in range(0, len(others), SHARE_STREAMS):
+        yield StoreShare(store, (), others=tuple(others[at : at + SHARE_STREAMS]))
 
 
 def line_shares(lines: Iterable[Line], size: int = 2000) -> Iterator[LinesShare]:
@@ -729,7 +858,7 @@ def _key(line: Line) -> Key | None:
 def _begins(before: Key, this: Key) -> bool:
     """Whether a line begins a stream, after ``before``: as in :func:`_streams`."""
     (last, stream), (kind, id_) = before, this
-    return last == "seal" or (last == "table") != (kind == "table") or stream != id_
+    return last == "seal" or _stream(last) != _stream(kind) or stream != id_
 
 
 def check_share(share: Share, *, every: bool = False) -> list[Found]:
@@ -744,7 +873,9 @@ class Verifier:
     records agree with one another. With ``workers`` above 1, shares are
     read and checked in that many processes while this one ties hands to
     their tables. With ``all_signatures``, every signature is verified,
-    not only each stream's last (:class:`Found`)."""
+    not only each stream's last (:class:`Found`). With ``chips``, the log
+    holds every account and every table: the chips the accounts moved to
+    and from seats are compared with what the tables recorded."""
 
     def __init__(
         self,
@@ -754,8 +885,12 @@ class Verifier:
         progress: Callable[[int], None] | None = None,
         workers: int = 1,
         all_signatures: bool = False,
+        chips: bool = False,
     ) -> None:
         self.trusted = trusted
+        self.chips = chips
+        self.moved: dict[str, Counter[tuple[int, int]]] = {}  # by the accounts, by table
+        self.recorded: dict[str, Counter[tuple[int, int]]] = {}  # by each table
         self.keyring: frozenset[str] = frozenset()  # what the log's key history trusts
         self.revoked: dict[str, int] = {}  # and from which notification on it does not
         self.all_signatures = all_signatures
@@ -787,6 +922,11 @@ class Verifier:
                 self.table(stream)
             elif isinstance(stream, Keyed):
                 self.key_history(stream)
+            elif isinstance(stream, Accounted):
+                self.account(stream)
+            elif stream.kind == "match":
+                self.report.matches += 1
+                self._found(stream, None)
             else:
                 self.hand(stream)
 
@@ -794,7 +934,33 @@ class Verifier:
         for key, deal in self.deals.items():
             if deal.finished and self.complete:
                 self._fail("missing", "hand", str(key), None, "the hand's records", "none", deal)
+        if self.chips:
+            self._compare_chips()
         return self.report
+
+    def account(self, accounted: Accounted) -> None:
+        self.report.accounts += 1
+        self._found(accounted, None)
+        for table, seat, amount in accounted.moves:
+            self.moved.setdefault(table, Counter())[seat, amount] += 1
+
+    def _compare_chips(self) -> None:
+        """Each move of chips between an account and a seat, as the account
+        recorded it and as the table did: every one must be in both."""
+        for table in sorted(self.moved.keys() | self.recorded.keys()):
+            moved, recorded = self.moved.get(table, Counter()), self.recorded.get(table, Counter())
+            if moved == recorded:
+                continue
+            unrecorded, unmoved = moved - recorded, recorded - moved
+            self._fail(
+                "chips",
+                "table",
+                table,
+                None,
+                "every move of chips between an account and a seat in both streams",
+                f"moved by the accounts, not at the table: {_moves(unrecorded)}; "
+                f"at the table, moved by no account: {_moves(unmoved)}",
+            )
 
     def _fail(  # noqa: PLR0917 (where, what was due, what was found: one call per check)
         self,
@@ -876,6 +1042,9 @@ class Verifier:
         for check, position, expected, what in folded.ruled:
             self._fail(check, "table", folded.id, position, expected, what)
         self.deals.update(folded.deals)
+        recorded = self.recorded.setdefault(folded.id, Counter())
+        for _, seat, amount in folded.moves:
+            recorded[seat, amount] += 1
 
     def hand(self, found: Found) -> None:
         """A hand checked on its own, its keys, and its tie to its table."""
@@ -928,6 +1097,17 @@ class Verifier:
             )
 
 
+def _moves(moves: Counter[tuple[int, int]]) -> str:
+    """Moves of chips to show: to seat 3, 500 (twice); back from seat 1, 480."""
+    if not moves:
+        return "none"
+    shown = []
+    for (seat, amount), times in sorted(moves.items()):
+        way = f"to seat {seat}, {amount}" if amount > 0 else f"back from seat {seat}, {-amount}"
+        shown.append(way + (f" ({times} times)" if times > 1 else ""))
+    return "; ".join(shown)
+
+
 def _seated(start: list[Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
     """A deal's button and seats, to show."""
     button, seats = start
@@ -942,9 +1122,10 @@ def verify(
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
     all_signatures: bool = False,
+    chips: bool = False,
 ) -> Report:
-    """Check every table and hand in ``records``, a log's records or lines
-    in order (docs/replay.md)."""
+    """Check every stream in ``records``, a log's records or lines in
+    order (docs/replay.md)."""
     return verify_shares(
         line_shares(records),
         trusted,
@@ -952,6 +1133,7 @@ def verify(
         progress=progress,
         workers=workers,
         all_signatures=all_signatures,
+        chips=chips,
     )
 
 
@@ -963,6 +1145,7 @@ def verify_shares(
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
     all_signatures: bool = False,
+    chips: bool = False,
 ) -> Report:
     """:func:`verify` on shares in the log's order (:func:`log_shares`,
     :func:`store_shares`), each read where it is checked."""
@@ -972,5 +1155,6 @@ def verify_shares(
         progress=progress,
         workers=workers,
         all_signatures=all_signatures,
+        chips=chips,
     )
     return verifier.run(shares)

@@ -38,7 +38,7 @@ from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
 from feltline.engine import table
-from feltline.store.faults import StoreFull, Unreadable
+from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
 from feltline.store.streams import Conflict
 from feltline_protos.v1 import errors_pb2
 
@@ -82,6 +82,7 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_MATCH_NOT_FOUND: Code.NOT_FOUND,
     R.ERROR_REASON_MATCH_TABLE: Code.FAILED_PRECONDITION,
     R.ERROR_REASON_OVERLOADED: Code.RESOURCE_EXHAUSTED,
+    R.ERROR_REASON_ACCOUNT_UNREADABLE: Code.DATA_LOSS,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
@@ -235,6 +236,14 @@ def from_exception(error: Exception) -> ApiError:
             "not serve it (the other tables are not affected): tell the operator, whose "
             "log says what is wrong",
             metadata={"table_id": str(error.table_id)},
+        )
+    if isinstance(error, AccountUnreadable):
+        return ApiError(
+            R.ERROR_REASON_ACCOUNT_UNREADABLE,
+            f"account {error.account_id}'s stored history does not verify, so this server will "
+            "not serve it nor move its chips (the other accounts are not affected): tell the "
+            "operator, whose log says what is wrong",
+            metadata={"account_id": str(error.account_id)},
         )
     return internal()
 

@@ -35,7 +35,7 @@ from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
 from feltline.engine.table import Table
 from feltline.engine.turn import waiting_on
-from feltline.store.faults import StoreFull, Unreadable
+from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
 from feltline.store.streams import Conflict
 
 Seconds = Callable[[], int]
@@ -147,7 +147,7 @@ class Clock:
                         except (RuleError, Conflict) as e:
                             log.warning("clock_refused", table_id=str(table_id), error=str(e))
                         # Logged once, or taken over just now: look again at the next tick.
-                        except (Unreadable, StoreFull, OwnedElsewhere):
+                        except (Unreadable, AccountUnreadable, StoreFull, OwnedElsewhere):
                             pass
             finally:
                 self.stale(due)  # acted for or not: where each stands now, at the next tick
@@ -179,7 +179,7 @@ class Clock:
                     except (RuleError, Conflict) as e:
                         log.warning("clock_refused", table_id=str(table_id), error=str(e))
                         again.append(table_id)
-                    except (Unreadable, StoreFull, OwnedElsewhere):
+                    except (Unreadable, AccountUnreadable, StoreFull, OwnedElsewhere):
                         again.append(table_id)
                 left.pop()
         finally:

@@ -67,9 +67,11 @@ def follow(
     name: str,
     version: int,
     data: Mapping[str, JSON],
+    at: int | None = None,
 ) -> bytes:
-    """The link after ``previous`` for a stored record, which must be the
-    ``link`` it stores and, if the record is signed, signed by its key."""
+    """The link after ``previous`` for a stored record (recorded ``at``, if
+    its time is chained), which must be the ``link`` it stores and, if the
+    record is signed, signed by its key."""
     computed = chain.link(
         previous,
         kind=kind,
@@ -78,6 +80,7 @@ def follow(
         name=name,
         version=version,
         data=data,
+        at=at,
     )
     if computed.hex() != link:
         raise TamperedError(f"{kind} {stream}: event {position} does not match its chain link")

@@ -10,13 +10,15 @@ A command carries a client-chosen id. The stream remembers, per id, a
 fingerprint of the command and the engine events it caused, so a repeat gives
 the same answer without a second event and a different command under a used
 id is refused. It also comes with the time on the caller's clock, stored with
-its events, so the action clock runs from stored times and replays the same.
+its events, so the action clock runs from stored times and replays the same;
+a record chains its time (``timed``, record version 4), so a hand moved to
+another time does not load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 from uuid import UUID
@@ -42,7 +44,8 @@ class CommandIdReused(Exception):
 class Recorded(Signed):
     """One engine event as stored: its codec name, version and data, the chain
     link after it, the client's command id with the command's fingerprint,
-    and the command's time (whole seconds on the caller's clock)."""
+    and the command's time (whole seconds on the caller's clock), which the
+    link covers when ``timed`` (every record since version 4)."""
 
     originator_id: UUID
     originator_version: int
@@ -53,8 +56,9 @@ class Recorded(Signed):
     command_id: str
     fingerprint: str
     at: int
+    timed: bool = field(default=False, kw_only=True)
 
-    class_version: ClassVar[int] = 3
+    class_version: ClassVar[int] = 4
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -62,6 +66,11 @@ class Recorded(Signed):
         state["at"] = 0
 
     upcast_v2_v3 = Signed.unsigned
+
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """Before version 4 the time was kept beside the chain, not in it."""
+        state["timed"] = False
 
 
 @dataclass(frozen=True)
@@ -146,10 +155,20 @@ class HandStream:
                 name=name,
                 version=version,
                 data=data,
+                at=at,
             )
             stored.append(
                 Recorded(
-                    self.id, position, name, version, data, link.hex(), command_id, filed_under, at
+                    self.id,
+                    position,
+                    name,
+                    version,
+                    data,
+                    link.hex(),
+                    command_id,
+                    filed_under,
+                    at,
+                    timed=True,
                 )
             )
         seal = None
@@ -202,6 +221,7 @@ class HandStream:
             name=stored.type,
             version=stored.version,
             data=stored.data,
+            at=stored.at if stored.timed else None,
         )
         try:
             event = decode_event(stored.type, stored.version, stored.data)

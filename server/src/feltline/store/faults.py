@@ -7,6 +7,9 @@ what it still can:
 
 - :class:`Unreadable`: a table whose stored events (or its hand's) do not
   decode, or do not fold. Only that table is refused; it is logged once, by id.
+- :class:`AccountUnreadable`: an account whose stored events do not decode
+  or do not verify. Only that account is refused (and with it any request
+  that would move its chips); it is logged once, by id.
 - :class:`StoreFull`: a commit refused because the database's disk is full
   (SQLite's ``SQLITE_FULL``, PostgreSQL's ``disk_full``). Nothing was
   stored, so the same request may be sent again once space returns; the
@@ -39,6 +42,16 @@ class Unreadable(Exception):
     def __init__(self, table_id: UUID, detail: str) -> None:
         super().__init__(f"table {table_id}'s stored history does not verify: {detail}")
         self.table_id = table_id
+        self.detail = detail
+
+
+class AccountUnreadable(Exception):
+    """A stored account that does not decode or does not verify: its chips
+    cannot be trusted, so they are neither shown nor moved."""
+
+    def __init__(self, account_id: UUID, detail: str) -> None:
+        super().__init__(f"account {account_id}'s stored history does not verify: {detail}")
+        self.account_id = account_id
         self.detail = detail
 
 
@@ -98,11 +111,12 @@ class Episode:
 
 
 class Reported:
-    """The tables found unreadable, each logged once."""
+    """The tables (and accounts) found unreadable, each logged once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seen: set[UUID] = set()
+        self._accounts: set[UUID] = set()
 
     def __len__(self) -> int:
         """How many tables were found unreadable."""
@@ -115,12 +129,36 @@ class Reported:
         while a database that does not answer raises as it did."""
         try:
             yield
-        except (PersistenceError, Unreadable):
+        except (PersistenceError, Unreadable, AccountUnreadable):
             raise
         except Exception as e:
             metrics.STORE_ERRORS.labels("unreadable").inc()
             unreadable = Unreadable(table_id, f"{what}{type(e).__name__}: {e}")
             self._report(unreadable)
+            raise unreadable from e
+
+    @contextmanager
+    def reading_account(self, account_id: UUID) -> Iterator[None]:
+        """Read the account's stored events in the block: whatever stops
+        their decoding or their chain raises :class:`AccountUnreadable`."""
+        try:
+            yield
+        except PersistenceError:
+            raise
+        except Exception as e:
+            metrics.STORE_ERRORS.labels("unreadable").inc()
+            unreadable = AccountUnreadable(account_id, f"{type(e).__name__}: {e}")
+            with self._lock:
+                first = account_id not in self._accounts
+                self._accounts.add(account_id)
+            if first:
+                log.error(
+                    "account_unreadable",
+                    account_id=str(account_id),
+                    message="the account's stored history does not verify; it is not served, "
+                    "the other accounts are",
+                    error=unreadable.detail,
+                )
             raise unreadable from e
 
     def _report(self, error: Unreadable) -> None:

@@ -20,6 +20,7 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder
 from psycopg.sql import SQL, Identifier
 
 from feltline.store.streams import PAGE, Streams
+from feltline_replay.store import ACCOUNTS, MATCH
 
 
 class StoredRows:
@@ -34,6 +35,36 @@ class StoredRows:
 
     def tables(self) -> list[UUID]:
         return self._tables()
+
+    def accounts(self) -> list[UUID]:
+        return self._first(tuple(ACCOUNTS))
+
+    def matches(self) -> list[UUID]:
+        return self._first((MATCH,))
+
+    def _first(self, topics: tuple[str, ...]) -> list[UUID]:
+        """The streams whose first record is of one of ``topics``, in the order stored."""
+        recorder = self._recorder
+        if isinstance(recorder, SQLiteAggregateRecorder):
+            with recorder.datastore.transaction(commit=False) as c:
+                c.execute(
+                    f"SELECT originator_id FROM {recorder.events_table_name}"
+                    f" WHERE originator_version = 1 AND topic IN ({','.join('?' * len(topics))})"
+                    " ORDER BY rowid",
+                    topics,
+                )
+                return [UUID(r[0]) for r in c.fetchall()]
+        assert isinstance(recorder, PostgresAggregateRecorder)
+        statement = SQL(
+            "SELECT originator_id FROM {schema}.{table}"
+            " WHERE originator_version = 1 AND topic = ANY(%s) ORDER BY notification_id"
+        ).format(
+            schema=Identifier(recorder.datastore.schema),
+            table=Identifier(recorder.events_table_name),
+        )
+        with recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (list(topics),))
+            return [UUID(str(r["originator_id"])) for r in curs.fetchall()]
 
     def stream(self, stream: UUID) -> Iterator[tuple[int, str, bytes, int]]:
         after = 0

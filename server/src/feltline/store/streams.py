@@ -218,12 +218,14 @@ class Streams(Application[UUID]):
         return stream
 
     def account(self, account_id: UUID) -> Account:
-        """The stored account, or an empty one."""
-        try:
-            stored: Account = self.repository.get(account_id, projector_func=project_account)
-        except AggregateNotFoundError:
-            return Account.new(account_id)
-        self.vouch("account", account_id, stored.signer)
+        """The stored account, or an empty one. One whose events do not
+        decode or do not verify raises :class:`AccountUnreadable` (logged once)."""
+        with self.reported.reading_account(account_id):
+            try:
+                stored: Account = self.repository.get(account_id, projector_func=project_account)
+            except AggregateNotFoundError:
+                return Account.new(account_id)
+            self.vouch("account", account_id, stored.signer)
         return stored
 
     # ---- reading what is stored, for whoever shows it

@@ -116,6 +116,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     serve promptly and took nothing of this one; send the same request
     (same request id) again after the google.rpc.RetryInfo delay.
     """
+    ERROR_REASON_ACCOUNT_UNREADABLE: _ErrorReason.ValueType  # 32
+    """DATA_LOSS: the account's stored history does not decode or does not
+    verify (a chip minted or moved without the server's key), so this
+    server will not serve it, nor seat its player; other accounts are not
+    affected. ErrorInfo metadata "account_id" names it. Tell the operator,
+    whose server log says what is wrong.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -218,5 +225,12 @@ ERROR_REASON_OVERLOADED: ErrorReason.ValueType  # 31
 """RESOURCE_EXHAUSTED: the server has as many calls in hand as it can
 serve promptly and took nothing of this one; send the same request
 (same request id) again after the google.rpc.RetryInfo delay.
+"""
+ERROR_REASON_ACCOUNT_UNREADABLE: ErrorReason.ValueType  # 32
+"""DATA_LOSS: the account's stored history does not decode or does not
+verify (a chip minted or moved without the server's key), so this
+server will not serve it, nor seat its player; other accounts are not
+affected. ErrorInfo metadata "account_id" names it. Tell the operator,
+whose server log says what is wrong.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
