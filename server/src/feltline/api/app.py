@@ -114,7 +114,7 @@ class Feltline:
         self.hub = Hub(room, clock=clock)
         # The stored tables, found before the port opens: a store that
         # cannot be read fails here, before any client can connect.
-        self.hub.tables()
+        room.tables()
         self.server = Server(
             services(self.hub, projector),
             key=key,
@@ -135,7 +135,7 @@ class Feltline:
         self.host = address.rpartition(":")[0]
         # Where the other processes on the store send this one the requests
         # for its tables (feltline.api.forward).
-        room.streams.owner.address = advertise or self.target
+        room.owners.advertise(advertise or self.target)
         self.clock = ActionClock(self.hub, tick)
         self.tally = Tally(self.hub) if metered else None
         self._unread: Callable[[], None] | None = None  # the projector's metrics, when kept
@@ -149,7 +149,7 @@ class Feltline:
         the store itself: :class:`feltline.store.leases.StoreBusy` if another
         process serves it)."""
         try:
-            self.room.owners.start(every=self.room.streams.owner.seconds / 3)
+            self.room.owners.start()
         except BaseException:
             self.server.stop(0)
             raise

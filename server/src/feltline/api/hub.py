@@ -21,20 +21,19 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import cast
+from typing import overload
 from uuid import UUID
 
 import structlog
 
 from feltline.api.feed import Feed, Stored
 from feltline.api.logging import log_action
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
-from feltline.domain.hand import Recorded, Sealed
-from feltline.domain.ids import hand_id
+from feltline.domain.hand import Sealed, StoredHandEvent
 from feltline.domain.table import TableRecord
+from feltline.engine.events import Event
 
 Seconds = Callable[[], int]
 # Seconds a watch waits unwoken. Every change wakes its watchers (this
@@ -69,7 +68,7 @@ class Hub:
         self.table_clock = Clock(
             room,
             clock,
-            tables=self.clocked,
+            tables=room.served,
             changed=self._announce,
             logged=log_action,
             stopping=self.stopping,
@@ -80,17 +79,6 @@ class Hub:
         room.owners.on_written(self.look)  # other processes' writes, heard at once
 
     # ---- tables
-
-    def tables(self) -> list[UUID]:
-        """Every table in the store, in the order opened
-        (:meth:`feltline.cardroom.owners.Owners.every`)."""
-        return self.room.owners.every()
-
-    def clocked(self) -> list[UUID]:
-        """The tables the action clock and the dealer visit: those this
-        process owns (:mod:`feltline.cardroom.owners`). Another process's
-        tables are its own to deal and to clock."""
-        return self.room.owners.served()
 
     def register(self, table_id: UUID) -> None:
         """A table was just opened through this process: put it on the clock."""
@@ -192,39 +180,15 @@ class Hub:
             feed = self._feeds.get(c.table_id)
         if feed is None:
             return
-        table: list[Stored] = []
-        hand: list[Stored | None] = []
-        for record, event in c.records:
-            if isinstance(record, Sealed):
-                hand.append(None)
-                continue
-            assert event is not None
-            if isinstance(record, TableRecord):
-                table.append(Stored(record.originator_version, event, record.command_id))
-            else:
-                hand.append(Stored(record.originator_version, event, record.command_id, record.at))
+        table = [_stored(r, e) for r, e in c.records if isinstance(r, TableRecord)]
+        hand = [_stored(r, e) for r, e in c.records if not isinstance(r, TableRecord)]
         feed.append(table, c.hand, hand)
 
     def _read_table(self, table_id: UUID, after: int) -> list[Stored]:
-        out = []
-        with self.room.streams.reported.reading(table_id):
-            records = self.room.streams.after(table_id, after)
-            for r in cast(list[TableRecord], records):
-                event = decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)
-                out.append(Stored(r.originator_version, event, r.command_id))
-        return out
+        return [_stored(r, e) for r, e in self.room.table_events(table_id, after)]
 
     def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
-        out: list[Stored | None] = []
-        with self.room.streams.reported.reading(table_id, f"hand {number}: "):
-            records = self.room.streams.after(hand_id(table_id, number), after)
-            for r in cast(list[Recorded | Sealed], records):
-                if isinstance(r, Sealed):
-                    out.append(None)
-                    continue
-                event = decode_event(r.type, r.version, r.data)
-                out.append(Stored(r.originator_version, event, r.command_id, r.at))
-        return out
+        return [_stored(r, e) for r, e in self.room.hand_events(table_id, number, after)]
 
     # ---- the dealer and the clock
 
@@ -252,24 +216,10 @@ class Hub:
                 if other != table_id:
                     self.notify(other)
 
-    def unrevealed(self, table_id: UUID, deal: int) -> bool:
-        """Whether hand ``deal`` of a match's table is a deal the match has
-        not revealed yet (never, at a table of no match)."""
-        revealed = self.revealed(table_id)
-        return revealed is not None and revealed < deal
-
-    def revealed(self, table_id: UUID) -> int | None:
-        """How many deals the match of this table has revealed; None at a
-        table of no match."""
-        place = self.room.match_of(table_id)
-        if place is None:
-            return None
-        return len(self.room.match(place[0]).match.revealed)
-
     def _epoch(self) -> int:
         """How many times another process was seen to store something: a
         feed read at an earlier count is out of date."""
-        return self.room.streams.elsewhere.epoch
+        return self.room.others_wrote()
 
     def look(self) -> bool:
         """Whether another process stored something since every watcher was
@@ -288,6 +238,19 @@ class Hub:
         then run the table clock (:meth:`Clock.tick`): the time-outs made."""
         self.look()
         return self.table_clock.tick()
+
+
+@overload
+def _stored(record: TableRecord, event: Event | None) -> Stored: ...
+@overload
+def _stored(record: StoredHandEvent, event: Event | None) -> Stored | None: ...
+def _stored(record: TableRecord | StoredHandEvent, event: Event | None) -> Stored | None:
+    """A stored record and its event as a feed keeps it; None for a hand's seal."""
+    if isinstance(record, Sealed):
+        return None
+    assert event is not None
+    at = None if isinstance(record, TableRecord) else record.at
+    return Stored(record.originator_version, event, record.command_id, at)
 
 
 def _wake(waiting: set[asyncio.Future[None]]) -> None:

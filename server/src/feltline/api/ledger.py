@@ -93,8 +93,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     def _table(self, table_id: str) -> UUID:
         """The table, which the store must hold (``TABLE_NOT_FOUND`` if not)."""
         key = views.parse_id(table_id)
-        self.room.look()
-        self.room.table(key)
+        self.room.table(key, fresh=True)
         return key
 
     def _account(self, caller: Caller, player_id: str, *, everyone: bool = False) -> str:
@@ -116,7 +115,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 "say whose account: player_id is required for this token's role",
                 violations=[("player_id", "required for admin and auditor tokens")],
             )
-        if self.room.streams.account(account_id(player_id)).version == 0:
+        if not self.room.has_account(player_id):
             raise ApiError(
                 R.ERROR_REASON_ACCOUNT_NOT_FOUND,
                 f"there is no account for {player_id}",

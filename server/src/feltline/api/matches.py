@@ -195,5 +195,4 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
         )
 
     def _current(self, key: UUID) -> MatchStream:
-        self.room.look()
-        return self.room.match(key)
+        return self.room.match(key, fresh=True)

@@ -72,8 +72,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             stream = self.room.table(key)
             seat = views.seat_of(stream.table, caller.player_id)
             if seat is None:  # perhaps seated through another server since the last look
-                self.room.look()
-                seat = views.player_seat(self.room.table(key).table, caller, key)
+                seat = views.player_seat(self.room.table(key, fresh=True).table, caller, key)
             move = command(request, seat)
             at = self.hub.clock()
             outcome = self._apply(

@@ -14,8 +14,8 @@ from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import withheld
 from feltline.api.tokens import Caller
+from feltline.cardroom.errors import Unreadable
 from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
-from feltline.store.faults import Unreadable
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
 R = errors_pb2.ErrorReason
@@ -28,13 +28,13 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         self.hub = hub
         self.room = hub.room
 
-    def table(self, table_id: str, caller: Caller) -> tables_pb2.Table:
+    def table(self, table_id: str, caller: Caller, *, fresh: bool = False) -> tables_pb2.Table:
         key = views.parse_id(table_id)
-        stream = self.room.table(key)
+        stream = self.room.table(key, fresh=fresh)
         t = stream.table
         hand = self.room.hand(key, t.hands) if t.dealt is not None else None
         if hand is not None and withheld(
-            caller, hand.hand.players, unrevealed=self.hub.unrevealed(key, t.hands)
+            caller, hand.hand.players, unrevealed=self.room.unrevealed(key, t.hands)
         ):
             hand = None
         return views.table_message(stream, hand, caller)
@@ -86,8 +86,8 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         size = request.page_size or DEFAULT_PAGE
         wanted = []
         unreadable = []
-        self.room.look()  # as GetTable: tables opened and moved on through other servers too
-        for key in self.hub.tables():
+        # As GetTable: tables opened and moved on through other servers too.
+        for key in self.room.tables(fresh=True):
             try:  # one table that cannot be read must not hide the others
                 t = self.room.table(key).table
             except Unreadable:  # logged once where it was found
@@ -118,8 +118,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         self, request: tables_pb2.GetTableRequest, context: grpc.ServicerContext
     ) -> tables_pb2.GetTableResponse:
         caller = require_role(*ANYONE)
-        self.room.look()
-        return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller))
+        return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller, fresh=True))
 
     def SitDown(
         self, request: tables_pb2.SitDownRequest, context: grpc.ServicerContext
@@ -153,7 +152,6 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
-            self.room.look()
             seat = self._own_seat(key, caller, request.request_id, (StoodUp, LeavingAfterHand))
             outcome = self.room.stand_up(key, request.request_id, seat, at=self.hub.clock())
             leaving = any(isinstance(e, LeavingAfterHand) for e in outcome.table)
@@ -175,7 +173,6 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
-            self.room.look()
             seat = self._own_seat(key, caller, request.request_id, (SatOut,))
             self.room.sit_out(key, request.request_id, seat)
             log_action("sit_out", table_id=str(key), seat=seat, request_id=request.request_id)
@@ -188,7 +185,6 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         with self.hub.lock(key):
-            self.room.look()
             seat = self._own_seat(key, caller, request.request_id, (SatIn,))
             self.room.sit_in(key, request.request_id, seat, post_now=request.post_now)
             log_action("sit_in", table_id=str(key), seat=seat, request_id=request.request_id)
@@ -202,9 +198,10 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         request_id: str,
         made: tuple[type[SatOut | SatIn | StoodUp | LeavingAfterHand], ...],
     ) -> int:
-        """The caller's seat; for a retried request, the seat it was made for,
-        so that it is answered as the first time even after standing up."""
-        stream = self.room.table(key)
+        """The caller's seat, as stored now; for a retried request, the seat
+        it was made for, so that it is answered as the first time even after
+        standing up."""
+        stream = self.room.table(key, fresh=True)
         done = stream.commands.get(request_id)
         events: tuple[TableEvent, ...] = done.events if done is not None else ()
         seat = next((e.seat for e in events if isinstance(e, made)), None)

@@ -20,10 +20,10 @@ from prometheus_client.core import Metric
 
 from feltline import metrics
 from feltline.api.hub import Hub
+from feltline.cardroom.errors import Unreadable
 from feltline.cardroom.work import Committed
 from feltline.engine.events import Acted, Declared, Drew, HandEnded, HandStarted
 from feltline.engine.table import HandFinished, Table
-from feltline.store.faults import Unreadable
 
 
 class Tally:
@@ -40,8 +40,8 @@ class Tally:
 
     def start(self) -> None:
         self.hub.room.listen(self)
-        metrics.TABLES_SERVED.set_function(lambda: len(self.hub.clocked()))
-        metrics.TABLES_UNREADABLE.set_function(lambda: len(self.hub.room.streams.reported))
+        metrics.TABLES_SERVED.set_function(lambda: len(self.hub.room.served()))
+        metrics.TABLES_UNREADABLE.set_function(self.hub.room.unreadable)
         self._detach = metrics.read_at_scrape(self.last_hands)
 
     def stop(self) -> None:
@@ -87,7 +87,7 @@ class Tally:
         with players ready, read now."""
         now = self.clock()
         ready: list[tuple[str, float]] = []
-        for table_id in self.hub.clocked():
+        for table_id in self.hub.room.served():
             try:
                 table = self.hub.room.table(table_id).table
             except Unreadable:  # counted as such, never dealt at

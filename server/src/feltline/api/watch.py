@@ -168,7 +168,7 @@ class Watcher:
     def held(self, dealt: HandDealt) -> bool:
         """Whether the hand ``dealt`` begins is withheld from this caller
         (:func:`feltline.api.redaction.withheld`)."""
-        unrevealed = self.hub.unrevealed(self.key, dealt.hand)
+        unrevealed = self.hub.room.unrevealed(self.key, dealt.hand)
         return withheld(self.caller, dealt.deal.seats, unrevealed=unrevealed)
 
     def hold_back(self) -> None:

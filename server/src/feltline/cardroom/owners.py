@@ -146,9 +146,15 @@ class Owners:
 
     # ---- the keeper's thread
 
-    def start(self, every: float) -> None:
-        """Keep the leases every ``every`` seconds in a thread, from now, and
+    def advertise(self, address: str) -> None:
+        """Tell the other processes on the store that this one serves its
+        tables at ``address`` (where they send requests for them)."""
+        self.owner.address = address
+
+    def start(self) -> None:
+        """Keep the leases every third of a lease in a thread, from now, and
         listen for other processes' appends."""
+        every = self.owner.seconds / 3
         self.keep()
         self._notices = self.streams.hear(self._heard)
         self._thread = threading.Thread(

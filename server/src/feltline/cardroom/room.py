@@ -41,18 +41,20 @@ from dataclasses import dataclass, replace
 from typing import cast
 from uuid import UUID
 
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.cardroom import dealer
 from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
 from feltline.cardroom.held import Held
 from feltline.cardroom.owners import Owners
 from feltline.cardroom.work import Committed, Outcome, Work
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
-from feltline.domain.hand import HandStream, StoredHandEvent
+from feltline.domain.hand import HandStream, Recorded, Sealed, StoredHandEvent
 from feltline.domain.ids import (
     account_id,
     bank_id,
     check_command_id,
     fingerprint,
+    hand_id,
     match_id,
     match_table_id,
     table_id,
@@ -80,6 +82,7 @@ from feltline.engine.table import (
 )
 from feltline.store.config import StoreConfig
 from feltline.store.leases import Fenced
+from feltline.store.rows import StoredRows
 from feltline.store.signing import open_streams
 from feltline.store.streams import Conflict, Stored, Streams
 
@@ -320,8 +323,11 @@ class Room:
             return key
         raise Conflict(f"match {key} kept changing under this request; try again")
 
-    def match(self, key: UUID) -> MatchStream:
-        """The match as stored now."""
+    def match(self, key: UUID, *, fresh: bool = False) -> MatchStream:
+        """The match as stored now; with ``fresh``, after a look, so that its
+        tables read next are too."""
+        if fresh:
+            self.look()
         stream = self.streams.match(key)
         if stream.version == 0:
             raise MatchNotFound(f"there is no match {key}")
@@ -462,14 +468,100 @@ class Room:
         self.held.remember_accounts({fresh.id: fresh})
         return fresh.balance
 
+    def holdings(self, player: str) -> tuple[int, int]:
+        """The chips the player holds off the tables (:meth:`balance`) and
+        at them, as stored now."""
+        self.look()
+        balance = self.balance(player)
+        at_tables = 0
+        for key in self.tables():
+            for seat in self.table(key).table.seats:
+                if seat.player == player:
+                    at_tables += seat.stack
+        return balance, at_tables
+
+    def has_account(self, player: str) -> bool:
+        """Whether the player has an account: chips were once minted for it."""
+        return self.streams.account(account_id(player)).version > 0
+
     # ---- reads
 
     def look(self) -> None:
         """Ask the store whether anyone else wrote since the last look, so
         that the reads after it show what the store holds now. Requests look
-        for themselves; a reader that must not lag another process calls it
-        first (one query)."""
+        for themselves; a read that must not lag another process asks for
+        ``fresh`` (one query)."""
         self.held.look()
+
+    def tables(self, *, fresh: bool = False) -> list[UUID]:
+        """Every table in the store, in the order opened
+        (:meth:`Owners.every`); with ``fresh``, after a look, so that the
+        tables read next are as stored now."""
+        if fresh:
+            self.look()
+        return self.owners.every()
+
+    def served(self) -> list[UUID]:
+        """The tables this process owns (:meth:`Owners.served`)."""
+        return self.owners.served()
+
+    def unreadable(self) -> int:
+        """How many tables were found unreadable (each logged once, never served)."""
+        return len(self.streams.reported)
+
+    @property
+    def public_key(self) -> str:
+        """The key every record of this room is signed with, in hex."""
+        return self.streams.signer.public_hex
+
+    def others_wrote(self) -> int:
+        """How many times another process was seen to store something
+        (:mod:`feltline.store.elsewhere`): what was read at a lower count
+        may be out of date."""
+        return self.streams.elsewhere.epoch
+
+    def rows(self, source: str) -> StoredRows:
+        """The store's rows as ``feltline-replay`` reads them, the tables in
+        the order opened: what the Replay service exports and verifies."""
+        return StoredRows(self.streams, self.owners.every, source)
+
+    def table_events(self, table_id: UUID, after: int = 0) -> list[tuple[TableRecord, Event]]:
+        """The table's records after position ``after``, each with its event
+        decoded, as a commit tells them (:class:`Committed`)."""
+        out: list[tuple[TableRecord, Event]] = []
+        with self.streams.reported.reading(table_id):
+            for r in cast(list[TableRecord], self.streams.after(table_id, after)):
+                out.append((r, decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)))
+        return out
+
+    def hand_events(
+        self, table_id: UUID, number: int, after: int = 0
+    ) -> list[tuple[StoredHandEvent, Event | None]]:
+        """Hand ``number``'s records after position ``after``, each with its
+        event decoded (None for its seal), as a commit tells them."""
+        out: list[tuple[StoredHandEvent, Event | None]] = []
+        with self.streams.reported.reading(table_id, f"hand {number}: "):
+            stored = self.streams.after(hand_id(table_id, number), after)
+            for r in cast(list[Recorded | Sealed], stored):
+                if isinstance(r, Sealed):
+                    out.append((r, None))
+                else:
+                    out.append((r, decode_event(r.type, r.version, r.data)))
+        return out
+
+    def revealed(self, table_id: UUID) -> int | None:
+        """How many deals the match of this table has revealed; None at a
+        table of no match."""
+        place = self.match_of(table_id)
+        if place is None:
+            return None
+        return len(self.match(place[0]).match.revealed)
+
+    def unrevealed(self, table_id: UUID, deal: int) -> bool:
+        """Whether hand ``deal`` of a match's table is a deal the match has
+        not revealed yet (never, at a table of no match)."""
+        revealed = self.revealed(table_id)
+        return revealed is not None and revealed < deal
 
     def table(self, table_id: UUID, *, fresh: bool = False) -> TableStream:
         """The table as of the last look, or with ``fresh``, as stored now."""
