@@ -5,8 +5,6 @@ as the first time when its request id comes again."""
 
 from __future__ import annotations
 
-from uuid import UUID
-
 import grpc
 
 from feltline.api import views
@@ -16,10 +14,9 @@ from feltline.api.feed import Stored
 from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import Viewer, view
-from feltline.cardroom.work import Outcome
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
-from feltline.engine.commands import Act, Command, Declare, Draw
+from feltline.engine.commands import Act, Declare, Draw
 from feltline.engine.errors import IllegalDraw
 from feltline.engine.events import Action, Choice, HandEnded
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
@@ -41,7 +38,7 @@ CHOICES = {
 }
 
 
-def command(request: play_pb2.ActRequest, seat: int) -> Command:
+def command(request: play_pb2.ActRequest, seat: int) -> Act | Draw | Declare:
     """The engine command a request stands for."""
     case = request.WhichOneof("action")
     if case == "draw":
@@ -75,7 +72,7 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
                 seat = views.player_seat(self.room.table(key, fresh=True).table, caller, key)
             move = command(request, seat)
             at = self.hub.clock()
-            outcome = self._apply(
+            outcome = self.room.play(
                 key, number, request.request_id, move, at=at, seen=request.sequence
             )
             log_action(
@@ -116,17 +113,3 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             events.append(view(who, s.event, Where(str(key), s.position), ended=True))
         last = hand_made[-1].position if hand_made else request.sequence
         return play_pb2.ActResponse(hand_number=number, sequence=last, events=events)
-
-    def _apply(
-        self, key: UUID, number: int, request_id: str, move: Command, *, at: int, seen: int
-    ) -> Outcome:
-        match move:
-            case Act(seat=seat, action=action, amount=amount):
-                return self.room.act(
-                    key, number, request_id, seat, action, amount=amount, at=at, seen=seen
-                )
-            case Draw(seat=seat, discards=discards):
-                return self.room.draw(key, number, request_id, seat, discards, at=at, seen=seen)
-            case Declare(seat=seat, choice=choice):
-                return self.room.declare(key, number, request_id, seat, choice, at=at, seen=seen)
-        raise AssertionError(f"no such move {move}")

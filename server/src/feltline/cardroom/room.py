@@ -62,7 +62,7 @@ from feltline.domain.ids import (
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, TimeOut
+from feltline.engine.commands import Act, Cancel, Declare, Draw, TimeOut
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import Action, Choice, Event
@@ -86,6 +86,7 @@ from feltline.store.rows import StoredRows
 from feltline.store.signing import open_streams
 from feltline.store.streams import Conflict, Stored, Streams
 
+Move = Act | Draw | Declare | TimeOut  # what a seat does in a hand
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
 
@@ -407,7 +408,7 @@ class Room:
         """Check, call, fold, bring in; bet, raise or complete to ``amount``;
         refused as :class:`Stale` unless decided on hand position ``seen``
         (when given: a player's decision names what the player saw)."""
-        return self._play(table_id, hand, command_id, Act(seat, action, amount), at, seen=seen)
+        return self.play(table_id, hand, command_id, Act(seat, action, amount), at=at, seen=seen)
 
     def draw(
         self,
@@ -420,7 +421,7 @@ class Room:
         at: int,
         seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Draw(seat, discards), at, seen=seen)
+        return self.play(table_id, hand, command_id, Draw(seat, discards), at=at, seen=seen)
 
     def declare(
         self,
@@ -433,14 +434,14 @@ class Room:
         at: int,
         seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Declare(seat, choice), at, seen=seen)
+        return self.play(table_id, hand, command_id, Declare(seat, choice), at=at, seen=seen)
 
     def time_out(
         self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
     ) -> Outcome:
         """Act for a player whose time is up: the table's action clock,
         counted from the hand's last event, must have run out by ``at``."""
-        return self._play(table_id, hand, command_id, TimeOut(seat), at)
+        return self.play(table_id, hand, command_id, TimeOut(seat), at=at)
 
     # ---- accounts
 
@@ -586,16 +587,19 @@ class Room:
 
         return self._run(table_id, command_id, command, run)
 
-    def _play(
+    def play(
         self,
         table_id: UUID,
         number: int,
         command_id: str,
-        command: Command,
-        at: int,
+        command: Move,
         *,
+        at: int,
         seen: int | None = None,
     ) -> Outcome:
+        """Play ``command`` in hand ``number`` (:meth:`act`, :meth:`draw`,
+        :meth:`declare` and :meth:`time_out` build it; a request that already
+        holds one passes it as it is)."""
         check_command_id(command_id)
         table_key = f"hand/{number}/{command_id}"
 
@@ -736,7 +740,7 @@ def _back_off(attempt: int) -> None:
         time.sleep(random.uniform(0, BACKOFF * attempt))  # jitter, not a secret
 
 
-def current_to(hand: HandStream, move: Command, seen: int) -> bool:
+def current_to(hand: HandStream, move: Move, seen: int) -> bool:
     """Whether a player who saw the hand at position ``seen`` decided on what
     it is now: nothing happened since, or ``move`` declares for a seat yet to
     declare in the declaring step the player saw begin (declarations are
