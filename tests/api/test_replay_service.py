@@ -685,7 +685,7 @@ def test_listing_reads_no_hand_s_records_once_the_index_holds_it(
     def unread(*_: object) -> list[Any]:
         raise AssertionError("ListHands read a hand's records")
 
-    monkeypatch.setattr(indexed.server.hub, "hand_records", unread)
+    monkeypatch.setattr(indexed.server.rail, "hand_records", unread)
     assert _every_page(auditor, 9) == every
 
 

@@ -7,17 +7,16 @@ import grpc
 
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
+from feltline.cardroom.room import Room
 from feltline_protos.v1 import accounts_pb2, accounts_pb2_grpc, auth_pb2, errors_pb2
 
 R = errors_pb2.ErrorReason
 
 
 class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room) -> None:
+        self.room = room
 
     def account(self, player: str) -> accounts_pb2.Account:
         balance, at_tables = self.room.holdings(player)

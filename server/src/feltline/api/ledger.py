@@ -23,8 +23,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from feltline.api import pages, views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.tokens import Caller
+from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id, hand_id
 from feltline.engine.rules import Game, Structure
 from feltline.projections import books, reports
@@ -65,8 +65,8 @@ TALLY_RETRY = 0.1  # seconds: the projector settles between batches
 
 
 class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
-    def __init__(self, hub: Hub, projector: Projector | None) -> None:
-        self.room = hub.room
+    def __init__(self, room: Room, projector: Projector | None) -> None:
+        self.room = room
         self.projector = projector
 
     # ---- what every call needs

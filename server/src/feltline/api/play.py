@@ -11,9 +11,11 @@ from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.feed import Stored
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
+from feltline.api.rail import Rail
 from feltline.api.redaction import Viewer, view
+from feltline.cardroom.clock import Clock
+from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
 from feltline.engine.commands import Act, Declare, Draw
@@ -55,9 +57,10 @@ def command(request: play_pb2.ActRequest, seat: int) -> Act | Draw | Declare:
 
 
 class PlayServicer(play_pb2_grpc.PlayServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, clock: Clock, rail: Rail) -> None:
+        self.room = room
+        self.clock = clock
+        self.rail = rail
 
     def Act(
         self, request: play_pb2.ActRequest, context: grpc.ServicerContext
@@ -65,13 +68,13 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         number = request.hand_number
-        with self.hub.lock(key):
+        with self.room.lock(key):
             stream = self.room.table(key)
             seat = views.seat_of(stream.table, caller.player_id)
             if seat is None:  # perhaps seated through another server since the last look
                 seat = views.player_seat(self.room.table(key, fresh=True).table, caller, key)
             move = command(request, seat)
-            at = self.hub.clock()
+            at = self.clock.seconds()
             outcome = self.room.play(
                 key, number, request.request_id, move, at=at, seen=request.sequence
             )
@@ -84,15 +87,15 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
                 request_id=request.request_id,
                 repeated=outcome.repeated,
             )
-            self.hub.changed(key)
+            self.clock.changed(key)
         if outcome.repeated:
             hand_made = [
                 s
-                for s in self.hub.hand_records(key, number)
+                for s in self.rail.hand_records(key, number)
                 if s is not None and s.command_id == request.request_id
             ]
             table_key = f"hand/{number}/{request.request_id}"
-            table_made = [s for s in self.hub.table_records(key) if s.command_id == table_key]
+            table_made = [s for s in self.rail.table_records(key) if s.command_id == table_key]
         else:
             hand_made = [
                 Stored(outcome.hand_at + i, e, request.request_id, at)

@@ -30,11 +30,12 @@ from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
-from feltline.api.hub import Hub
+from feltline.api.rail import Rail
 from feltline.api.redaction import Viewer, sees_down_cards, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card
 from feltline.engine.events import (
@@ -189,9 +190,9 @@ def _no_hand(hand: str) -> ApiError:
 
 
 class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
-    def __init__(self, hub: Hub, projector: Projector | None = None) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, rail: Rail, projector: Projector | None = None) -> None:
+        self.room = room
+        self.rail = rail
         # The hand index, where this server reads the views: ListHands pages it.
         views = {} if projector is None else projector.views
         self.index = views.get("hand_index")
@@ -214,7 +215,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         each call reads only what was stored since the last."""
         with self._reading:
             kept = self._dealt.setdefault(table, Dealt())
-            for s in self.hub.table_records(table, kept.position):
+            for s in self.rail.table_records(table, kept.position):
                 if isinstance(s.event, HandDealt):
                     kept.hands[s.event.hand] = s.event, None
                     kept.playing = s.event.hand
@@ -293,7 +294,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     def records(self, f: Finished) -> list[Stored]:
         """The hand's stored events, its seal left out."""
-        return [s for s in self.hub.hand_records(f.table, f.number) if s is not None]
+        return [s for s in self.rail.hand_records(f.table, f.number) if s is not None]
 
     # ---- who sees what
 

@@ -10,11 +10,12 @@ import grpc
 from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import withheld
 from feltline.api.tokens import Caller
+from feltline.cardroom.clock import Clock
 from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.room import Room
 from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
@@ -24,9 +25,9 @@ DEFAULT_PAGE = 50
 
 
 class TableServicer(tables_pb2_grpc.TableServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, clock: Clock) -> None:
+        self.room = room
+        self.clock = clock
 
     def table(self, table_id: str, caller: Caller, *, fresh: bool = False) -> tables_pb2.Table:
         key = views.parse_id(table_id)
@@ -45,9 +46,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_ADMIN)
         config = views.table_config(request.config)
         key = self.room.open_table(
-            request.request_id, config, at=self.hub.clock(), name=request.display_name
+            request.request_id, config, at=self.clock.seconds(), name=request.display_name
         )
-        self.hub.register(key)
+        self.clock.opened(key)
         log_action("create_table", table_id=str(key), request_id=request.request_id)
         return tables_pb2.CreateTableResponse(table=self.table(str(key), caller))
 
@@ -56,9 +57,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.CloseTableResponse:
         caller = require_role(auth_pb2.ROLE_ADMIN)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             outcome = self.room.close_table(
-                key, request.request_id, at=self.hub.clock(), reason=request.reason
+                key, request.request_id, at=self.clock.seconds(), reason=request.reason
             )
             log_action(
                 "close_table",
@@ -66,7 +67,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 hand_number=outcome.number,
                 request_id=request.request_id,
             )
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.CloseTableResponse(table=self.table(request.table_id, caller))
 
     def ListTables(
@@ -125,14 +126,14 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.SitDownResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             self.room.sit_down(
                 key,
                 request.request_id,
                 request.seat,
                 caller.player_id,
                 request.buy_in,
-                at=self.hub.clock(),
+                at=self.clock.seconds(),
                 post_now=request.post_now,
                 join_pot=request.join_pot,
             )
@@ -143,7 +144,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 buy_in=request.buy_in,
                 request_id=request.request_id,
             )
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.SitDownResponse(table=self.table(request.table_id, caller))
 
     def StandUp(
@@ -151,9 +152,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.StandUpResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (StoodUp, LeavingAfterHand))
-            outcome = self.room.stand_up(key, request.request_id, seat, at=self.hub.clock())
+            outcome = self.room.stand_up(key, request.request_id, seat, at=self.clock.seconds())
             leaving = any(isinstance(e, LeavingAfterHand) for e in outcome.table)
             log_action(
                 "stand_up",
@@ -162,7 +163,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 seat=seat,
                 request_id=request.request_id,
             )
-            self.hub.changed(key)
+            self.clock.changed(key)
             return tables_pb2.StandUpResponse(
                 table=self.table(request.table_id, caller), leaving_after_hand=leaving
             )
@@ -172,11 +173,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.SitOutResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (SatOut,))
             self.room.sit_out(key, request.request_id, seat)
             log_action("sit_out", table_id=str(key), seat=seat, request_id=request.request_id)
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.SitOutResponse(table=self.table(request.table_id, caller))
 
     def SitIn(
@@ -184,11 +185,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.SitInResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (SatIn,))
             self.room.sit_in(key, request.request_id, seat, post_now=request.post_now)
             log_action("sit_in", table_id=str(key), seat=seat, request_id=request.request_id)
-            self.hub.changed(key, deal=False)  # an idle table deals once it is still
+            self.clock.changed(key, deal=False)  # an idle table deals once it is still
             return tables_pb2.SitInResponse(table=self.table(request.table_id, caller))
 
     def _own_seat(

@@ -491,8 +491,8 @@ class Room:
         """Ask the store whether anyone else wrote since the last look, so
         that the reads after it show what the store holds now. Requests look
         for themselves; a read that must not lag another process asks for
-        ``fresh`` (one query)."""
-        self.held.look()
+        ``fresh`` (one query: :meth:`Owners.look`)."""
+        self.owners.look()
 
     def tables(self, *, fresh: bool = False) -> list[UUID]:
         """Every table in the store, in the order opened
