@@ -8,7 +8,7 @@ reads the table's stream and its latest hand once when the table changes,
 and hands out slices of what it read. What it hands out still comes from
 the store, so cursors keep working across restarts, and records written by
 another server process reach it too: a reading counts as stale once the
-hub has seen another process store something since (its ``epoch`` moved).
+Room has seen another process store something since (its ``epoch`` moved).
 
 Whatever can be worked out once per record for every watcher is worked out
 when the record comes in: the hand's state after each of its events, and

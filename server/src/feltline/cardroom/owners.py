@@ -15,6 +15,13 @@ once its leases expire. A table taken over is read again from the store
 before it is used (whatever its last owner stored is there), and its
 deadlines are worked out anew from the stored times, so a hand in progress
 goes on where it stopped.
+
+Catching up after another writer is here too. :meth:`Owners.look` asks
+the store whether anyone else wrote since the last look (one query,
+:mod:`feltline.store.elsewhere`), so that the tables read after it are as
+stored now; the Room's reads ask for it. :meth:`Owners.catch_up`, at each
+tick of the clock and as soon as another process's append is heard, also
+tells its listeners (the watchers) when another process stored something.
 """
 
 from __future__ import annotations
