@@ -120,7 +120,7 @@ class Feltline:
         self.table_clock = Clock(room, clock, logged=log_action)
         self.rail = Rail(room)
         self.table_clock.on_changed(self.rail.notify)
-        self.tick = tick
+        self._tick_every = tick
         # The stored tables, found before the port opens: a store that
         # cannot be read fails here, before any client can connect.
         room.tables()
@@ -164,7 +164,7 @@ class Feltline:
         if self.tally is not None:
             self.tally.start()
         self.server.start()
-        self.table_clock.start(self.tick)
+        self.table_clock.start(self._tick_every)
         if self.projector is not None and self.project:
             self.room.listen(self.projector.poke)
             self.projector.start()
