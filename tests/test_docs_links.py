@@ -82,7 +82,7 @@ def _prose_and_code(text: str) -> tuple[str, str]:
 
 def _exists(name: str, where: Path) -> bool:
     """A link resolves from its page; a path from the root, from its page's
-    folder, or as the tail of a path (``feltline/api/hub.py``); a bare file
+    folder, or as the tail of a path (``feltline/api/rail.py``); a bare file
     name by name."""
     if name.startswith("link:"):
         target = name.removeprefix("link:")
@@ -156,7 +156,7 @@ def test_a_missing_file_is_found() -> None:
         "core/src/x.py",
         "docs/nowhere.md",
     ]
-    assert _missing("docs/store.md, `feltline/api/hub.py`, hands.log", ROOT / "README.md") == []
+    assert _missing("docs/store.md, `feltline/api/rail.py`, hands.log", ROOT / "README.md") == []
 
 
 def test_code_is_checked_for_paths_only() -> None:

@@ -11,8 +11,8 @@ from uuid import UUID
 
 import pytest
 
-from feltline.api.hub import Hub
 from feltline.audit.keys import Signer
+from feltline.cardroom.clock import Clock
 from feltline.cardroom.deadlines import Deadlines
 from feltline.cardroom.room import Room
 from feltline.demo import TABLES
@@ -48,6 +48,10 @@ def _seat(room: Room, table: UUID, *seats: int, at: int) -> None:
         room.sit_down(table, f"sit-{seat}", seat, f"p{seat}-{table}", 500, at=at)
 
 
+def _clock(room: Room, seconds: Seconds) -> Clock:
+    return Clock(room, seconds, logged=lambda name, /, **fields: None)
+
+
 def _acted(room: Room, table: UUID, number: int) -> int:
     return room.hand(table, number).version
 
@@ -55,23 +59,23 @@ def _acted(room: Room, table: UUID, number: int) -> int:
 def test_a_quiet_tick_reads_no_table(opened: Callable[[], Room]) -> None:
     clock = Seconds()
     room = opened()
-    hub = Hub(room, clock=clock)
+    table_clock = _clock(room, clock)
     idle = [room.open_table(f"idle-{n}", HOLDEM, at=clock.now) for n in range(20)]
     waiting = room.open_table("one-player", HOLDEM, at=clock.now)
     _seat(room, waiting, 1, at=clock.now)
     playing = room.open_table("playing", HOLDEM, at=clock.now)
     _seat(room, playing, 1, 2, at=clock.now)
-    assert hub.tick() == 0  # works out every table, and deals at the one it can
+    assert table_clock.tick() == 0  # works out every table, and deals at the one it can
     assert room.table(playing).table.dealt is not None
-    hub.tick()  # the new hand's deadline
+    table_clock.tick()  # the new hand's deadline
     reads: list[UUID] = []
     table = room.table
     room.table = lambda key: reads.append(key) or table(key)  # type: ignore[method-assign]
     clock.now += CLOCK - 1
-    assert hub.tick() == 0
+    assert table_clock.tick() == 0
     assert reads == []
     clock.now += 1  # the hand's time is up: that table alone is visited
-    assert hub.tick() == 1
+    assert table_clock.tick() == 1
     assert set(reads) == {playing}
     assert not set(idle) & set(reads)
 
@@ -81,16 +85,18 @@ def test_a_hand_times_out_at_its_deadline_and_again_after_each_time_out(
 ) -> None:
     clock = Seconds()
     room = opened()
-    hub = Hub(room, clock=clock)
+    table_clock = _clock(room, clock)
     table = room.open_table("table", HOLDEM, at=clock.now)
-    _seat(room, table, 1, 2, at=clock.now)  # through the room: the hub hears of it as stored
-    hub.tick()
+    _seat(
+        room, table, 1, 2, at=clock.now
+    )  # through the room: the table_clock hears of it as stored
+    table_clock.tick()
     assert room.table(table).table.hands == 1
     for _ in range(2):  # the second deadline counts from the first time-out
         clock.now += CLOCK - 1
-        assert hub.tick() == 0
+        assert table_clock.tick() == 0
         clock.now += 1
-        assert hub.tick() == 1
+        assert table_clock.tick() == 1
 
 
 def test_a_time_out_the_store_refused_is_tried_at_the_next_tick(
@@ -98,10 +104,10 @@ def test_a_time_out_the_store_refused_is_tried_at_the_next_tick(
 ) -> None:
     clock = Seconds()
     room = opened()
-    hub = Hub(room, clock=clock)
+    table_clock = _clock(room, clock)
     table = room.open_table("table", HOLDEM, at=clock.now)
     _seat(room, table, 1, 2, at=clock.now)
-    hub.tick()
+    table_clock.tick()
     clock.now += CLOCK
     time_out = room.time_out
 
@@ -109,9 +115,9 @@ def test_a_time_out_the_store_refused_is_tried_at_the_next_tick(
         raise StoreFull("the store cannot write: its disk is full")
 
     room.time_out = full  # type: ignore[assignment,method-assign]
-    assert hub.tick() == 0
+    assert table_clock.tick() == 0
     room.time_out = time_out  # type: ignore[method-assign]
-    assert hub.tick() == 1
+    assert table_clock.tick() == 1
 
 
 def test_after_a_restart_the_clock_acts_at_the_deadline_stored(
@@ -121,31 +127,31 @@ def test_after_a_restart_the_clock_acts_at_the_deadline_stored(
     first = opened()
     table = first.open_table("table", HOLDEM, at=clock.now)
     _seat(first, table, 1, 2, at=clock.now)
-    Hub(first, clock=clock).tick()  # deals
+    _clock(first, clock).tick()  # deals
     dealt = _acted(first, table, 1)
     first.close()
     clock.now += CLOCK - 1
     room = opened()  # a new process on the same store
-    hub = Hub(room, clock=clock)
-    assert hub.tick() == 0
+    table_clock = _clock(room, clock)
+    assert table_clock.tick() == 0
     clock.now += 1
-    assert hub.tick() == 1
+    assert table_clock.tick() == 1
     assert _acted(room, table, 1) > dealt
 
 
 def test_a_deadline_another_process_set_is_acted_on(opened: Callable[[], Room]) -> None:
     clock = Seconds()
     here, elsewhere = opened(), opened()
-    hub = Hub(here, clock=clock)
+    table_clock = _clock(here, clock)
     table = here.open_table("table", HOLDEM, at=clock.now)
-    hub.register(table)
-    assert hub.tick() == 0  # nobody seated: the table needs no clock
+    table_clock.opened(table)
+    assert table_clock.tick() == 0  # nobody seated: the table needs no clock
     _seat(elsewhere, table, 1, 2, at=clock.now)
     elsewhere.deal(table, "deal-1", at=clock.now)  # the other process's dealer
     clock.now += CLOCK - 1
-    assert hub.tick() == 0
+    assert table_clock.tick() == 0
     clock.now += 1
-    assert hub.tick() == 1
+    assert table_clock.tick() == 1
     assert _acted(elsewhere, table, 1) > 0
 
 

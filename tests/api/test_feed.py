@@ -45,7 +45,7 @@ class Store:
     table: list[Event] = field(default_factory=list)
     hands: dict[int, list[Event]] = field(default_factory=dict)
     version: int = 0
-    elsewhere: int = 0  # the hub's count of other processes' writes seen
+    elsewhere: int = 0  # the Room's count of other processes' writes seen
     reads: list[str] = field(default_factory=list)
 
     def read_table(self, table_id: uuid.UUID, after: int) -> list[Stored]:
@@ -143,7 +143,7 @@ def test_another_process_s_writes_make_the_reading_stale_once_seen() -> None:
     store.table.append(_finished())  # another process wrote
     assert not feed.stale()  # nobody here has seen it yet
     assert feed.table(1) == []
-    store.elsewhere += 1  # the hub saw it
+    store.elsewhere += 1  # the Room saw it
     assert feed.stale()
     reads = len(store.reads)
     for _ in range(4):  # the table's watchers, woken together

@@ -257,13 +257,13 @@ def test_the_action_clock_acts_as_a_stored_event_also_after_a_restart(live: Live
         time.sleep(0.05)
     before = live.room.hand(key, 1).version
     live.restart()
-    assert live.server.hub.tick() == 0  # time is not up yet
+    assert live.server.table_clock.tick() == 0  # time is not up yet
     live.clock.now += 20
     deadline = time.monotonic() + 10
     while live.room.hand(key, 1).version == before:
         assert time.monotonic() < deadline, "the clock never acted"
         time.sleep(0.05)
-    made = live.server.hub.hand_records(key, 1, before)
+    made = live.server.rail.hand_records(key, 1, before)
     acted = [s.event for s in made if s is not None]
     assert getattr(acted[0], "timed_out", False)
     assert check(live.room.streams).problems == []

@@ -59,7 +59,7 @@ def test_a_busted_bot_buys_in_again_and_is_dealt_back_in(live: Live) -> None:
     done = threading.Event()
 
     def finished(number: int) -> None:
-        events = [r.event for r in live.server.hub.table_records(key)]
+        events = [r.event for r in live.server.rail.table_records(key)]
         if number >= MOST_HANDS or _back_in(events, 1):
             done.set()
             for bot in bots:
@@ -74,7 +74,7 @@ def test_a_busted_bot_buys_in_again_and_is_dealt_back_in(live: Live) -> None:
     for t in threads:
         t.join(30)
     assert not any(t.is_alive() for t in threads)
-    events = [r.event for r in live.server.hub.table_records(key)]
+    events = [r.event for r in live.server.rail.table_records(key)]
     busted = [e for e in events if isinstance(e, SatDown) and e.seat == 1]
     assert len(busted) >= 2, "the shover never busted or never sat down again"
     assert _back_in(events, 1)

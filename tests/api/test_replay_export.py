@@ -84,7 +84,7 @@ def test_a_selection_picks_the_same_hands_either_way(
     store: str,
     tmp_path: Path,
 ) -> None:
-    table = str(played.server.hub.tables()[1])
+    table = str(played.server.room.tables()[1])
     served, stored = _both(played, store, tmp_path, "--table", table, "--last", "3")
     _same_but_the_header_names(served, stored)
     assert sum(line.startswith('{"kind":"seal"') for line in served) == 3

@@ -431,7 +431,7 @@ def test_bad_requests_are_refused_precisely(played: Live) -> None:
 
 def test_a_hand_in_progress_is_not_served_until_it_ends(played: Live) -> None:
     auditor = played.client(AUDITOR)
-    for key in played.server.hub.tables():
+    for key in played.server.room.tables():
         t = played.room.table(key).table
         assert t.dealt is not None
         live = str(hand_id(key, t.hands))
@@ -624,7 +624,7 @@ def indexed(
 def _finished_by_table(live: Live) -> dict[str, list[int]]:
     """Each table's finished hands' numbers, as the store says."""
     out = {}
-    for key in live.server.hub.tables():
+    for key in live.server.room.tables():
         t = live.room.table(key).table
         out[str(key)] = list(range(1, t.hands - (t.dealt is not None) + 1))
     return out
@@ -685,7 +685,7 @@ def test_listing_reads_no_hand_s_records_once_the_index_holds_it(
     def unread(*_: object) -> list[Any]:
         raise AssertionError("ListHands read a hand's records")
 
-    monkeypatch.setattr(indexed.server.hub, "hand_records", unread)
+    monkeypatch.setattr(indexed.server.rail, "hand_records", unread)
     assert _every_page(auditor, 9) == every
 
 

@@ -28,12 +28,14 @@ from google.rpc import error_details_pb2, status_pb2
 from feltline.api import auth, convert
 from feltline.api.accounts import AccountServicer
 from feltline.api.errors import from_exception
-from feltline.api.hub import Hub
+from feltline.api.logging import log_action
 from feltline.api.play import PlayServicer
+from feltline.api.rail import Rail
 from feltline.api.tables import TableServicer
 from feltline.api.tokens import Caller, Role
 from feltline.api.watch import WatchServicer
 from feltline.audit.keys import Signer
+from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
@@ -131,7 +133,8 @@ class Ended:
 @dataclass
 class Unit:
     room: Room
-    hub: Hub
+    table_clock: Clock
+    rail: Rail
     server: grpc_testing.Server
     as_caller: list[Caller]
 
@@ -193,21 +196,23 @@ def _reason(trailing: Any) -> str:
 def unit(tmp_path: Path) -> Iterator[Unit]:
     env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "unit.db")}).env
     room = Room(Streams(Signer.generate(), env=env))
-    hub = Hub(room, clock=lambda: 1_900_000_000)
+    table_clock = Clock(room, lambda: 1_900_000_000, logged=log_action)
+    rail = Rail(room)
+    table_clock.on_changed(rail.notify)
     as_caller = [_caller(ADMIN)]
 
     def current() -> Caller:
         return as_caller[0]
 
     servicers = {
-        TABLES_SVC: Served(TableServicer(hub), current),
-        PLAY_SVC: Served(PlayServicer(hub), current),
-        WATCH_SVC: Served(WatchServicer(hub, poll=0.01), current),
-        ACCOUNTS_SVC: Served(AccountServicer(hub), current),
+        TABLES_SVC: Served(TableServicer(room, table_clock), current),
+        PLAY_SVC: Served(PlayServicer(room, table_clock, rail), current),
+        WATCH_SVC: Served(WatchServicer(room, rail, poll=0.01), current),
+        ACCOUNTS_SVC: Served(AccountServicer(room), current),
     }
     server = grpc_testing.server_from_dictionary(servicers, grpc_testing.strict_real_time())
-    yield Unit(room, hub, server, as_caller)
-    hub.stop()
+    yield Unit(room, table_clock, rail, server, as_caller)
+    rail.stop()
     room.close()
 
 
@@ -302,7 +307,7 @@ def test_sit_down_and_stand_up_are_for_players(unit: Unit) -> None:
 def test_close_table_is_for_admins_and_cancels_the_hand(unit: Unit) -> None:
     table = _create(unit)
     _seat_two(unit, table)
-    assert unit.hub.table_clock.deal_if_ready(UUID(table))
+    assert unit.table_clock.deal_if_ready(UUID(table))
     close = tables_pb2.CloseTableRequest(table_id=table, reason="late", request_id=_rid())
     for role in (PLAYER, SPECTATOR, AUDITOR):
         denied = unit.call(role, "CloseTable", close, "p1")
@@ -329,7 +334,7 @@ def test_close_table_is_for_admins_and_cancels_the_hand(unit: Unit) -> None:
 def test_act_plays_the_players_own_seat_on_the_current_hand(unit: Unit) -> None:
     table = _create(unit)
     _seat_two(unit, table)
-    assert unit.hub.table_clock.deal_if_ready(UUID(table))
+    assert unit.table_clock.deal_if_ready(UUID(table))
     hand = unit.room.hand(UUID(table), 1)
     seat = waiting_on(hand.hand)[0]
 

@@ -48,7 +48,7 @@ def _table(live: Live) -> str:
 
 
 def _events(live: Live, table: str) -> list[TableEvent]:
-    return [r.event for r in live.server.hub.table_records(UUID(table))]  # type: ignore[misc]
+    return [r.event for r in live.server.rail.table_records(UUID(table))]  # type: ignore[misc]
 
 
 def _until(done: Callable[[], bool], within: float = 30) -> None:

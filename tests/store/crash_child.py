@@ -34,7 +34,7 @@ def main() -> None:
     tables = open_tables(room, args["tables"])
     # As a server does: keep the leases, and wait for those the process
     # killed before this one held to lapse (FELTLINE_LEASE_SECONDS).
-    room.owners.start(every=room.streams.owner.seconds / 3)
+    room.owners.start()
     while not set(tables) <= set(room.owners.served()):
         time.sleep(0.1)
     acks = os.open(args["acks"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

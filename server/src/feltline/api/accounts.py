@@ -7,27 +7,19 @@ import grpc
 
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
-from feltline.domain.ids import account_id
+from feltline.cardroom.room import Room
 from feltline_protos.v1 import accounts_pb2, accounts_pb2_grpc, auth_pb2, errors_pb2
 
 R = errors_pb2.ErrorReason
 
 
 class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room) -> None:
+        self.room = room
 
     def account(self, player: str) -> accounts_pb2.Account:
-        self.room.look()  # the tables as stored now, as the balance is
-        balance = self.room.balance(player)
-        at_tables = 0
-        for key in self.hub.tables():
-            for seat in self.room.table(key).table.seats:
-                if seat.player == player:
-                    at_tables += seat.stack
+        balance, at_tables = self.room.holdings(player)
         return accounts_pb2.Account(player_id=player, balance=balance, at_tables=at_tables)
 
     def GetAccount(
@@ -48,7 +40,7 @@ class AccountServicer(accounts_pb2_grpc.AccountServiceServicer):
                 "say whose account: player_id is required for this token's role",
                 violations=[("player_id", "required for admin and auditor tokens")],
             )
-        if self.room.streams.account(account_id(player)).version == 0:
+        if not self.room.has_account(player):
             raise ApiError(R.ERROR_REASON_ACCOUNT_NOT_FOUND, f"there is no account for {player}")
         return accounts_pb2.GetAccountResponse(account=self.account(player))
 

@@ -11,18 +11,20 @@ from collections.abc import Callable
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from feltline import metrics
+from feltline.api import auth
 from feltline.api.accounts import AccountServicer
-from feltline.api.auth import Clock, utc_now
-from feltline.api.hub import ActionClock, Hub, Seconds, wall_clock
 from feltline.api.ledger import LedgerServicer
+from feltline.api.logging import log_action
 from feltline.api.matches import MatchServicer
 from feltline.api.play import PlayServicer
+from feltline.api.rail import Rail
 from feltline.api.replay import ReplayServicer
 from feltline.api.server import ADMIT, Server, Service, Tls, service
 from feltline.api.tables import TableServicer
 from feltline.api.tally import Tally
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
+from feltline.cardroom.clock import Clock, Seconds, wall_clock
 from feltline.cardroom.room import Room
 from feltline.projections.projector import Projector
 from feltline_protos.v1 import (
@@ -42,42 +44,44 @@ from feltline_protos.v1 import (
 )
 
 
-def services(hub: Hub, projector: Projector | None = None) -> list[Service]:
+def services(
+    room: Room, clock: Clock, rail: Rail, projector: Projector | None = None
+) -> list[Service]:
     return [
         service(
             tables_pb2.DESCRIPTOR.services_by_name["TableService"],
             tables_pb2_grpc.add_TableServiceServicer_to_server,
-            TableServicer(hub),
+            TableServicer(room, clock),
         ),
         service(
             play_pb2.DESCRIPTOR.services_by_name["PlayService"],
             play_pb2_grpc.add_PlayServiceServicer_to_server,
-            PlayServicer(hub),
+            PlayServicer(room, clock, rail),
         ),
         service(
             watch_pb2.DESCRIPTOR.services_by_name["WatchService"],
             add_watch_service,
-            WatchServicer(hub),
+            WatchServicer(room, rail),
         ),
         service(
             accounts_pb2.DESCRIPTOR.services_by_name["AccountService"],
             accounts_pb2_grpc.add_AccountServiceServicer_to_server,
-            AccountServicer(hub),
+            AccountServicer(room),
         ),
         service(
             replay_pb2.DESCRIPTOR.services_by_name["ReplayService"],
             replay_pb2_grpc.add_ReplayServiceServicer_to_server,
-            ReplayServicer(hub, projector),
+            ReplayServicer(room, rail, projector),
         ),
         service(
             ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],
             ledger_pb2_grpc.add_LedgerServiceServicer_to_server,
-            LedgerServicer(hub, projector),
+            LedgerServicer(room, projector),
         ),
         service(
             matches_pb2.DESCRIPTOR.services_by_name["MatchService"],
             matches_pb2_grpc.add_MatchServiceServicer_to_server,
-            MatchServicer(hub),
+            MatchServicer(room, clock, rail),
         ),
     ]
 
@@ -95,7 +99,7 @@ class Feltline:
         address: str = "127.0.0.1:0",
         *,
         clock: Seconds = wall_clock,
-        token_clock: Clock = utc_now,
+        token_clock: auth.Clock = auth.utc_now,
         tick: float = 0.5,
         max_workers: int = 64,
         admit: int = ADMIT,
@@ -111,12 +115,17 @@ class Feltline:
         # another keeps (``feltline serve --no-projector`` beside ``feltline project``).
         self.project = project
         self.tls = tls
-        self.hub = Hub(room, clock=clock)
+        # The dealer and the action clock, and the watchers it tells of
+        # every change it and the servicers make.
+        self.table_clock = Clock(room, clock, logged=log_action)
+        self.rail = Rail(room)
+        self.table_clock.on_changed(self.rail.notify)
+        self._tick_every = tick
         # The stored tables, found before the port opens: a store that
         # cannot be read fails here, before any client can connect.
-        self.hub.tables()
+        room.tables()
         self.server = Server(
-            services(self.hub, projector),
+            services(room, self.table_clock, self.rail, projector),
             key=key,
             clock=token_clock,
             max_workers=max_workers,
@@ -135,9 +144,8 @@ class Feltline:
         self.host = address.rpartition(":")[0]
         # Where the other processes on the store send this one the requests
         # for its tables (feltline.api.forward).
-        room.streams.owner.address = advertise or self.target
-        self.clock = ActionClock(self.hub, tick)
-        self.tally = Tally(self.hub) if metered else None
+        room.owners.advertise(advertise or self.target)
+        self.tally = Tally(room) if metered else None
         self._unread: Callable[[], None] | None = None  # the projector's metrics, when kept
 
     @property
@@ -149,14 +157,14 @@ class Feltline:
         the store itself: :class:`feltline.store.leases.StoreBusy` if another
         process serves it)."""
         try:
-            self.room.owners.start(every=self.room.streams.owner.seconds / 3)
+            self.room.owners.start()
         except BaseException:
             self.server.stop(0)
             raise
         if self.tally is not None:
             self.tally.start()
         self.server.start()
-        self.clock.start()
+        self.table_clock.start(self._tick_every)
         if self.projector is not None and self.project:
             self.room.listen(self.projector.poke)
             self.projector.start()
@@ -172,9 +180,9 @@ class Feltline:
             self.tally.stop()
         if self._unread is not None:
             self._unread()
-        self.clock.stop()
+        self.table_clock.stop()
         self.room.owners.stop()
-        self.hub.stop()
+        self.rail.stop()
         self.server.stop(grace)
         if self.projector is not None and self.project:
             self.projector.stop()

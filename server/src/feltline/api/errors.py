@@ -32,14 +32,21 @@ from feltline import metrics
 from feltline.api import intercept
 from feltline.api.secrecy import scrub
 from feltline.api.tokens import TokenError
-from feltline.cardroom.errors import MatchNotFound, MatchTable, OwnedElsewhere, Stale
+from feltline.cardroom.errors import (
+    AccountUnreadable,
+    Conflict,
+    MatchNotFound,
+    MatchTable,
+    OwnedElsewhere,
+    Stale,
+    StoreFull,
+    Unreadable,
+)
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
 from feltline.engine import table
-from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
-from feltline.store.streams import Conflict
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")

@@ -8,7 +8,7 @@ reads the table's stream and its latest hand once when the table changes,
 and hands out slices of what it read. What it hands out still comes from
 the store, so cursors keep working across restarts, and records written by
 another server process reach it too: a reading of a table this process
-does not hold the lease of counts as stale once the hub has seen another
+does not hold the lease of counts as stale once the Room has seen another
 process store something since (:data:`feltline.cardroom.held.AsOf`).
 
 Whatever can be worked out once per record for every watcher is worked out

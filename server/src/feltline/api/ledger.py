@@ -23,8 +23,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from feltline.api import pages, views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.tokens import Caller
+from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id, hand_id
 from feltline.engine.rules import Game, Structure
 from feltline.projections import books, reports
@@ -65,8 +65,8 @@ TALLY_RETRY = 0.1  # seconds: the projector settles between batches
 
 
 class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
-    def __init__(self, hub: Hub, projector: Projector | None) -> None:
-        self.room = hub.room
+    def __init__(self, room: Room, projector: Projector | None) -> None:
+        self.room = room
         self.projector = projector
 
     # ---- what every call needs
@@ -93,8 +93,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     def _table(self, table_id: str) -> UUID:
         """The table, which the store must hold (``TABLE_NOT_FOUND`` if not)."""
         key = views.parse_id(table_id)
-        self.room.look()
-        self.room.table(key)
+        self.room.table(key, fresh=True)
         return key
 
     def _account(self, caller: Caller, player_id: str, *, everyone: bool = False) -> str:
@@ -116,7 +115,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
                 "say whose account: player_id is required for this token's role",
                 violations=[("player_id", "required for admin and auditor tokens")],
             )
-        if self.room.streams.account(account_id(player_id)).version == 0:
+        if not self.room.has_account(player_id):
             raise ApiError(
                 R.ERROR_REASON_ACCOUNT_NOT_FOUND,
                 f"there is no account for {player_id}",

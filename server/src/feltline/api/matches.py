@@ -21,9 +21,11 @@ import grpc
 from feltline.api import convert, views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import POLL, Hub
 from feltline.api.logging import log_action
+from feltline.api.rail import POLL, Rail
 from feltline.api.tables import ANYONE
+from feltline.cardroom.clock import Clock
+from feltline.cardroom.room import Room
 from feltline.domain.match import Match, MatchStream
 from feltline.engine.duplicate import matchpoints, scores
 from feltline_protos.v1 import auth_pb2, errors_pb2, matches_pb2, matches_pb2_grpc
@@ -99,9 +101,10 @@ def _revealed(match: Match, deal: int, seed: bytes) -> matches_pb2.RevealedDeal:
 
 
 class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
-    def __init__(self, hub: Hub, *, poll: float = POLL) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, clock: Clock, rail: Rail, *, poll: float = POLL) -> None:
+        self.room = room
+        self.clock = clock
+        self.rail = rail
         self.poll = poll
 
     def CreateMatch(
@@ -124,12 +127,12 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
             stack=request.stack,
             ahead=request.ahead,
             by=caller.player_id or f"admin token {caller.token_id}",
-            at=self.hub.clock(),
+            at=self.clock.seconds(),
         )
         stream = self.room.match(key)
         for table in stream.match.tables:
-            self.hub.register(table)
-        self.hub.notify(key)
+            self.clock.opened(table)
+        self.rail.notify(key)
         log_action("create_match", table_id="", match_id=str(key), request_id=request.request_id)
         return matches_pb2.CreateMatchResponse(match=match_message(stream))
 
@@ -140,11 +143,11 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
         key = views.parse_id(request.match_id)
         self.room.join_match(key, request.request_id, request.table, request.seat, caller.player_id)
         stream = self.room.match(key)
-        self.hub.notify(key)
+        self.rail.notify(key)
         if stream.match.full:  # the first deal need not wait for the clock
             for table in stream.match.tables:
-                with self.hub.lock(table):
-                    self.hub.changed(table)
+                with self.room.lock(table):
+                    self.clock.changed(table)
         log_action(
             "join_match",
             table_id=stream.match.setup.tables[request.table],
@@ -181,19 +184,18 @@ class MatchServicer(matches_pb2_grpc.MatchServiceServicer):
         require_role(*ANYONE)
         key = views.parse_id(request.match_id)
         sent = -1
-        while not self.hub.stopping.is_set():
-            seen = self.hub.version(key)
+        while not self.rail.stopping.is_set():
+            seen = self.rail.version(key)
             stream = await asyncio.to_thread(self._current, key)
             if stream.version != sent:
                 sent = stream.version
                 yield matches_pb2.WatchMatchResponse(match=match_message(stream))
             if stream.match.finished:
                 return
-            await self.hub.wait(key, seen, self.poll)
+            await self.rail.wait(key, seen, self.poll)
         raise ApiError(
             R.ERROR_REASON_TRY_AGAIN, "the server is stopping: watch again", retry_after=0.5
         )
 
     def _current(self, key: UUID) -> MatchStream:
-        self.room.look()
-        return self.room.match(key)
+        return self.room.match(key, fresh=True)

@@ -5,21 +5,20 @@ as the first time when its request id comes again."""
 
 from __future__ import annotations
 
-from uuid import UUID
-
 import grpc
 
 from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.feed import Stored
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
+from feltline.api.rail import Rail
 from feltline.api.redaction import Viewer, view
-from feltline.cardroom.work import Outcome
+from feltline.cardroom.clock import Clock
+from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
-from feltline.engine.commands import Act, Command, Declare, Draw
+from feltline.engine.commands import Act, Declare, Draw
 from feltline.engine.errors import IllegalDraw
 from feltline.engine.events import Action, Choice, HandEnded
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
@@ -41,7 +40,7 @@ CHOICES = {
 }
 
 
-def command(request: play_pb2.ActRequest, seat: int) -> Command:
+def command(request: play_pb2.ActRequest, seat: int) -> Act | Draw | Declare:
     """The engine command a request stands for."""
     case = request.WhichOneof("action")
     if case == "draw":
@@ -58,9 +57,10 @@ def command(request: play_pb2.ActRequest, seat: int) -> Command:
 
 
 class PlayServicer(play_pb2_grpc.PlayServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, clock: Clock, rail: Rail) -> None:
+        self.room = room
+        self.clock = clock
+        self.rail = rail
 
     def Act(
         self, request: play_pb2.ActRequest, context: grpc.ServicerContext
@@ -68,15 +68,14 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
         number = request.hand_number
-        with self.hub.lock(key):
+        with self.room.lock(key):
             stream = self.room.table(key)
             seat = views.seat_of(stream.table, caller.player_id)
             if seat is None:  # perhaps seated through another server since the last look
-                self.room.look()
-                seat = views.player_seat(self.room.table(key).table, caller, key)
+                seat = views.player_seat(self.room.table(key, fresh=True).table, caller, key)
             move = command(request, seat)
-            at = self.hub.clock()
-            outcome = self._apply(
+            at = self.clock.seconds()
+            outcome = self.room.play(
                 key, number, request.request_id, move, at=at, seen=request.sequence
             )
             log_action(
@@ -88,15 +87,15 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
                 request_id=request.request_id,
                 repeated=outcome.repeated,
             )
-            self.hub.changed(key)
+            self.clock.changed(key)
         if outcome.repeated:
             hand_made = [
                 s
-                for s in self.hub.hand_records(key, number)
+                for s in self.rail.hand_records(key, number)
                 if s is not None and s.command_id == request.request_id
             ]
             table_key = f"hand/{number}/{request.request_id}"
-            table_made = [s for s in self.hub.table_records(key) if s.command_id == table_key]
+            table_made = [s for s in self.rail.table_records(key) if s.command_id == table_key]
         else:
             hand_made = [
                 Stored(outcome.hand_at + i, e, request.request_id, at)
@@ -117,17 +116,3 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
             events.append(view(who, s.event, Where(str(key), s.position), ended=True))
         last = hand_made[-1].position if hand_made else request.sequence
         return play_pb2.ActResponse(hand_number=number, sequence=last, events=events)
-
-    def _apply(
-        self, key: UUID, number: int, request_id: str, move: Command, *, at: int, seen: int
-    ) -> Outcome:
-        match move:
-            case Act(seat=seat, action=action, amount=amount):
-                return self.room.act(
-                    key, number, request_id, seat, action, amount=amount, at=at, seen=seen
-                )
-            case Draw(seat=seat, discards=discards):
-                return self.room.draw(key, number, request_id, seat, discards, at=at, seen=seen)
-            case Declare(seat=seat, choice=choice):
-                return self.room.declare(key, number, request_id, seat, choice, at=at, seen=seen)
-        raise AssertionError(f"no such move {move}")

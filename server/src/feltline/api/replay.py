@@ -30,11 +30,13 @@ from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
-from feltline.api.hub import Hub
+from feltline.api.rail import Rail
 from feltline.api.redaction import Viewer, sees_down_cards, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
-from feltline.domain.ids import account_id, hand_id
+from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.room import Room
+from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card
 from feltline.engine.events import (
     Acted,
@@ -54,8 +56,6 @@ from feltline.engine.turn import waiting_on
 from feltline.projections import hands
 from feltline.projections.hands import Key
 from feltline.projections.projector import Projector
-from feltline.store.faults import Unreadable
-from feltline.store.rows import StoredRows
 from feltline_protos.v1 import (
     auth_pb2,
     common_pb2,
@@ -190,13 +190,13 @@ def _no_hand(hand: str) -> ApiError:
 
 
 class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
-    def __init__(self, hub: Hub, projector: Projector | None = None) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, rail: Rail, projector: Projector | None = None) -> None:
+        self.room = room
+        self.rail = rail
         # The hand index, where this server reads the views: ListHands pages it.
         views = {} if projector is None else projector.views
         self.index = views.get("hand_index")
-        self.rows = StoredRows(hub.room.streams, hub.tables, SOURCE)
+        self.rows = self.room.rows(SOURCE)
         # Hand ids by the table and number they name, as far as each table
         # has been looked through: a hand id cannot be turned back into them.
         self._named: dict[UUID, tuple[UUID, int]] = {}
@@ -215,7 +215,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         each call reads only what was stored since the last."""
         with self._reading:
             kept = self._dealt.setdefault(table, Dealt())
-            for s in self.hub.table_records(table, kept.position):
+            for s in self.rail.table_records(table, kept.position):
                 if isinstance(s.event, HandDealt):
                     kept.hands[s.event.hand] = s.event, None
                     kept.playing = s.event.hand
@@ -237,7 +237,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         still in play. A match's hand is in play until the match reveals
         its deal: the same cards may still be in play at another table."""
         game, name = self.setting(table)
-        revealed = self.hub.revealed(table)  # the match's, read once for every hand
+        revealed = self.room.revealed(table)  # the match's, read once for every hand
         done: list[Finished] = []
         playing: set[int] = set()
         for number, (dealt, result) in sorted(self.dealt(table).items()):
@@ -251,7 +251,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         """Every finished hand, oldest first; a table that cannot be read is
         left out, as ListTables does."""
         found: list[Finished] = []
-        for key in self.hub.tables():
+        for key in self.room.tables():
             try:
                 found.extend(self.finished(key)[0])
             except Unreadable:  # logged once where it was found
@@ -262,7 +262,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         """The table and number of the hand with stream id ``wanted``, if
         any table dealt it."""
         if wanted not in self._named:
-            for key in self.hub.tables():
+            for key in self.room.tables():
                 try:
                     dealt = self.room.table(key).table.hands
                 except Unreadable:  # its hands are not served; the others' are
@@ -278,7 +278,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         if found is not None:
             key, number = found
             dealt, result = self.dealt(key).get(number, (None, None))
-            revealed = self.hub.revealed(key)
+            revealed = self.room.revealed(key)
             shown = revealed is None or number <= revealed
             if dealt is not None and result is not None and shown:
                 return Finished(key, dealt, result, *self.setting(key))
@@ -294,7 +294,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     def records(self, f: Finished) -> list[Stored]:
         """The hand's stored events, its seal left out."""
-        return [s for s in self.hub.hand_records(f.table, f.number) if s is not None]
+        return [s for s in self.rail.hand_records(f.table, f.number) if s is not None]
 
     # ---- who sees what
 
@@ -382,7 +382,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         asked = pages.query("ListHands", request.table_id, player, since, until)
         after = pages.after(asked, request.page_token, (int, str, int))
         table = UUID(request.table_id) if request.table_id else None
-        if table is not None and table not in self.hub.tables():
+        if table is not None and table not in self.room.tables():
             raise ApiError(
                 R.ERROR_REASON_TABLE_NOT_FOUND,
                 f"no table {table}",
@@ -441,13 +441,13 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         by table id: every hand before it is finished, and at a match's
         table revealed. A table that cannot be read is left out."""
         out: dict[str, int] = {}
-        for key in self.hub.tables() if table is None else [table]:
+        for key in self.room.tables() if table is None else [table]:
             try:
                 t = self.room.table(key).table
             except Unreadable:  # logged once where it was found
                 continue
             last = t.hands - (t.dealt is not None)
-            revealed = self.hub.revealed(key)
+            revealed = self.room.revealed(key)
             out[str(key)] = last if revealed is None else min(last, revealed)
         return out
 
@@ -539,7 +539,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
     ) -> replay_pb2.VerifyHandResponse:
         require_role(AUDITOR, ADMIN)
         f = self.hand(request.hand_id)
-        key = self.room.streams.signer.public_hex
+        key = self.room.public_key
         # What `feltline-replay verify --all-signatures` does with the table's
         # stream and this hand's: the table's own checks kept while its stream
         # stays as it was, the hand's (about 1 ms) made each time.
@@ -644,7 +644,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         """The hands as one file of ``form``, as ``reader`` may see them,
         about ``BATCH`` characters at a time; each hand the format cannot
         hold is noted in ``left_out``."""
-        key = self.room.streams.signer.public_hex
+        key = self.room.public_key
 
         def held(hand: LoggedHand) -> bool:
             reason = form.refuses(hand)
@@ -652,7 +652,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 left_out.append(replay_pb2.LeftOutHand(hand_id=hand.id, reason=reason))
             return reason is None
 
-        logged = export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed)
+        logged = export(self.rows, selection, public_key=key, withheld=self.room.unrevealed)
         found = logged_hands(logged, reader)
         pending: list[str] = []
         size = 0
@@ -667,10 +667,10 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
 
     def batches(self, selection: Selection) -> Iterator[list[str]]:
         """The log's lines, about ``BATCH`` characters at a time."""
-        key = self.room.streams.signer.public_hex
+        key = self.room.public_key
         batch: list[str] = []
         size = 0
-        for stored in export(self.rows, selection, public_key=key, withheld=self.hub.unrevealed):
+        for stored in export(self.rows, selection, public_key=key, withheld=self.room.unrevealed):
             text = log.line(stored)
             batch.append(text)
             size += len(text)
@@ -698,7 +698,7 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
                 "name the player whose hands to recall",
                 violations=[("player_id", "required for an auditor or an admin")],
             )
-        if caller.role != PLAYER and self.room.streams.account(account_id(player)).version == 0:
+        if caller.role != PLAYER and not self.room.has_account(player):
             raise ApiError(  # as the Ledger answers a player no account was opened for
                 R.ERROR_REASON_ACCOUNT_NOT_FOUND,
                 f"there is no account for {player}",

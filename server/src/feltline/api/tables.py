@@ -10,12 +10,13 @@ import grpc
 from feltline.api import views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
-from feltline.api.hub import Hub
 from feltline.api.logging import log_action
 from feltline.api.redaction import withheld
 from feltline.api.tokens import Caller
+from feltline.cardroom.clock import Clock
+from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.room import Room
 from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
-from feltline.store.faults import Unreadable
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
 R = errors_pb2.ErrorReason
@@ -24,17 +25,17 @@ DEFAULT_PAGE = 50
 
 
 class TableServicer(tables_pb2_grpc.TableServiceServicer):
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, clock: Clock) -> None:
+        self.room = room
+        self.clock = clock
 
-    def table(self, table_id: str, caller: Caller) -> tables_pb2.Table:
+    def table(self, table_id: str, caller: Caller, *, fresh: bool = False) -> tables_pb2.Table:
         key = views.parse_id(table_id)
-        stream = self.room.table(key)
+        stream = self.room.table(key, fresh=fresh)
         t = stream.table
         hand = self.room.hand(key, t.hands) if t.dealt is not None else None
         if hand is not None and withheld(
-            caller, hand.hand.players, unrevealed=self.hub.unrevealed(key, t.hands)
+            caller, hand.hand.players, unrevealed=self.room.unrevealed(key, t.hands)
         ):
             hand = None
         return views.table_message(stream, hand, caller)
@@ -45,9 +46,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         caller = require_role(auth_pb2.ROLE_ADMIN)
         config = views.table_config(request.config)
         key = self.room.open_table(
-            request.request_id, config, at=self.hub.clock(), name=request.display_name
+            request.request_id, config, at=self.clock.seconds(), name=request.display_name
         )
-        self.hub.register(key)
+        self.clock.opened(key)
         log_action("create_table", table_id=str(key), request_id=request.request_id)
         return tables_pb2.CreateTableResponse(table=self.table(str(key), caller))
 
@@ -56,9 +57,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.CloseTableResponse:
         caller = require_role(auth_pb2.ROLE_ADMIN)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             outcome = self.room.close_table(
-                key, request.request_id, at=self.hub.clock(), reason=request.reason
+                key, request.request_id, at=self.clock.seconds(), reason=request.reason
             )
             log_action(
                 "close_table",
@@ -66,7 +67,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 hand_number=outcome.number,
                 request_id=request.request_id,
             )
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.CloseTableResponse(table=self.table(request.table_id, caller))
 
     def ListTables(
@@ -86,8 +87,8 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         size = request.page_size or DEFAULT_PAGE
         wanted = []
         unreadable = []
-        self.room.look()  # as GetTable: tables opened and moved on through other servers too
-        for key in self.hub.tables():
+        # As GetTable: tables opened and moved on through other servers too.
+        for key in self.room.tables(fresh=True):
             try:  # one table that cannot be read must not hide the others
                 t = self.room.table(key).table
             except Unreadable:  # logged once where it was found
@@ -118,22 +119,21 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         self, request: tables_pb2.GetTableRequest, context: grpc.ServicerContext
     ) -> tables_pb2.GetTableResponse:
         caller = require_role(*ANYONE)
-        self.room.look()
-        return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller))
+        return tables_pb2.GetTableResponse(table=self.table(request.table_id, caller, fresh=True))
 
     def SitDown(
         self, request: tables_pb2.SitDownRequest, context: grpc.ServicerContext
     ) -> tables_pb2.SitDownResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
+        with self.room.lock(key):
             self.room.sit_down(
                 key,
                 request.request_id,
                 request.seat,
                 caller.player_id,
                 request.buy_in,
-                at=self.hub.clock(),
+                at=self.clock.seconds(),
                 post_now=request.post_now,
                 join_pot=request.join_pot,
             )
@@ -144,7 +144,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 buy_in=request.buy_in,
                 request_id=request.request_id,
             )
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.SitDownResponse(table=self.table(request.table_id, caller))
 
     def StandUp(
@@ -152,10 +152,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.StandUpResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
-            self.room.look()
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (StoodUp, LeavingAfterHand))
-            outcome = self.room.stand_up(key, request.request_id, seat, at=self.hub.clock())
+            outcome = self.room.stand_up(key, request.request_id, seat, at=self.clock.seconds())
             leaving = any(isinstance(e, LeavingAfterHand) for e in outcome.table)
             log_action(
                 "stand_up",
@@ -164,7 +163,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 seat=seat,
                 request_id=request.request_id,
             )
-            self.hub.changed(key)
+            self.clock.changed(key)
             return tables_pb2.StandUpResponse(
                 table=self.table(request.table_id, caller), leaving_after_hand=leaving
             )
@@ -174,12 +173,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.SitOutResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
-            self.room.look()
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (SatOut,))
             self.room.sit_out(key, request.request_id, seat)
             log_action("sit_out", table_id=str(key), seat=seat, request_id=request.request_id)
-            self.hub.changed(key, deal=False)
+            self.clock.changed(key, deal=False)
             return tables_pb2.SitOutResponse(table=self.table(request.table_id, caller))
 
     def SitIn(
@@ -187,12 +185,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.SitInResponse:
         caller = require_role(auth_pb2.ROLE_PLAYER)
         key = views.parse_id(request.table_id)
-        with self.hub.lock(key):
-            self.room.look()
+        with self.room.lock(key):
             seat = self._own_seat(key, caller, request.request_id, (SatIn,))
             self.room.sit_in(key, request.request_id, seat, post_now=request.post_now)
             log_action("sit_in", table_id=str(key), seat=seat, request_id=request.request_id)
-            self.hub.changed(key, deal=False)  # an idle table deals once it is still
+            self.clock.changed(key, deal=False)  # an idle table deals once it is still
             return tables_pb2.SitInResponse(table=self.table(request.table_id, caller))
 
     def _own_seat(
@@ -202,9 +199,10 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         request_id: str,
         made: tuple[type[SatOut | SatIn | StoodUp | LeavingAfterHand], ...],
     ) -> int:
-        """The caller's seat; for a retried request, the seat it was made for,
-        so that it is answered as the first time even after standing up."""
-        stream = self.room.table(key)
+        """The caller's seat, as stored now; for a retried request, the seat
+        it was made for, so that it is answered as the first time even after
+        standing up."""
+        stream = self.room.table(key, fresh=True)
         done = stream.commands.get(request_id)
         events: tuple[TableEvent, ...] = done.events if done is not None else ()
         seat = next((e.seat for e in events if isinstance(e, made)), None)

@@ -19,19 +19,19 @@ from uuid import UUID
 from prometheus_client.core import Metric
 
 from feltline import metrics
-from feltline.api.hub import Hub
+from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.engine.events import Acted, Declared, Drew, HandEnded, HandStarted
 from feltline.engine.table import HandFinished, Table
-from feltline.store.faults import Unreadable
 
 
 class Tally:
-    """Counts what each commit at ``hub``'s tables did; :meth:`start` has
+    """Counts what each commit at ``room``'s tables did; :meth:`start` has
     it told of them and read at each scrape."""
 
-    def __init__(self, hub: Hub, clock: Callable[[], float] = time.time) -> None:
-        self.hub = hub
+    def __init__(self, room: Room, clock: Callable[[], float] = time.time) -> None:
+        self.room = room
         self.clock = clock
         self._games: dict[UUID, str] = {}
         self._dealt: dict[UUID, float] = {}  # the last hand dealt here, or first seen ready
@@ -39,9 +39,9 @@ class Tally:
         self._detach: Callable[[], None] | None = None
 
     def start(self) -> None:
-        self.hub.room.listen(self)
-        metrics.TABLES_SERVED.set_function(lambda: len(self.hub.clocked()))
-        metrics.TABLES_UNREADABLE.set_function(lambda: len(self.hub.room.streams.reported))
+        self.room.listen(self)
+        metrics.TABLES_SERVED.set_function(lambda: len(self.room.served()))
+        metrics.TABLES_UNREADABLE.set_function(self.room.unreadable)
         self._detach = metrics.read_at_scrape(self.last_hands)
 
     def stop(self) -> None:
@@ -77,7 +77,7 @@ class Tally:
     def _game(self, table_id: UUID) -> str:
         game = self._games.get(table_id)
         if game is None:
-            config = self.hub.room.table(table_id).table.config
+            config = self.room.table(table_id).table.config
             assert config is not None  # a table that stores a hand was opened
             game = self._games[table_id] = config.rules.game.value
         return game
@@ -87,9 +87,9 @@ class Tally:
         with players ready, read now."""
         now = self.clock()
         ready: list[tuple[str, float]] = []
-        for table_id in self.hub.clocked():
+        for table_id in self.room.served():
             try:
-                table = self.hub.room.table(table_id).table
+                table = self.room.table(table_id).table
             except Unreadable:  # counted as such, never dealt at
                 continue
             if table.closed or _ready(table) < 2:

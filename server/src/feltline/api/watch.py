@@ -29,11 +29,12 @@ from feltline.api.auth import require_role
 from feltline.api.convert import Where
 from feltline.api.errors import ApiError
 from feltline.api.feed import Stored
-from feltline.api.hub import POLL, Hub
 from feltline.api.intercept import Handler
+from feltline.api.rail import POLL, Rail
 from feltline.api.redaction import Viewer, may_see, view, withheld
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
+from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.events import HandEnded
 from feltline.engine.hand import NEW_HAND
@@ -78,8 +79,9 @@ def _bad_cursor() -> ApiError:
 class Watcher:
     """One watch of one table by one caller."""
 
-    def __init__(self, hub: Hub, key: UUID, caller: Caller, where: Position) -> None:
-        self.hub = hub
+    def __init__(self, room: Room, rail: Rail, key: UUID, caller: Caller, where: Position) -> None:
+        self.room = room
+        self.rail = rail
         self.key = key
         self.caller = caller
         self.pos = where
@@ -88,7 +90,7 @@ class Watcher:
         self.ended = False
         self.since = 0
         self._seated: tuple[tuple[int, bool], Viewer] | None = None  # and for which hand
-        stream = hub.room.table(key)
+        stream = room.table(key)
         config = stream.table.config
         assert config is not None
         self.clock = config.action_clock
@@ -107,7 +109,7 @@ class Watcher:
         """The hand's state at the cursor, from the store."""
         made: list[Stored] = []
         if self.pos.hand:
-            for s in self.hub.hand_records(self.key, self.pos.hand)[: self.pos.at]:
+            for s in self.rail.hand_records(self.key, self.pos.hand)[: self.pos.at]:
                 if s is not None:
                     self._fold(s)
                     made.append(s)
@@ -133,7 +135,7 @@ class Watcher:
     def drain(self) -> Iterator[bytes]:
         if not self.pos.hand:
             return
-        for s in self.hub.hand_records(self.key, self.pos.hand, self.pos.at):
+        for s in self.rail.hand_records(self.key, self.pos.hand, self.pos.at):
             if s is None:  # the seal: no event, but a position
                 self.pos.at += 1
                 continue
@@ -142,7 +144,7 @@ class Watcher:
     def step(self) -> Iterator[bytes]:
         """Everything stored after the position; then the turn, if not sent:
         each a serialized ``WatchTableResponse``."""
-        for s in self.hub.table_records(self.key, self.pos.table):
+        for s in self.rail.table_records(self.key, self.pos.table):
             yield from self.drain()
             if isinstance(s.event, HandDealt) and self.held(s.event):
                 return  # until the match reveals the deal; its end at the last table wakes this
@@ -168,7 +170,7 @@ class Watcher:
     def held(self, dealt: HandDealt) -> bool:
         """Whether the hand ``dealt`` begins is withheld from this caller
         (:func:`feltline.api.redaction.withheld`)."""
-        unrevealed = self.hub.unrevealed(self.key, dealt.hand)
+        unrevealed = self.room.unrevealed(self.key, dealt.hand)
         return withheld(self.caller, dealt.deal.seats, unrevealed=unrevealed)
 
     def hold_back(self) -> None:
@@ -176,7 +178,7 @@ class Watcher:
         just before the hand's ``HandDealt``, where the watch waits for it."""
         if not self.pos.hand:
             return
-        for s in self.hub.table_records(self.key, 0):
+        for s in self.rail.table_records(self.key, 0):
             if isinstance(s.event, HandDealt) and s.event.hand == self.pos.hand:
                 if self.held(s.event):
                     self.pos = Position(s.position - 1)
@@ -231,9 +233,9 @@ def _varint(n: int) -> bytes:
 
 
 class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
-    def __init__(self, hub: Hub, *, poll: float = POLL) -> None:
-        self.hub = hub
-        self.room = hub.room
+    def __init__(self, room: Room, rail: Rail, *, poll: float = POLL) -> None:
+        self.room = room
+        self.rail = rail
         self.poll = poll
 
     async def WatchTable(
@@ -278,9 +280,9 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
         else:
             watcher, first = await asyncio.to_thread(self.snapshot, key, caller)
             yield [first.SerializeToString()]
-        feed = self.hub.feed(key)
-        while not self.hub.stopping.is_set():
-            seen = self.hub.version(key)
+        feed = self.rail.feed(key)
+        while not self.rail.stopping.is_set():
+            seen = self.rail.version(key)
             if feed.stale():  # behind, or another process stored something
                 await asyncio.to_thread(feed.refresh_if_stale)
             batch = list(watcher.step())
@@ -288,7 +290,7 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
                 yield batch
             if watcher.closed:  # nothing comes after TableClosed
                 return
-            await self.hub.wait(key, seen, self.poll)
+            await self.rail.wait(key, seen, self.poll)
         raise ApiError(  # not a clean end: the table goes on, here or on another server
             R.ERROR_REASON_TRY_AGAIN,
             "the server is stopping: resume the watch from the last cursor",
@@ -302,20 +304,20 @@ class WatchServicer(watch_pb2_grpc.WatchServiceServicer):
             stream = self.room.table(key, fresh=True)
         if pos.table > stream.version or pos.hand > stream.table.hands:
             raise _bad_cursor()
-        watcher = Watcher(self.hub, key, caller, pos)
+        watcher = Watcher(self.room, self.rail, key, caller, pos)
         watcher.hold_back()
         watcher.rebuild()
         return watcher
 
     def snapshot(self, key: UUID, caller: Caller) -> tuple[Watcher, watch_pb2.WatchTableResponse]:
-        with self.hub.lock(key):  # every writer holds it: table and hand agree
+        with self.room.lock(key):  # every writer holds it: table and hand agree
             stream = self.room.table(key)
             t = stream.table
             hand = self.room.hand(key, t.hands) if t.dealt is not None else None
             pos = Position(stream.version)
             if hand is not None:
                 pos.hand, pos.at = t.hands, hand.version
-            watcher = Watcher(self.hub, key, caller, pos)
+            watcher = Watcher(self.room, self.rail, key, caller, pos)
             watcher.hold_back()
             if watcher.pos is not pos:  # withheld: the snapshot shows the table only
                 hand, pos = None, watcher.pos

@@ -13,9 +13,14 @@ may deal in a set, and works both out again for a table whenever
 something is stored there (:meth:`Clock.stale`). Time comes from
 ``seconds``, whole seconds; nothing in the engine or the store reads one.
 
-Whoever serves the table is told through ``changed`` after each change
-the clock or the dealer makes there, under the table's lock; the clock
-visits the tables ``tables`` lists.
+The clock visits the tables this process serves
+(:meth:`feltline.cardroom.owners.Owners.served`); another process's tables
+are its own to deal and to clock. Each tick first catches up with what
+other processes stored (:meth:`feltline.cardroom.owners.Owners.catch_up`).
+After each change at a table, the clock's or a request's
+(:meth:`Clock.changed`), whoever watches is told of every stream the change
+concerns (:meth:`Clock.on_changed`): the table, and at a match's table the
+match and all its tables, since a deal's end there may reveal it at each.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import structlog
 from feltline.cardroom.deadlines import Deadlines
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import Room
+from feltline.cardroom.work import Committed
 from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
 from feltline.engine.table import Table
@@ -42,6 +48,10 @@ Seconds = Callable[[], int]
 log = structlog.get_logger("feltline.cardroom")
 
 
+def wall_clock() -> int:
+    return int(time.time())
+
+
 class Logged(Protocol):
     """Where a deal or a time-out is logged, one line each."""
 
@@ -51,26 +61,19 @@ class Logged(Protocol):
 
 
 class Clock:
-    """The dealer and the action clock over ``room``."""
+    """The dealer and the action clock over ``room``, on ``seconds``' time."""
 
     def __init__(
-        self,
-        room: Room,
-        seconds: Seconds,
-        *,
-        tables: Callable[[], list[UUID]],
-        changed: Callable[[UUID], None],
-        logged: Logged,
-        stopping: threading.Event,
-        settle: float = 1.0,
+        self, room: Room, seconds: Seconds = wall_clock, *, logged: Logged, settle: float = 1.0
     ) -> None:
         self.room = room
         self.seconds = seconds
         self.settle = settle
-        self._tables = tables
-        self._changed = changed
+        self._tables = room.served
         self._logged = logged
-        self._stopping = stopping
+        self._listeners: list[Callable[[UUID], None]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self._touched: dict[UUID, float] = {}
         # Which tables need the clock: those stored at since it last looked,
         # each table's deadline, the tables between hands that may deal,
@@ -81,6 +84,47 @@ class Clock:
         self._deadlines = Deadlines()
         self._dealing: set[UUID] = set()
         self._clocked = -1  # none yet: the first tick works out every table
+        room.listen(self._committed)
+        room.owners.on_taken(self.stale)
+
+    def on_changed(self, listener: Callable[[UUID], None]) -> None:
+        """Have ``listener`` told of each stream a change at a table
+        concerns, right after it (the table's lock held)."""
+        self._listeners.append(listener)
+
+    def opened(self, table_id: UUID) -> None:
+        """A table was just opened through this process: put it on the clock."""
+        self.stale((table_id,))
+
+    def changed(self, table_id: UUID, *, deal: bool = True) -> None:
+        """After a change at the table (its lock held): deal if a hand just
+        ended and the next can start, and tell the listeners. Seating changes
+        pass ``deal=False``: the clock deals at an idle table once it has
+        been still for a while, so players sitting down together all get
+        into the first hand."""
+        self.touched(table_id)
+        try:
+            if deal:
+                self.deal_if_ready(table_id)
+        finally:
+            self._announce(table_id)
+
+    def _announce(self, table_id: UUID) -> None:
+        """Tell the listeners of the table, and at a match's table of the
+        match and every table of the match: a deal's end there may reveal it
+        at all of them."""
+        concerned = [table_id]
+        place = self.room.match_of(table_id)
+        if place is not None:
+            tables = self.room.match(place[0]).match.tables
+            concerned += [place[0], *(t for t in tables if t != table_id)]
+        for key in concerned:
+            for listener in self._listeners:
+                listener(key)
+
+    def _committed(self, c: Committed) -> None:
+        """Look at the table again at the next tick: something was stored there."""
+        self.stale((c.table_id,))
 
     def touched(self, table_id: UUID) -> None:
         """The table just changed: an idle table deals once still for ``settle``."""
@@ -116,8 +160,9 @@ class Clock:
         return True
 
     def tick(self) -> int:
-        """Act for every player whose time is up; deal where a hand can
-        start. The number of time-outs made.
+        """Catch up with what other processes stored; act for every player
+        whose time is up; deal where a hand can start. The number of
+        time-outs made.
 
         Only the tables that need it are visited: those whose deadline has
         come (the hand's last stored time plus the action clock) and those
@@ -127,8 +172,9 @@ class Clock:
         moves, every table another may store at: none it holds the lease of,
         :data:`feltline.cardroom.held.AsOf`); once it is taken over; and for
         every table at start."""
+        self.room.owners.catch_up()
         with self._ticking:
-            epoch = self.room.streams.elsewhere.epoch
+            epoch = self.room.others_wrote()
             if epoch != self._clocked:
                 start, self._clocked = self._clocked < 0, epoch
                 self.stale(t for t in self._tables() if start or not self.room.as_of(t)[0])
@@ -139,7 +185,7 @@ class Clock:
             made = 0
             try:
                 for table_id in visit:
-                    if self._stopping.is_set():
+                    if self._stop.is_set():
                         break
                     with self.room.lock(table_id):
                         try:
@@ -223,7 +269,7 @@ class Clock:
             match = self.room.match_of(table_id) is not None  # seated by the match: no settling
             if (match or still >= self.settle) and self.deal_if_ready(table_id):
                 self.touched(table_id)
-                self._changed(table_id)
+                self._announce(table_id)
             return 0
         stream = self.room.hand(table_id, table.hands)
         if now < stream.since + table.config.action_clock:
@@ -238,8 +284,30 @@ class Clock:
         try:
             self.deal_if_ready(table_id)
         finally:
-            self._changed(table_id)
+            self._announce(table_id)
         return 1
+
+    # ---- the clock's thread
+
+    def start(self, every: float) -> None:
+        """Tick every ``every`` seconds in a thread, from now."""
+        self._thread = threading.Thread(
+            target=self._run, args=(every,), name="feltline-clock", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.tick()
+            except Exception:
+                log.exception("clock_failed")
+
+    def stop(self) -> None:
+        """Stop ticking, and stop a tick under way at its next table."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
 
 
 def _players(table: Table) -> int:

@@ -1,11 +1,29 @@
 """The cardroom's own refusals, beside the engine's rule errors: each has
-the ``kind`` the API maps to a status code."""
+the ``kind`` the API maps to a status code. The store's failures a use
+case passes on (:class:`Conflict`, :class:`StoreFull`, :class:`Unreadable`,
+:class:`AccountUnreadable`)
+are named here too, so that its callers need not reach into the store."""
 
 from __future__ import annotations
 
 from uuid import UUID
 
 from feltline.engine.errors import Kind, RuleError
+from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
+from feltline.store.streams import Conflict
+
+__all__ = [
+    "AccountUnreadable",
+    "ClockRunning",
+    "Conflict",
+    "MatchNotFound",
+    "MatchTable",
+    "NotFound",
+    "OwnedElsewhere",
+    "Stale",
+    "StoreFull",
+    "Unreadable",
+]
 
 
 class NotFound(RuleError):

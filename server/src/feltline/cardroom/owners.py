@@ -15,6 +15,13 @@ once its leases expire. A table taken over is read again from the store
 before it is used (whatever its last owner stored is there), and its
 deadlines are worked out anew from the stored times, so a hand in progress
 goes on where it stopped.
+
+Catching up after another writer is here too. :meth:`Owners.look` asks
+the store whether anyone else wrote since the last look (one query,
+:mod:`feltline.store.elsewhere`), so that the tables read after it are as
+stored now; the Room's reads ask for it. :meth:`Owners.catch_up`, at each
+tick of the clock and as soon as another process's append is heard, also
+tells its listeners (the watchers) when another process stored something.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ class Owners:
         self.held = held
         self._taken: list[Callable[[Iterable[UUID]], None]] = []
         self._written: list[Callable[[], object]] = []
+        self._told = 0  # the count of other processes' writes the listeners were told of
         self._notices: Notices | None = None
         self._guard = threading.Lock()
         self._known: dict[UUID, None] | None = None  # every table, in the order opened
@@ -58,11 +66,28 @@ class Owners:
         self._taken.append(listener)
 
     def on_written(self, listener: Callable[[], object]) -> None:
-        """Have ``listener`` called soon after any process appends to the
-        store (on PostgreSQL, once started: :mod:`feltline.store.notices`)."""
+        """Have ``listener`` called once this process has caught up with what
+        other processes stored (:meth:`catch_up`): at the clock's next tick,
+        or on PostgreSQL, once started, as soon as they store it
+        (:mod:`feltline.store.notices`)."""
         self._written.append(listener)
 
-    def _heard(self) -> None:
+    # ---- catching up after another writer
+
+    def look(self) -> None:
+        """Ask the store whether anyone else wrote since the last look (one
+        query), so that the tables read after it are as stored now."""
+        self.held.look()
+
+    def catch_up(self) -> None:
+        """:meth:`look`, and tell the listeners if another process stored
+        something since they were last told."""
+        self.look()
+        with self._guard:
+            epoch = self.streams.elsewhere.epoch
+            if epoch == self._told:
+                return
+            self._told = epoch
         for listener in self._written:
             listener()
 
@@ -146,11 +171,17 @@ class Owners:
 
     # ---- the keeper's thread
 
-    def start(self, every: float) -> None:
-        """Keep the leases every ``every`` seconds in a thread, from now, and
+    def advertise(self, address: str) -> None:
+        """Tell the other processes on the store that this one serves its
+        tables at ``address`` (where they send requests for them)."""
+        self.owner.address = address
+
+    def start(self) -> None:
+        """Keep the leases every third of a lease in a thread, from now, and
         listen for other processes' appends."""
+        every = self.owner.seconds / 3
         self.keep()
-        self._notices = self.streams.hear(self._heard)
+        self._notices = self.streams.hear(self.catch_up)
         self._thread = threading.Thread(
             target=self._run, args=(every,), name="feltline-leases", daemon=True
         )

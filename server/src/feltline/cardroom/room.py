@@ -41,18 +41,20 @@ from dataclasses import dataclass, replace
 from typing import cast
 from uuid import UUID
 
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.cardroom import dealer
 from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
 from feltline.cardroom.held import AsOf, Held
 from feltline.cardroom.owners import Owners
 from feltline.cardroom.work import Committed, Outcome, Work
 from feltline.domain.account import Account, AccountEvent, CashOut, Mint
-from feltline.domain.hand import HandStream, StoredHandEvent
+from feltline.domain.hand import HandStream, Recorded, Sealed, StoredHandEvent
 from feltline.domain.ids import (
     account_id,
     bank_id,
     check_command_id,
     fingerprint,
+    hand_id,
     match_id,
     match_table_id,
     table_id,
@@ -60,7 +62,7 @@ from feltline.domain.ids import (
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
 from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, TimeOut
+from feltline.engine.commands import Act, Cancel, Declare, Draw, TimeOut
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import Action, Choice, Event
@@ -80,9 +82,11 @@ from feltline.engine.table import (
 )
 from feltline.store.config import StoreConfig
 from feltline.store.leases import Fenced
+from feltline.store.rows import StoredRows
 from feltline.store.signing import open_streams
 from feltline.store.streams import Conflict, Stored, Streams
 
+Move = Act | Draw | Declare | TimeOut  # what a seat does in a hand
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
 
@@ -320,8 +324,11 @@ class Room:
             return key
         raise Conflict(f"match {key} kept changing under this request; try again")
 
-    def match(self, key: UUID) -> MatchStream:
-        """The match as stored now."""
+    def match(self, key: UUID, *, fresh: bool = False) -> MatchStream:
+        """The match as stored now; with ``fresh``, after a look, so that its
+        tables read next are too."""
+        if fresh:
+            self.look()
         stream = self.streams.match(key)
         if stream.version == 0:
             raise MatchNotFound(f"there is no match {key}")
@@ -401,7 +408,7 @@ class Room:
         """Check, call, fold, bring in; bet, raise or complete to ``amount``;
         refused as :class:`Stale` unless decided on hand position ``seen``
         (when given: a player's decision names what the player saw)."""
-        return self._play(table_id, hand, command_id, Act(seat, action, amount), at, seen=seen)
+        return self.play(table_id, hand, command_id, Act(seat, action, amount), at=at, seen=seen)
 
     def draw(
         self,
@@ -414,7 +421,7 @@ class Room:
         at: int,
         seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Draw(seat, discards), at, seen=seen)
+        return self.play(table_id, hand, command_id, Draw(seat, discards), at=at, seen=seen)
 
     def declare(
         self,
@@ -427,14 +434,14 @@ class Room:
         at: int,
         seen: int | None = None,
     ) -> Outcome:
-        return self._play(table_id, hand, command_id, Declare(seat, choice), at, seen=seen)
+        return self.play(table_id, hand, command_id, Declare(seat, choice), at=at, seen=seen)
 
     def time_out(
         self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
     ) -> Outcome:
         """Act for a player whose time is up: the table's action clock,
         counted from the hand's last event, must have run out by ``at``."""
-        return self._play(table_id, hand, command_id, TimeOut(seat), at)
+        return self.play(table_id, hand, command_id, TimeOut(seat), at=at)
 
     # ---- accounts
 
@@ -462,6 +469,22 @@ class Room:
         self.held.remember_accounts({fresh.id: fresh})
         return fresh.balance
 
+    def holdings(self, player: str) -> tuple[int, int]:
+        """The chips the player holds off the tables (:meth:`balance`) and
+        at them, as stored now."""
+        self.look()
+        balance = self.balance(player)
+        at_tables = 0
+        for key in self.tables():
+            for seat in self.table(key).table.seats:
+                if seat.player == player:
+                    at_tables += seat.stack
+        return balance, at_tables
+
+    def has_account(self, player: str) -> bool:
+        """Whether the player has an account: chips were once minted for it."""
+        return self.streams.account(account_id(player)).version > 0
+
     # ---- reads
 
     def as_of(self, table_id: UUID) -> AsOf:
@@ -472,9 +495,79 @@ class Room:
     def look(self) -> None:
         """Ask the store whether anyone else wrote since the last look, so
         that the reads after it show what the store holds now. Requests look
-        for themselves; a reader that must not lag another process calls it
-        first (one query)."""
-        self.held.look()
+        for themselves; a read that must not lag another process asks for
+        ``fresh`` (one query: :meth:`Owners.look`)."""
+        self.owners.look()
+
+    def tables(self, *, fresh: bool = False) -> list[UUID]:
+        """Every table in the store, in the order opened
+        (:meth:`Owners.every`); with ``fresh``, after a look, so that the
+        tables read next are as stored now."""
+        if fresh:
+            self.look()
+        return self.owners.every()
+
+    def served(self) -> list[UUID]:
+        """The tables this process owns (:meth:`Owners.served`)."""
+        return self.owners.served()
+
+    def unreadable(self) -> int:
+        """How many tables were found unreadable (each logged once, never served)."""
+        return len(self.streams.reported)
+
+    @property
+    def public_key(self) -> str:
+        """The key every record of this room is signed with, in hex."""
+        return self.streams.signer.public_hex
+
+    def others_wrote(self) -> int:
+        """How many times another process was seen to store something
+        (:mod:`feltline.store.elsewhere`): what was read at a lower count
+        may be out of date."""
+        return self.streams.elsewhere.epoch
+
+    def rows(self, source: str) -> StoredRows:
+        """The store's rows as ``feltline-replay`` reads them, the tables in
+        the order opened: what the Replay service exports and verifies."""
+        return StoredRows(self.streams, self.owners.every, source)
+
+    def table_events(self, table_id: UUID, after: int = 0) -> list[tuple[TableRecord, Event]]:
+        """The table's records after position ``after``, each with its event
+        decoded, as a commit tells them (:class:`Committed`)."""
+        out: list[tuple[TableRecord, Event]] = []
+        with self.streams.reported.reading(table_id):
+            for r in cast(list[TableRecord], self.streams.after(table_id, after)):
+                out.append((r, decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)))
+        return out
+
+    def hand_events(
+        self, table_id: UUID, number: int, after: int = 0
+    ) -> list[tuple[StoredHandEvent, Event | None]]:
+        """Hand ``number``'s records after position ``after``, each with its
+        event decoded (None for its seal), as a commit tells them."""
+        out: list[tuple[StoredHandEvent, Event | None]] = []
+        with self.streams.reported.reading(table_id, f"hand {number}: "):
+            stored = self.streams.after(hand_id(table_id, number), after)
+            for r in cast(list[Recorded | Sealed], stored):
+                if isinstance(r, Sealed):
+                    out.append((r, None))
+                else:
+                    out.append((r, decode_event(r.type, r.version, r.data)))
+        return out
+
+    def revealed(self, table_id: UUID) -> int | None:
+        """How many deals the match of this table has revealed; None at a
+        table of no match."""
+        place = self.match_of(table_id)
+        if place is None:
+            return None
+        return len(self.match(place[0]).match.revealed)
+
+    def unrevealed(self, table_id: UUID, deal: int) -> bool:
+        """Whether hand ``deal`` of a match's table is a deal the match has
+        not revealed yet (never, at a table of no match)."""
+        revealed = self.revealed(table_id)
+        return revealed is not None and revealed < deal
 
     def table(self, table_id: UUID, *, fresh: bool = False) -> TableStream:
         """The table as of the last look, or with ``fresh``, as stored now."""
@@ -499,16 +592,19 @@ class Room:
 
         return self._run(table_id, command_id, command, run)
 
-    def _play(
+    def play(
         self,
         table_id: UUID,
         number: int,
         command_id: str,
-        command: Command,
-        at: int,
+        command: Move,
         *,
+        at: int,
         seen: int | None = None,
     ) -> Outcome:
+        """Play ``command`` in hand ``number`` (:meth:`act`, :meth:`draw`,
+        :meth:`declare` and :meth:`time_out` build it; a request that already
+        holds one passes it as it is)."""
         check_command_id(command_id)
         table_key = f"hand/{number}/{command_id}"
 
@@ -650,7 +746,7 @@ def _back_off(attempt: int) -> None:
         time.sleep(random.uniform(0, BACKOFF * attempt))  # jitter, not a secret
 
 
-def current_to(hand: HandStream, move: Command, seen: int) -> bool:
+def current_to(hand: HandStream, move: Move, seen: int) -> bool:
     """Whether a player who saw the hand at position ``seen`` decided on what
     it is now: nothing happened since, or ``move`` declares for a seat yet to
     declare in the declaring step the player saw begin (declarations are

@@ -1,4 +1,4 @@
-"""The hub's wake-ups: a watch waits on the event loop for its table's next
+"""The rail's wake-ups: a watch waits on the event loop for its table's next
 change, is woken by a change made in another thread, and leaves nothing
 behind when it times out or is cancelled; and what the room stores reaches
 the table's feed as it commits."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from feltline.api.hub import Hub
+from feltline.api.rail import Rail
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.demo import TABLES
@@ -30,58 +30,58 @@ HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)
 
 
 @pytest.fixture
-def hub(tmp_path: Path) -> Iterator[Hub]:
-    env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "hub.db")}).env
+def rail(tmp_path: Path) -> Iterator[Rail]:
+    env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / "rail.db")}).env
     room = Room(Streams(Signer.generate(), env=env))
-    yield Hub(room)
+    yield Rail(room)
     room.close()
 
 
-def _waiting(hub: Hub) -> int:
-    return sum(len(futures) for futures in hub._waiting.values())
+def _waiting(rail: Rail) -> int:
+    return sum(len(futures) for futures in rail._waiting.values())
 
 
-def test_a_change_in_another_thread_wakes_the_waiting_watch(hub: Hub) -> None:
+def test_a_change_in_another_thread_wakes_the_waiting_watch(rail: Rail) -> None:
     async def watch() -> float:
-        seen = hub.version(TABLE)
-        threading.Timer(0.05, hub.notify, args=(TABLE,)).start()
+        seen = rail.version(TABLE)
+        threading.Timer(0.05, rail.notify, args=(TABLE,)).start()
         began = time.monotonic()
-        await hub.wait(TABLE, seen, timeout=5)
+        await rail.wait(TABLE, seen, timeout=5)
         return time.monotonic() - began
 
     assert asyncio.run(watch()) < 2
-    assert hub.version(TABLE) == 1
-    assert _waiting(hub) == 0
+    assert rail.version(TABLE) == 1
+    assert _waiting(rail) == 0
 
 
-def test_a_change_already_made_returns_at_once(hub: Hub) -> None:
-    hub.notify(TABLE)
-    asyncio.run(asyncio.wait_for(hub.wait(TABLE, 0, timeout=60), 1))
+def test_a_change_already_made_returns_at_once(rail: Rail) -> None:
+    rail.notify(TABLE)
+    asyncio.run(asyncio.wait_for(rail.wait(TABLE, 0, timeout=60), 1))
 
 
-def test_a_timed_out_or_cancelled_watch_leaves_no_waiter(hub: Hub) -> None:
+def test_a_timed_out_or_cancelled_watch_leaves_no_waiter(rail: Rail) -> None:
     async def both() -> None:
-        await hub.wait(TABLE, 0, timeout=0.01)
-        assert _waiting(hub) == 0
-        task = asyncio.create_task(hub.wait(TABLE, 0, timeout=60))
+        await rail.wait(TABLE, 0, timeout=0.01)
+        assert _waiting(rail) == 0
+        task = asyncio.create_task(rail.wait(TABLE, 0, timeout=60))
         await asyncio.sleep(0.01)
-        assert _waiting(hub) == 1
+        assert _waiting(rail) == 1
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert _waiting(hub) == 0
+        assert _waiting(rail) == 0
 
     asyncio.run(both())
 
 
-def test_waits_that_time_out_together_share_one_timer(hub: Hub) -> None:
+def test_waits_that_time_out_together_share_one_timer(rail: Rail) -> None:
     """Idle watches time out every few seconds: a timer each cost asyncio a
     heap entry per watch."""
 
     async def waits() -> tuple[int, float]:
         loop = asyncio.get_running_loop()
         began = loop.time()
-        tasks = [asyncio.create_task(hub.wait(uuid.uuid4(), 0, timeout=0.2)) for _ in range(100)]
+        tasks = [asyncio.create_task(rail.wait(uuid.uuid4(), 0, timeout=0.2)) for _ in range(100)]
         await asyncio.sleep(0)  # each is waiting
         timers = len(loop._scheduled)  # type: ignore[attr-defined]
         await asyncio.wait_for(asyncio.gather(*tasks), 5)
@@ -90,27 +90,27 @@ def test_waits_that_time_out_together_share_one_timer(hub: Hub) -> None:
     timers, took = asyncio.run(waits())
     assert timers <= 2  # one, or two if the waits straddle a slot
     assert 0.2 <= took < 2
-    assert _waiting(hub) == 0
+    assert _waiting(rail) == 0
 
 
-def test_stopping_wakes_every_watch(hub: Hub) -> None:
+def test_stopping_wakes_every_watch(rail: Rail) -> None:
     async def watches() -> None:
-        tasks = [asyncio.create_task(hub.wait(uuid.uuid4(), 0, timeout=60)) for _ in range(3)]
+        tasks = [asyncio.create_task(rail.wait(uuid.uuid4(), 0, timeout=60)) for _ in range(3)]
         await asyncio.sleep(0.01)
-        threading.Thread(target=hub.stop).start()
+        threading.Thread(target=rail.stop).start()
         await asyncio.wait_for(asyncio.gather(*tasks), 5)
 
     asyncio.run(watches())
-    assert _waiting(hub) == 0
+    assert _waiting(rail) == 0
 
 
-def test_what_the_room_stores_reaches_the_table_s_feed_without_a_read(hub: Hub) -> None:
-    room = hub.room
+def test_what_the_room_stores_reaches_the_table_s_feed_without_a_read(rail: Rail) -> None:
+    room = rail.room
     table = room.open_table("open", HOLDEM, at=0)
     for seat in (1, 2):
         room.mint(f"mint-{seat}", f"p{seat}", 1000, by="admin")
         room.sit_down(table, f"sit-{seat}", seat, f"p{seat}", 500, at=0)
-    feed = hub.feed(table)
+    feed = rail.feed(table)
     feed.refresh()
     reads: list[str] = []
     read_table, read_hand = feed._read_table, feed._read_hand
@@ -119,8 +119,8 @@ def test_what_the_room_stores_reaches_the_table_s_feed_without_a_read(hub: Hub) 
     room.deal(table, "deal", at=0)
     seat = waiting_on(room.hand(table, 1).hand)[0]
     room.act(table, 1, "fold", seat, Action.FOLD, at=0)
-    hub.notify(table)
+    rail.notify(table)
     kept = [s.event for s in feed.hand(1) if s is not None], [s.event for s in feed.table()]
     assert reads == []
-    stored = [s.event for s in hub._read_hand(table, 1, 0) if s is not None]
-    assert kept == (stored, [s.event for s in hub._read_table(table, 0)])
+    stored = [s.event for s in rail._read_hand(table, 1, 0) if s is not None]
+    assert kept == (stored, [s.event for s in rail._read_table(table, 0)])
