@@ -738,6 +738,8 @@ def test_a_page_token_keeps_its_place_when_hands_finish_before_it(
     # random clocks).
     for table in sorted(times, key=lambda t: (times[t], t)):
         at = uuid.UUID(table)
+        if live.room.table(at).table.closed:  # closed by an earlier test: it plays no more
+            continue
         _play(live.room, [at], finished(live.room, [at]) + 1, rng)
         projector.follower.catch_up()
         new = [h for h in auditor.list_hands() if h.hand_id not in {b.hand_id for b in before}]
