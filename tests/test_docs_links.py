@@ -1,7 +1,7 @@
 """Every relative link and every repository file a reader is pointed at
-exists: in the README, docs/, the protos' comments and the ``feltline``
-command's help. A page that cites a file nobody committed (as the house
-rules once were) sends an auditor nowhere."""
+exists: in the README, docs/, the runbooks (ops/runbooks), the protos'
+comments and the ``feltline`` command's help. A page that cites a file
+nobody committed (as the house rules once were) sends an auditor nowhere."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def _tree() -> tuple[set[str], set[str]]:
 
 PATHS, NAMES = _tree()
 TOP = {p for p in PATHS if "/" not in p}
+RUNBOOKS = ROOT / "ops" / "runbooks"
 
 
 def _named(text: str, *, bare: bool = True) -> Iterator[str]:
@@ -94,7 +95,11 @@ def _exists(name: str, where: Path) -> bool:
 
 
 def _pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted(RUNBOOKS.glob("*.md")),
+    ]
 
 
 def _proto_comments(proto: Path) -> str:
