@@ -20,7 +20,7 @@ from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
 from feltline.domain.chained import sign
 from feltline.store.check import check
-from feltline.store.signing import _keys
+from feltline.store.signing import KeyBusy, _keys, hold
 from feltline_replay.cli import main as replay
 from tests.store.players import Players, finished, open_tables
 
@@ -176,6 +176,20 @@ def test_a_rotation_is_refused_while_a_server_holds_the_key(
     room.close()
     assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
     assert key.read_bytes() != before
+
+
+def test_servers_share_the_key_file_and_one_starting_mid_rotation_is_told_to_wait(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    first = open_room(_config(store.env, key))
+    second = open_room(_config(store.env, key))  # two servers on one machine and store
+    second.close()
+    first.close()
+    rotation = hold(key, alone=True)
+    with pytest.raises(KeyBusy, match=f"the key file {key} is being rotated: start the server"):
+        open_room(_config(store.env, key))
+    rotation.close()
 
 
 def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
