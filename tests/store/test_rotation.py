@@ -170,7 +170,10 @@ def test_a_rotation_is_refused_while_a_server_holds_the_key(
     before = key.read_bytes()
     monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
     assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 1
-    assert "a server is running with the key file" in capsys.readouterr().err
+    assert (
+        f"a server is running with the key file {key}: stop every server on this store "
+        "before rotating its key" in capsys.readouterr().err
+    )
     assert key.read_bytes() == before
     assert _keys(room.streams).adopted == (room.streams.signer.public_hex,)
     room.close()
@@ -211,7 +214,14 @@ def test_a_revoked_key_fails_what_it_signed_from_the_point_revoked_on(
 ) -> None:
     keys, _ = _rotated_twice(store, tmp_path / "feltline.key", monkeypatch, capsys)
     store_args = _args(store.env, monkeypatch)
-    for key, why in ((keys[2], "signs the store now"), ("cd" * 32, "never adopted")):
+    for key, why in (
+        (
+            keys[2],
+            f"key {keys[2]} signs the store now: rotate first (feltline key rotate), "
+            "then revoke it",
+        ),
+        ("cd" * 32, f"the store never adopted key {'cd' * 32}"),
+    ):
         assert main(["key", "revoke", key, *store_args]) == 1
         assert why in capsys.readouterr().err
     signed = _signed(_export(store, tmp_path, monkeypatch, capsys), keys[1])
@@ -250,7 +260,10 @@ def test_a_revoked_key_cannot_bring_in_a_key_of_its_own(
     leaked = Signer.load(key)
     store_args = ["--store", str(db)]
     assert main(["key", "rotate", *store_args]) == 0
+    with sqlite3.connect(db) as sql:
+        (newest_row,) = sql.execute("SELECT MAX(rowid) FROM stored_events").fetchone()
     assert main(["key", "revoke", leaked.public_hex, *store_args]) == 0
+    assert f"from notification {newest_row + 1} on" in capsys.readouterr().out  # the next stored
     room = open_room(config)
     newest = room.streams.signer.public_hex
     ours = Signer.generate()

@@ -5,6 +5,7 @@ trusted), and reading a key never makes one."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -56,7 +57,12 @@ def test_a_lost_key_file_is_refused_not_replaced(store: Store, tmp_path: Path) -
     key = tmp_path / "feltline.key"
     public, _ = _played(store, key)
     key.unlink()
-    with pytest.raises(KeyChanged, match=f"there is no key file at {key}.*signed by key {public}"):
+    said = (
+        f"there is no key file at {key}, and the store is signed by key {public}: restore that "
+        "key file (or point FELTLINE_KEY_FILE at it), or start with --new-key to sign from now "
+        "on with a new key"
+    )
+    with pytest.raises(KeyChanged, match=re.escape(said)):
         open_room(_config(store, key))
     assert not key.exists()
 
@@ -66,7 +72,12 @@ def test_another_key_file_is_refused(store: Store, tmp_path: Path) -> None:
     public, _ = _played(store, key)
     other = tmp_path / "other.key"
     theirs = Signer.create(other).public_hex
-    with pytest.raises(KeyChanged, match=f"signed by key {public}.*holds key {theirs}"):
+    said = (
+        f"the store is signed by key {public}, and this server's key file holds key {theirs}: "
+        "restore the store's key file, or start with --new-key to adopt this one (streams "
+        "signed by the old key stay trusted)"
+    )
+    with pytest.raises(KeyChanged, match=re.escape(said)):
         open_room(_config(store, other))
 
 
