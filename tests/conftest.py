@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import psycopg
 import pytest
+from hypothesis import settings
 from structlog.testing import capture_logs
 
 from tests.postgres import PG, required
@@ -23,6 +24,10 @@ class _Errors(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.name}: {record.getMessage()}")
 
+
+# Under mutation testing each example is traced and the machine shared: a
+# slow example is no failure there (tests/mutation/run selects this profile).
+settings.register_profile("mutation", deadline=None)
 
 ERROR_LEVELS = frozenset({"error", "critical"})
 
