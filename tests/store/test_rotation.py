@@ -20,7 +20,7 @@ from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
 from feltline.domain.chained import sign
 from feltline.store.check import check
-from feltline.store.signing import KeyBusy, _keys, hold
+from feltline.store.signing import LOOK_BACK, KeyBusy, KeyChanged, _keys, hold
 from feltline_replay.cli import main as replay
 from tests.store.players import Players, finished, open_tables
 
@@ -193,6 +193,24 @@ def test_servers_share_the_key_file_and_one_starting_mid_rotation_is_told_to_wai
     with pytest.raises(KeyBusy, match=f"the key file {key} is being rotated: start the server"):
         open_room(_config(store.env, key))
     rotation.close()
+
+
+def test_a_lost_key_file_after_a_rotation_names_the_key_that_signs_the_store_now(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More records than the look-back window before the rotation, whose
+    last record alone is signed by the new key: that key is named."""
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    while (room.streams.recorder.max_notification_id() or 0) <= LOOK_BACK:
+        room.mint(f"m{room.streams.recorder.max_notification_id()}", "ann", 1, by="admin")
+    room.close()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
+    new = Signer.load(key).public_hex
+    key.unlink()
+    with pytest.raises(KeyChanged, match=f"the store is signed by key {new}:"):
+        open_room(_config(store.env, key))
 
 
 def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
