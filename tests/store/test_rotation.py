@@ -26,6 +26,7 @@ from tests.store.players import Players, finished, open_tables
 
 from .conftest import Store
 from .test_backup import _args, _config
+from .test_signing import _reasons
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 2
@@ -96,10 +97,13 @@ def _rotated_twice(
         if stretch < 2:
             capsys.readouterr()
             assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
-            assert "signs from now on" in capsys.readouterr().out
+            said = capsys.readouterr().out
+            new = Signer.load(key).public_hex
+            assert f"rotated: key {new} signs from now on, introduced by key {keys[-1]}" in said
     assert len(set(keys)) == 3
     room = open_room(config)
     assert _keys(room.streams).adopted == tuple(keys)
+    assert [why for _, why in _reasons(room)] == ["the store's first key", "rotated", "rotated"]
     ledger = check(room.streams)
     assert ledger.balanced, ledger.problems
     room.close()
