@@ -217,6 +217,33 @@ def test_a_lost_key_file_after_a_rotation_names_the_key_that_signs_the_store_now
         open_room(_config(store.env, key))
 
 
+def test_a_rotation_is_refused_with_another_key_file_or_one_cut_short(
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    ours = room.streams.signer.public_hex
+    room.close()
+    other = tmp_path / "other.key"
+    theirs = Signer.create(other).public_hex
+    for held, said in (
+        (other, f"signed by key {ours}, and this server's key file holds key {theirs}"),
+        (key, f"{key}.new exists: a rotation was cut short. If the store's current key is {ours}"),
+    ):
+        if held == key:
+            (tmp_path / "feltline.key.new").write_bytes(b"")
+        monkeypatch.setenv("FELTLINE_KEY_FILE", str(held))
+        capsys.readouterr()
+        assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 1
+        assert said in capsys.readouterr().err
+    room = open_room(_config(store.env, key))
+    assert _keys(room.streams).adopted == (ours,)
+    room.close()
+
+
 def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
     """Every record of the log ``key`` signed: (kind, stream, position, notification)."""
     records = [json.loads(line) for line in log.read_text().splitlines()[1:]]
