@@ -19,6 +19,8 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
 from feltline.domain.chained import sign
+from feltline.domain.ids import server_keys_id
+from feltline.domain.keys import KeyRevoked
 from feltline.store.check import check
 from feltline.store.signing import LOOK_BACK, KeyBusy, KeyChanged, _keys, hold
 from feltline_replay.cli import main as replay
@@ -277,6 +279,12 @@ def test_a_revoked_key_fails_what_it_signed_from_the_point_revoked_on(
     since = sorted(n for *_, n in signed)[len(signed) // 2]  # a point while it signed
     assert main(["key", "revoke", keys[1], "--since", str(since), *store_args]) == 0
     assert f"from notification {since} on" in capsys.readouterr().out
+    room = open_room(_config(store.env, tmp_path / "feltline.key"))
+    rows = room.streams.recorder.select_events(server_keys_id())
+    revoked = [room.streams.mapper.to_domain_event(row) for row in rows][-1]
+    assert isinstance(revoked, KeyRevoked)
+    assert (revoked.public_key, revoked.since, revoked.reason) == (keys[1], since, "compromised")
+    room.close()
 
     (tmp_path / "hands.log").unlink()
     log = _export(store, tmp_path, monkeypatch, capsys)
