@@ -18,7 +18,7 @@ import pytest
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
-from feltline.domain.chained import sign
+from feltline.domain.chained import TamperedError, sign
 from feltline.domain.ids import server_keys_id
 from feltline.domain.keys import KeyRevoked
 from feltline.store.check import check
@@ -244,6 +244,25 @@ def test_a_rotation_is_refused_with_another_key_file_or_one_cut_short(
     room = open_room(_config(store.env, key))
     assert _keys(room.streams).adopted == (ours,)
     room.close()
+
+
+def test_a_retired_key_cannot_add_a_key_after_its_successor(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keys stream's last record is signed by the key it adopts or the
+    one that key replaces: a key retired before cannot add one of its own."""
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    retired = Signer.load(key)
+    room.close()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
+    room = open_room(_config(store.env, key))
+    forged = sign([_keys(room.streams).adopt(Signer.generate().public_hex, "forged")], retired)
+    room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged[0])])
+    room.close()
+    with pytest.raises(TamperedError, match=f"is signed by key {retired.public_hex}, not by"):
+        open_room(_config(store.env, key))
 
 
 def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
