@@ -208,3 +208,14 @@ def test_stud_takes_a_joker_and_draw_declare_its_low() -> None:
     assert read("--game", "stud-hi-lo", "--joker", "--bring-in", "5").config.rules.joker
     low = read("--game", "draw-declare", "--low", "ace-to-six").config.rules.low
     assert low is System.ACE_TO_SIX
+
+
+def test_each_bound_s_edge_is_taken() -> None:
+    """The least draw, the greatest, no ante, a one-chip buy-in limit, and
+    a rake given with its percent sign."""
+    assert read("--game", "jackpots", "--draw-limit-small", "1").config.rules.draw_limit_small == 1
+    assert read("--game", "jackpots", "--draw-limit-large", "5").config.rules.draw_limit_large == 5
+    assert read("--ante", "0").config.rules.stakes.ante == 0
+    assert read("--min-buy-in", "1").config.min_buy_in == 1
+    rake = read("--rake", "5%", "--rake-cap", "3").config.rules.rake
+    assert rake == Rake(500, 3)
