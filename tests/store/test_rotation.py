@@ -219,7 +219,7 @@ def test_a_lost_key_file_after_a_rotation_names_the_key_that_signs_the_store_now
         open_room(_config(store.env, key))
 
 
-def test_a_rotation_is_refused_with_another_key_file_or_one_cut_short(
+def test_a_rotation_or_revocation_with_another_key_file_or_cut_short_is_refused(
     store: Store,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -241,6 +241,10 @@ def test_a_rotation_is_refused_with_another_key_file_or_one_cut_short(
         capsys.readouterr()
         assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 1
         assert said in capsys.readouterr().err
+    (tmp_path / "feltline.key.new").unlink()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(other))
+    assert main(["key", "revoke", ours, *_args(store.env, monkeypatch)]) == 1
+    assert f"holds key {theirs}" in capsys.readouterr().err
     room = open_room(_config(store.env, key))
     assert _keys(room.streams).adopted == (ours,)
     room.close()
