@@ -219,3 +219,20 @@ def test_each_bound_s_edge_is_taken() -> None:
     assert read("--min-buy-in", "1").config.min_buy_in == 1
     rake = read("--rake", "5%", "--rake-cap", "3").config.rules.rake
     assert rake == Rake(500, 3)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--small-blind", "-1"],
+        ["--big-blind", "-1"],
+        ["--structure", "fixed-limit", "--small-bet", "-1"],
+        ["--structure", "fixed-limit", "--big-bet", "-1"],
+        ["--game", "stud-hi-lo", "--bring-in", "-1"],
+        ["--ante", "-1"],
+    ],
+)
+def test_chips_below_none_are_refused_by_their_option(options: list[str]) -> None:
+    option = options[-2]
+    with pytest.raises(SettingError, match=f"^{option} is a number of chips, not -1$"):
+        read(*options)
