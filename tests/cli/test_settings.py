@@ -236,3 +236,17 @@ def test_chips_below_none_are_refused_by_their_option(options: list[str]) -> Non
     option = options[-2]
     with pytest.raises(SettingError, match=f"^{option} is a number of chips, not -1$"):
         read(*options)
+
+
+@pytest.mark.parametrize("game_required", [True, False])
+def test_a_game_or_structure_not_offered_is_refused_by_the_parser(game_required: bool) -> None:
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_options(parser, game_required=game_required)
+    for options in (["--game", "bridge"], ["--game", "holdem", "--structure", "spread-limit"]):
+        with pytest.raises(argparse.ArgumentError, match="invalid choice"):
+            parser.parse_args(options)
+    if game_required:
+        with pytest.raises(SystemExit):  # argparse exits on a missing option, whatever it is told
+            parser.parse_args([])
+    else:
+        assert parser.parse_args([]).game == Game.HOLDEM.value
