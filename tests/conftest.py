@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psycopg
 import pytest
+from hypothesis import settings
 from structlog.testing import capture_logs
 
 from tests.postgres import PG, required
@@ -22,6 +24,25 @@ class _Errors(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.name}: {record.getMessage()}")
+
+
+# Under mutation testing each example is traced and the machine shared: a
+# slow example is no failure there (tests/mutation/run selects this profile).
+settings.register_profile("mutation", deadline=None)
+
+
+@pytest.fixture(autouse=True)
+def _codec_worked_out_afresh_per_mutant() -> None:
+    """The codec works out each type's encoder and decoder once and keeps
+    it. A mutation run forks each mutant from a process that has them
+    already, so a mutant of how they are worked out would never run."""
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        from feltline.audit import codec
+
+        for kept in (codec._ENCODERS, codec._DECODERS, codec._CARDS):
+            kept.clear()
+        codec._names.cache_clear()
+        codec._hints.cache_clear()
 
 
 ERROR_LEVELS = frozenset({"error", "critical"})

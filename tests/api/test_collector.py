@@ -36,6 +36,14 @@ class Node:
         self.other: Node | None = None
 
 
+def test_what_lives_when_installed_is_frozen(clock: Clock) -> None:
+    gc.unfreeze()
+    kept = [[n] for n in range(1000)]
+    short_pauses(thaw=60, clock=clock)
+    assert gc.get_freeze_count() >= len(kept)
+    assert not any(o is kept for o in gc.get_objects())
+
+
 def test_what_survives_a_full_pass_is_frozen(clock: Clock) -> None:
     short_pauses(thaw=60, clock=clock)
     frozen = gc.get_freeze_count()
@@ -54,9 +62,21 @@ def test_a_cycle_through_a_frozen_object_is_reclaimed_after_the_thaw(clock: Cloc
     del a, b
     gc.collect()
     assert gone() is not None  # frozen: not scanned
-    clock.now = 61
-    gc.collect()  # the first full pass after the thaw time thaws everything
+    clock.now = 60
+    gc.collect()  # the first full pass once the thaw time is up thaws everything
     assert gc.get_freeze_count() == 0
     gc.collect()  # scans everything: the cycle is garbage
     assert gone() is None
     assert gc.get_freeze_count() > 0  # and freezes the survivors again
+
+
+def test_a_cycle_that_dies_before_a_full_pass_is_reclaimed_by_it(clock: Clock) -> None:
+    """Freezing is for what survives a pass: garbage made since the last
+    one is collected by the next, never frozen with the survivors."""
+    short_pauses(thaw=60, clock=clock)
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None

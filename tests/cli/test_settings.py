@@ -208,3 +208,45 @@ def test_stud_takes_a_joker_and_draw_declare_its_low() -> None:
     assert read("--game", "stud-hi-lo", "--joker", "--bring-in", "5").config.rules.joker
     low = read("--game", "draw-declare", "--low", "ace-to-six").config.rules.low
     assert low is System.ACE_TO_SIX
+
+
+def test_each_bound_s_edge_is_taken() -> None:
+    """The least draw, the greatest, no ante, a one-chip buy-in limit, and
+    a rake given with its percent sign."""
+    assert read("--game", "jackpots", "--draw-limit-small", "1").config.rules.draw_limit_small == 1
+    assert read("--game", "jackpots", "--draw-limit-large", "5").config.rules.draw_limit_large == 5
+    assert read("--ante", "0").config.rules.stakes.ante == 0
+    assert read("--min-buy-in", "1").config.min_buy_in == 1
+    rake = read("--rake", "5%", "--rake-cap", "3").config.rules.rake
+    assert rake == Rake(500, 3)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--small-blind", "-1"],
+        ["--big-blind", "-1"],
+        ["--structure", "fixed-limit", "--small-bet", "-1"],
+        ["--structure", "fixed-limit", "--big-bet", "-1"],
+        ["--game", "stud-hi-lo", "--bring-in", "-1"],
+        ["--ante", "-1"],
+    ],
+)
+def test_chips_below_none_are_refused_by_their_option(options: list[str]) -> None:
+    option = options[-2]
+    with pytest.raises(SettingError, match=f"^{option} is a number of chips, not -1$"):
+        read(*options)
+
+
+@pytest.mark.parametrize("game_required", [True, False])
+def test_a_game_or_structure_not_offered_is_refused_by_the_parser(game_required: bool) -> None:
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_options(parser, game_required=game_required)
+    for options in (["--game", "bridge"], ["--game", "holdem", "--structure", "spread-limit"]):
+        with pytest.raises(argparse.ArgumentError, match="invalid choice"):
+            parser.parse_args(options)
+    if game_required:
+        with pytest.raises(SystemExit):  # argparse exits on a missing option, whatever it is told
+            parser.parse_args([])
+    else:
+        assert parser.parse_args([]).game == Game.HOLDEM.value

@@ -171,3 +171,18 @@ def test_the_progress_bar_shows_on_a_terminal_only() -> None:
     assert shown.endswith("] 100/100 hands\n")
     assert "#" * 30 in shown
     assert "] 50/100 hands" in shown
+
+
+def test_the_progress_bar_goes_to_standard_error_as_it_is_when_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Standard error redirected after the module loaded (as pytest's
+    capture or a caller's redirect does) is where the bar goes."""
+    from feltline_replay.cli import Progress
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = Progress(1)
+    bar(1)
+    bar.end()
+    assert terminal.getvalue().endswith("] 1/1 hands\n")

@@ -18,14 +18,17 @@ import pytest
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
-from feltline.domain.chained import sign
+from feltline.domain.chained import TamperedError, sign
+from feltline.domain.ids import server_keys_id
+from feltline.domain.keys import KeyRevoked
 from feltline.store.check import check
-from feltline.store.signing import _keys
+from feltline.store.signing import LOOK_BACK, KeyBusy, KeyChanged, _keys, hold
 from feltline_replay.cli import main as replay
 from tests.store.players import Players, finished, open_tables
 
 from .conftest import Store
 from .test_backup import _args, _config
+from .test_signing import _reasons
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 2
@@ -96,10 +99,13 @@ def _rotated_twice(
         if stretch < 2:
             capsys.readouterr()
             assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
-            assert "signs from now on" in capsys.readouterr().out
+            said = capsys.readouterr().out
+            new = Signer.load(key).public_hex
+            assert f"rotated: key {new} signs from now on, introduced by key {keys[-1]}" in said
     assert len(set(keys)) == 3
     room = open_room(config)
     assert _keys(room.streams).adopted == tuple(keys)
+    assert [why for _, why in _reasons(room)] == ["the store's first key", "rotated", "rotated"]
     ledger = check(room.streams)
     assert ledger.balanced, ledger.problems
     room.close()
@@ -170,12 +176,97 @@ def test_a_rotation_is_refused_while_a_server_holds_the_key(
     before = key.read_bytes()
     monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
     assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 1
-    assert "a server is running with the key file" in capsys.readouterr().err
+    assert (
+        f"a server is running with the key file {key}: stop every server on this store "
+        "before rotating its key" in capsys.readouterr().err
+    )
     assert key.read_bytes() == before
     assert _keys(room.streams).adopted == (room.streams.signer.public_hex,)
     room.close()
     assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
     assert key.read_bytes() != before
+
+
+def test_servers_share_the_key_file_and_one_starting_mid_rotation_is_told_to_wait(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    first = open_room(_config(store.env, key))
+    second = open_room(_config(store.env, key))  # two servers on one machine and store
+    second.close()
+    first.close()
+    rotation = hold(key, alone=True)
+    with pytest.raises(KeyBusy, match=f"the key file {key} is being rotated: start the server"):
+        open_room(_config(store.env, key))
+    rotation.close()
+
+
+def test_a_lost_key_file_after_a_rotation_names_the_key_that_signs_the_store_now(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More records than the look-back window before the rotation, whose
+    last record alone is signed by the new key: that key is named."""
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    while (room.streams.recorder.max_notification_id() or 0) <= LOOK_BACK:
+        room.mint(f"m{room.streams.recorder.max_notification_id()}", "ann", 1, by="admin")
+    room.close()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
+    new = Signer.load(key).public_hex
+    key.unlink()
+    with pytest.raises(KeyChanged, match=f"the store is signed by key {new}:"):
+        open_room(_config(store.env, key))
+
+
+def test_a_rotation_or_revocation_with_another_key_file_or_cut_short_is_refused(
+    store: Store,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    ours = room.streams.signer.public_hex
+    room.close()
+    other = tmp_path / "other.key"
+    theirs = Signer.create(other).public_hex
+    for held, said in (
+        (other, f"signed by key {ours}, and this server's key file holds key {theirs}"),
+        (key, f"{key}.new exists: a rotation was cut short. If the store's current key is {ours}"),
+    ):
+        if held == key:
+            (tmp_path / "feltline.key.new").write_bytes(b"")
+        monkeypatch.setenv("FELTLINE_KEY_FILE", str(held))
+        capsys.readouterr()
+        assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 1
+        assert said in capsys.readouterr().err
+    (tmp_path / "feltline.key.new").unlink()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(other))
+    assert main(["key", "revoke", ours, *_args(store.env, monkeypatch)]) == 1
+    assert f"holds key {theirs}" in capsys.readouterr().err
+    room = open_room(_config(store.env, key))
+    assert _keys(room.streams).adopted == (ours,)
+    room.close()
+
+
+def test_a_retired_key_cannot_add_a_key_after_its_successor(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keys stream's last record is signed by the key it adopts or the
+    one that key replaces: a key retired before cannot add one of its own."""
+    key = tmp_path / "feltline.key"
+    room = open_room(_config(store.env, key))
+    retired = Signer.load(key)
+    room.close()
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    assert main(["key", "rotate", *_args(store.env, monkeypatch)]) == 0
+    room = open_room(_config(store.env, key))
+    forged = sign([_keys(room.streams).adopt(Signer.generate().public_hex, "forged")], retired)
+    room.streams.recorder.insert_events([room.streams.mapper.to_stored_event(forged[0])])
+    room.close()
+    with pytest.raises(TamperedError, match=f"is signed by key {retired.public_hex}, not by"):
+        open_room(_config(store.env, key))
 
 
 def _signed(log: Path, key: str) -> list[tuple[str, str, int, int]]:
@@ -197,13 +288,26 @@ def test_a_revoked_key_fails_what_it_signed_from_the_point_revoked_on(
 ) -> None:
     keys, _ = _rotated_twice(store, tmp_path / "feltline.key", monkeypatch, capsys)
     store_args = _args(store.env, monkeypatch)
-    for key, why in ((keys[2], "signs the store now"), ("cd" * 32, "never adopted")):
+    for key, why in (
+        (
+            keys[2],
+            f"key {keys[2]} signs the store now: rotate first (feltline key rotate), "
+            "then revoke it",
+        ),
+        ("cd" * 32, f"the store never adopted key {'cd' * 32}"),
+    ):
         assert main(["key", "revoke", key, *store_args]) == 1
         assert why in capsys.readouterr().err
     signed = _signed(_export(store, tmp_path, monkeypatch, capsys), keys[1])
     since = sorted(n for *_, n in signed)[len(signed) // 2]  # a point while it signed
     assert main(["key", "revoke", keys[1], "--since", str(since), *store_args]) == 0
     assert f"from notification {since} on" in capsys.readouterr().out
+    room = open_room(_config(store.env, tmp_path / "feltline.key"))
+    rows = room.streams.recorder.select_events(server_keys_id())
+    revoked = [room.streams.mapper.to_domain_event(row) for row in rows][-1]
+    assert isinstance(revoked, KeyRevoked)
+    assert (revoked.public_key, revoked.since, revoked.reason) == (keys[1], since, "compromised")
+    room.close()
 
     (tmp_path / "hands.log").unlink()
     log = _export(store, tmp_path, monkeypatch, capsys)
@@ -236,7 +340,10 @@ def test_a_revoked_key_cannot_bring_in_a_key_of_its_own(
     leaked = Signer.load(key)
     store_args = ["--store", str(db)]
     assert main(["key", "rotate", *store_args]) == 0
+    with sqlite3.connect(db) as sql:
+        (newest_row,) = sql.execute("SELECT MAX(rowid) FROM stored_events").fetchone()
     assert main(["key", "revoke", leaked.public_hex, *store_args]) == 0
+    assert f"from notification {newest_row + 1} on" in capsys.readouterr().out  # the next stored
     room = open_room(config)
     newest = room.streams.signer.public_hex
     ours = Signer.generate()

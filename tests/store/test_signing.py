@@ -5,15 +5,18 @@ trusted), and reading a key never makes one."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.cardroom.room import open_room
+from feltline.cardroom.room import Room, open_room
 from feltline.cli import main
 from feltline.domain.chained import sign
+from feltline.domain.ids import server_keys_id
+from feltline.domain.keys import KeyAdopted
 from feltline.store.config import StoreConfig
 from feltline.store.signing import KeyChanged, _keys
 from tests.cli.test_serve import refused, serve
@@ -54,7 +57,12 @@ def test_a_lost_key_file_is_refused_not_replaced(store: Store, tmp_path: Path) -
     key = tmp_path / "feltline.key"
     public, _ = _played(store, key)
     key.unlink()
-    with pytest.raises(KeyChanged, match=f"there is no key file at {key}.*signed by key {public}"):
+    said = (
+        f"there is no key file at {key}, and the store is signed by key {public}: restore that "
+        "key file (or point FELTLINE_KEY_FILE at it), or start with --new-key to sign from now "
+        "on with a new key"
+    )
+    with pytest.raises(KeyChanged, match=re.escape(said)):
         open_room(_config(store, key))
     assert not key.exists()
 
@@ -64,7 +72,12 @@ def test_another_key_file_is_refused(store: Store, tmp_path: Path) -> None:
     public, _ = _played(store, key)
     other = tmp_path / "other.key"
     theirs = Signer.create(other).public_hex
-    with pytest.raises(KeyChanged, match=f"signed by key {public}.*holds key {theirs}"):
+    said = (
+        f"the store is signed by key {public}, and this server's key file holds key {theirs}: "
+        "restore the store's key file, or start with --new-key to adopt this one (streams "
+        "signed by the old key stay trusted)"
+    )
+    with pytest.raises(KeyChanged, match=re.escape(said)):
         open_room(_config(store, other))
 
 
@@ -128,3 +141,58 @@ def test_serve_refuses_a_used_store_without_its_key_in_one_line(tmp_path: Path) 
     assert "there is no key file" in line
     assert "--new-key" in line
     assert not (tmp_path / "feltline.key").exists()
+
+
+def _reasons(room: Room) -> list[tuple[str, str]]:
+    """Each key the store adopted, and the reason recorded with it."""
+    rows = room.streams.recorder.select_events(server_keys_id())
+    records = [room.streams.mapper.to_domain_event(row) for row in rows]
+    return [(r.public_key, r.reason) for r in records if isinstance(r, KeyAdopted)]
+
+
+def _forget_keys(store: Store) -> None:
+    """The store as it was before it recorded its keys: no keys stream."""
+    store.sql("DELETE FROM {events} WHERE originator_id = ?", server_keys_id().hex)
+
+
+def test_each_key_is_recorded_with_why_it_was_adopted(store: Store, tmp_path: Path) -> None:
+    key = tmp_path / "feltline.key"
+    public, _ = _played(store, key)
+    key.unlink()
+    room = open_room(_config(store, key), new_key=True)
+    new = room.streams.signer.public_hex
+    assert _reasons(room) == [(public, "the store's first key"), (new, "adopted with --new-key")]
+    room.close()
+
+
+def test_a_store_signed_before_its_keys_were_recorded_adopts_the_key_that_signed_it(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    public, table = _played(store, key)
+    _forget_keys(store)
+    room = open_room(_config(store, key))
+    assert _reasons(room) == [(public, "signed the store before its keys were recorded")]
+    assert room.streams.trusted == {public}
+    assert room.table(table).version  # type: ignore[arg-type]
+    room.close()
+
+
+def test_a_store_signed_before_its_keys_were_recorded_refuses_another_key(
+    store: Store, tmp_path: Path
+) -> None:
+    key = tmp_path / "feltline.key"
+    public, table = _played(store, key)
+    _forget_keys(store)
+    other = tmp_path / "other.key"
+    theirs = Signer.create(other).public_hex
+    with pytest.raises(KeyChanged, match=f"signed by key {public}.*holds key {theirs}"):
+        open_room(_config(store, other))
+    room = open_room(_config(store, other), new_key=True)
+    assert _reasons(room) == [
+        (public, "signed the store before its keys were recorded"),
+        (theirs, "adopted with --new-key"),
+    ]
+    assert room.streams.trusted == {public, theirs}
+    assert room.table(table).version  # type: ignore[arg-type]  # signed by the old key: trusted
+    room.close()

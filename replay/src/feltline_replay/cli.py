@@ -80,9 +80,9 @@ def _select_options(parser: argparse.ArgumentParser) -> None:
 class Progress:
     """A bar on standard error when it is a terminal, nothing otherwise."""
 
-    def __init__(self, total: int | None, stream: IO[str] = sys.stderr) -> None:
-        self.total, self.stream = total, stream
-        self.on = stream.isatty()
+    def __init__(self, total: int | None, stream: IO[str] | None = None) -> None:
+        self.total, self.stream = total, stream or sys.stderr  # as it is now, not at import
+        self.on = self.stream.isatty()
 
     def __call__(self, done: int) -> None:
         if not self.on or (done % 50 and done != self.total):

@@ -110,8 +110,9 @@ def adopt(streams: Streams, *, new_key: bool) -> frozenset[str]:
     if before and not keys.current:  # signed before keys were recorded
         records.append(keys.adopt(before, "signed the store before its keys were recorded"))
         keys = keys.apply(records[-1])
-    reason = "the store's first key" if not before else "adopted with --new-key"
-    records.append(keys.adopt(ours, reason))
+    if keys.current != ours:  # not the key that signed the store before keys were recorded
+        reason = "the store's first key" if not before else "adopted with --new-key"
+        records.append(keys.adopt(ours, reason))
     streams.commit(records)
     return frozenset((*keys.adopted, ours))
 
