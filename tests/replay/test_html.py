@@ -29,6 +29,7 @@ from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import FORMATS, logged_hands
 from feltline_replay.show import load_hand, steps
+from feltline_replay.verify import STREAMS
 from tests.postgres import TRUE, required
 
 from .conftest import Played
@@ -78,7 +79,7 @@ def _hands(path: Path) -> dict[str, list[log.Record]]:
         _, lines = log.read(file)
         hands: dict[str, list[log.Record]] = {}
         for r in lines:
-            if r["kind"] != "table":
+            if r["kind"] not in STREAMS:  # a hand's records, not a stream of another kind
                 hands.setdefault(r["id"], []).append(r)
     return hands
 

@@ -14,6 +14,7 @@ from feltline.engine.events import CardDealt, Shown
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.show import Viewer, frame, load_hand, run, steps
+from feltline_replay.verify import STREAMS
 
 from .conftest import Played
 
@@ -31,7 +32,7 @@ def _stud_showdown(path: Path) -> tuple[str, list[log.Record]]:
         _, lines = log.read(file)
         hands: dict[str, list[log.Record]] = {}
         for r in lines:
-            if r["kind"] != "table":
+            if r["kind"] not in STREAMS:  # a hand's records, not a stream of another kind
                 hands.setdefault(r["id"], []).append(r)
     for key, records in hands.items():
         types = [r.get("type") for r in records]

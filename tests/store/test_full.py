@@ -30,15 +30,16 @@ def test_a_full_postgres_disk_is_store_full_logged_once_and_the_request_goes_thr
     streams = Streams(Signer.generate(), env=StoreConfig.from_env(store_env(postgres_schema)).env)
     room = Room(streams)
     recorder: Any = streams.recorder
-    insert = recorder._insert_stored_events
+    insert = recorder.insert_events
     full = True
 
     def insert_or_fail(*args: Any, **kwargs: Any) -> Any:
-        if full:
-            raise psycopg.errors.DiskFull('could not extend file "base/1/2": No space left')
+        if full:  # as the library's connection reports PostgreSQL's disk_full
+            cause = psycopg.errors.DiskFull('could not extend file "base/1/2": No space left')
+            raise OperationalError(str(cause)) from cause
         return insert(*args, **kwargs)
 
-    monkeypatch.setattr(recorder, "_insert_stored_events", insert_or_fail)
+    monkeypatch.setattr(recorder, "insert_events", insert_or_fail)
     try:
         with capture_logs() as logs:
             for _ in range(3):
