@@ -9,12 +9,8 @@ hand verifies and every chip is accounted for."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import random
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import psycopg
 import pytest
 
 from feltline.api import convert, tokens
@@ -31,15 +26,11 @@ from feltline.audit.keys import Signer
 from feltline.demo import TABLES as GAMES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
-from feltline.store.check import check
-from feltline.store.config import StoreConfig
-from feltline.store.streams import Streams
 from feltline_client import Client
-from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2
 from tests.postgres import PG, store_env
 
-from .test_failover import Table, _every_table_plays, _ops_cluster
+from .test_failover import Table, _accounted_for, _every_table_plays, _ops_cluster, _owners, _play
 
 LEASE = 3.0
 DOWN = 8.0  # seconds the database is away: past every lease
@@ -137,21 +128,7 @@ def test_the_cluster_plays_on_after_the_database_comes_back(
         cluster.stop()
     for process in servers:  # warnings while it was away, no error
         assert [line for line in process.log if '"level": "error"' in line] == []
-    streams = Streams(signer, env=StoreConfig.from_env(store_env(postgres_schema)).env)
-    try:
-        ledger = check(streams)
-        assert ledger.problems == []
-    finally:
-        streams.close()
-    verified = subprocess.run(
-        [sys.executable, "-m", "feltline_replay", "verify", "--store", "postgres", "--json"],
-        env={**os.environ, **store_env(postgres_schema)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr[-2000:]
-    assert json.loads(verified.stdout)["hands"] >= ledger.finished
+    _accounted_for(signer, postgres_schema)
 
 
 def _play_through_an_outage(cluster: Any, signer: Signer, outage: Outage, schema: str) -> None:
@@ -169,24 +146,13 @@ def _play_through_an_outage(cluster: Any, signer: Signer, outage: Outage, schema
             for seat in (1, 2):
                 admin.mint_chips(f"p{n}-{seat}", 1_000_000)
     errors: list[BaseException] = []
-    for n, table in enumerate(tables):
-        for seat in (1, 2):
-            player = client(cluster.targets[(n + seat) % 2], auth_pb2.ROLE_PLAYER, f"p{n}-{seat}")
-            bot = Player(
-                player, table.id, Casual(random.Random(seat)), seat=seat, buy_in=500, rebuy=True
-            )
-            table.bots.append(bot)
-
-            def play(bot: Player, table: Table) -> None:
-                def heard(number: int) -> None:
-                    table.finished = max(table.finished, number)
-
-                try:
-                    bot.play(heard)
-                except BaseException as e:  # reported by the test
-                    errors.append(e)
-
-            threading.Thread(target=play, args=(bot, table), daemon=True).start()
+    _play(
+        tables,
+        lambda n, seat: client(
+            cluster.targets[(n + seat) % 2], auth_pb2.ROLE_PLAYER, f"p{n}-{seat}"
+        ),
+        errors,
+    )
     _every_table_plays(tables, errors, within=120)
     outage.cut()
     # A write while the database is away waits for it (the store's own
@@ -213,11 +179,6 @@ def _play_through_an_outage(cluster: Any, signer: Signer, outage: Outage, schema
     assert errors == []
     print(f"every table played again {took:.1f} s after the database came back")
     # One owner per table, a live server.
-    with psycopg.connect(**PG, autocommit=True) as conn:
-        rows = conn.execute(
-            f"SELECT l.table_id, s.address FROM {schema}.feltline_leases l "
-            f"JOIN {schema}.feltline_servers s ON s.server = l.owner WHERE l.expires > now()"
-        ).fetchall()
-    owners = {str(t): str(a) for t, a in rows}
+    owners = _owners(schema)
     assert sorted(owners) == sorted(t.id for t in tables)
     assert set(owners.values()) <= set(cluster.targets)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
@@ -108,29 +108,13 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
     assert sorted(set(owners.values())) == sorted(cluster.targets)
     rng = random.Random(22)
     errors: list[BaseException] = []
-    threads = []
-    for n, table in enumerate(tables):
-        for seat in (1, 2):
-            order = list(cluster.targets)
-            rng.shuffle(order)  # any server, whoever owns the table
-            player = client("ipv4:" + ",".join(order), auth_pb2.ROLE_PLAYER, f"p{n}-{seat}")
-            bot = Player(
-                player, table.id, Casual(random.Random(seat)), seat=seat, buy_in=500, rebuy=True
-            )
-            table.bots.append(bot)
 
-            def play(bot: Player, table: Table) -> None:
-                def heard(number: int) -> None:
-                    table.finished = max(table.finished, number)
+    def anywhere(n: int, seat: int) -> Client:
+        order = list(cluster.targets)
+        rng.shuffle(order)  # any server, whoever owns the table
+        return client("ipv4:" + ",".join(order), auth_pb2.ROLE_PLAYER, f"p{n}-{seat}")
 
-                try:
-                    bot.play(heard)
-                except BaseException as e:  # reported by the test
-                    errors.append(e)
-
-            threads.append(threading.Thread(target=play, args=(bot, table), daemon=True))
-    for t in threads:
-        t.start()
+    _play(tables, anywhere, errors)
     _every_table_plays(tables, errors, within=120)
     # Killed: server 1, at once. (A process frozen with SIGSTOP instead:
     # tests/store/test_frozen.py; the fence in process: test_leases.py.)
@@ -147,24 +131,58 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
     cluster.stop()  # the bots, daemon threads, give up on their own
     for process in survivors:  # no surviving process logged an error
         assert [line for line in process.log if '"level": "error"' in line] == []
-    env = StoreConfig.from_env(store_env(postgres_schema)).env
-    streams = Streams(signer, env=env)
+    assert _accounted_for(signer, postgres_schema) >= 3 * TABLES
+
+
+def _play(
+    tables: list[Table], client: Callable[[int, int], Client], errors: list[BaseException]
+) -> None:
+    """Two bots at each table, the one at ``seat`` of table ``n`` on
+    ``client(n, seat)``, each playing in a thread of its own; what stops
+    one is added to ``errors``."""
+    for n, table in enumerate(tables):
+        for seat in (1, 2):
+            bot = Player(
+                client(n, seat),
+                table.id,
+                Casual(random.Random(seat)),
+                seat=seat,
+                buy_in=500,
+                rebuy=True,
+            )
+            table.bots.append(bot)
+
+            def play(bot: Player, table: Table) -> None:
+                def heard(number: int) -> None:
+                    table.finished = max(table.finished, number)
+
+                try:
+                    bot.play(heard)
+                except BaseException as e:  # reported by the test
+                    errors.append(e)
+
+            threading.Thread(target=play, args=(bot, table), daemon=True).start()
+
+
+def _accounted_for(signer: Signer, schema: str) -> int:
+    """Check that every chip is accounted for and every hand verifies;
+    the hands finished."""
+    streams = Streams(signer, env=StoreConfig.from_env(store_env(schema)).env)
     try:
         ledger = check(streams)
         assert ledger.problems == []
-        assert ledger.finished >= 3 * TABLES
     finally:
         streams.close()
     verified = subprocess.run(
         [sys.executable, "-m", "feltline_replay", "verify", "--store", "postgres", "--json"],
-        env={**os.environ, **store_env(postgres_schema)},
+        env={**os.environ, **store_env(schema)},
         capture_output=True,
         text=True,
         check=False,
     )
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr[-2000:]
-    report = json.loads(verified.stdout)
-    assert report["hands"] >= ledger.finished
+    assert json.loads(verified.stdout)["hands"] >= ledger.finished
+    return ledger.finished
 
 
 def _every_table_plays(tables: list[Table], errors: list[BaseException], within: float) -> float:
