@@ -81,16 +81,9 @@ class Rows(Protocol):
     def close(self) -> None: ...
 
 
-class SqliteRows:
-    """A SQLite store file, opened read-only."""
-
-    def __init__(self, path: Path) -> None:
-        if not path.is_file():
-            raise StoreError(f"no store file at {path}")
-        self.source = f"sqlite:{path}"
-        # A pool of verifying processes reads the rows from its feeding
-        # thread: one thread at a time, never two.
-        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+class _Listed:
+    """The listings of :class:`Rows`, from one query each store makes its
+    own way: the streams whose first record is of some topics."""
 
     def tables(self) -> list[UUID]:
         return self._first((TABLE,))
@@ -100,6 +93,21 @@ class SqliteRows:
 
     def matches(self) -> list[UUID]:
         return self._first((MATCH,))
+
+    def _first(self, topics: tuple[str, ...]) -> list[UUID]:
+        raise NotImplementedError
+
+
+class SqliteRows(_Listed):
+    """A SQLite store file, opened read-only."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise StoreError(f"no store file at {path}")
+        self.source = f"sqlite:{path}"
+        # A pool of verifying processes reads the rows from its feeding
+        # thread: one thread at a time, never two.
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
     def _first(self, topics: tuple[str, ...]) -> list[UUID]:
         """The streams whose first record is of one of ``topics``, in order."""
@@ -123,7 +131,7 @@ class SqliteRows:
         self._db.close()
 
 
-class PostgresRows:
+class PostgresRows(_Listed):
     """A PostgreSQL store, as the server's ``POSTGRES_*`` settings name it.
     Needs psycopg (``pip install 'feltline-replay[postgres]'``)."""
 
@@ -149,15 +157,6 @@ class PostgresRows:
             )
         except psycopg.OperationalError as e:
             raise StoreError(f"cannot connect to PostgreSQL: {e}") from None
-
-    def tables(self) -> list[UUID]:
-        return self._first((TABLE,))
-
-    def accounts(self) -> list[UUID]:
-        return self._first(tuple(ACCOUNTS))
-
-    def matches(self) -> list[UUID]:
-        return self._first((MATCH,))
 
     def _first(self, topics: tuple[str, ...]) -> list[UUID]:
         rows = self._db.execute(
