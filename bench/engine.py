@@ -22,14 +22,18 @@ from pathlib import Path
 
 from pokerkit import (
     Automation,
+    FixedLimitOmahaHoldemHighLowSplitEightOrBetter,
+    FixedLimitRazz,
+    FixedLimitSevenCardStud,
     FixedLimitSevenCardStudHighLowSplitEightOrBetter,
     Mode,
     NoLimitTexasHoldem,
+    PotLimitOmahaHoldem,
     State,
 )
 
 from feltline.engine.events import PassedOut, Shown
-from feltline.engine.rules import Game, Structure
+from feltline.engine.rules import Game, Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
 
@@ -37,7 +41,6 @@ PASSES = 3
 TARGET = 0.4  # seconds per measurement
 PLAYERS = (2, 6)
 STACK = 1000
-STRUCTURE = {Game.HOLDEM: Structure.NO_LIMIT}  # the others: fixed limit
 AUTOMATIONS = tuple(Automation)
 
 
@@ -50,15 +53,42 @@ def pokerkit_holdem(players: int) -> State:
     return state
 
 
-def pokerkit_stud(players: int) -> State:
-    state = FixedLimitSevenCardStudHighLowSplitEightOrBetter.create_state(
-        AUTOMATIONS, True, 2, 3, 10, 20, STACK, players, mode=Mode.CASH_GAME
+def stud_game(
+    variant: type[FixedLimitSevenCardStudHighLowSplitEightOrBetter]
+    | type[FixedLimitSevenCardStud]
+    | type[FixedLimitRazz],
+) -> Callable[[int], State]:
+    """One of PokerKit's stud games at the house stakes, played passively."""
+
+    def play(players: int) -> State:
+        state = variant.create_state(
+            AUTOMATIONS, True, 2, 3, 10, 20, STACK, players, mode=Mode.CASH_GAME
+        )
+        while state.status:
+            if state.can_post_bring_in():
+                state.post_bring_in()
+            else:
+                state.check_or_call()
+        return state
+
+    return play
+
+
+def pokerkit_omaha(players: int) -> State:
+    state = PotLimitOmahaHoldem.create_state(
+        AUTOMATIONS, True, 0, (5, 10), 10, STACK, players, mode=Mode.CASH_GAME
     )
     while state.status:
-        if state.can_post_bring_in():
-            state.post_bring_in()
-        else:
-            state.check_or_call()
+        state.check_or_call()
+    return state
+
+
+def pokerkit_omaha_hi_lo(players: int) -> State:
+    state = FixedLimitOmahaHoldemHighLowSplitEightOrBetter.create_state(
+        AUTOMATIONS, True, 0, (5, 10), 10, 20, STACK, players, mode=Mode.CASH_GAME
+    )
+    while state.status:
+        state.check_or_call()
     return state
 
 
@@ -70,7 +100,7 @@ def feltline(game: Game, players: int) -> Callable[[int], object]:
     """A function that plays hand ``i`` of ``game`` (seed i) to its end."""
     from tests.engine.players import passive, play_fast, rules, start
 
-    table = rules(game, STRUCTURE.get(game, Structure.FIXED_LIMIT))
+    table = rules(game, Rules.house(game).stakes.structure)
     stacks = dict.fromkeys(range(players), STACK)
     commands = [start(table, stacks, hashlib.sha256(b"bench %d" % i).digest()) for i in range(4096)]
     return lambda i: play_fast(commands[i % len(commands)], passive)
@@ -99,7 +129,7 @@ def showdowns(game: Game, players: int) -> str:
     """How the benchmark's hands of ``game`` end, from a sample."""
     from tests.engine.players import Played, passive, play, rules, start
 
-    table = rules(game, STRUCTURE.get(game, Structure.FIXED_LIMIT))
+    table = rules(game, Rules.house(game).stakes.structure)
     sample: list[Played] = [
         play(start(table, dict.fromkeys(range(players), STACK), bytes([i]) * 32), passive)
         for i in range(50)
@@ -118,13 +148,21 @@ def main() -> None:
     for game in Game:
         for n in PLAYERS:
             ours[game, n] = rate(feltline(game, n))
-        structure = STRUCTURE.get(game, Structure.FIXED_LIMIT)
+        structure = Rules.house(game).stakes.structure
         label = f"Feltline {game} ({structure})"
         print(f"{label:34}" + "".join(f"{ours[game, n]:>18,.0f}" for n in PLAYERS), end="")
         print(f"   ({showdowns(game, PLAYERS[-1])})")
     for name, game, theirs in (
         ("no-limit hold'em", Game.HOLDEM, pokerkit_holdem),
-        ("fixed-limit stud high-low", Game.STUD_HI_LO, pokerkit_stud),
+        (
+            "fixed-limit stud high-low",
+            Game.STUD_HI_LO,
+            stud_game(FixedLimitSevenCardStudHighLowSplitEightOrBetter),
+        ),
+        ("pot-limit Omaha", Game.OMAHA, pokerkit_omaha),
+        ("fixed-limit Omaha high-low", Game.OMAHA_HI_LO, pokerkit_omaha_hi_lo),
+        ("fixed-limit seven-card stud", Game.STUD, stud_game(FixedLimitSevenCardStud)),
+        ("fixed-limit razz", Game.RAZZ, stud_game(FixedLimitRazz)),
     ):
         pk = {n: rate(pokerkit(theirs, n)) for n in PLAYERS}
         print(f"{'PokerKit ' + name:34}" + "".join(f"{pk[n]:>18,.0f}" for n in PLAYERS))

@@ -101,9 +101,8 @@ def quiet_cores(pid: int, seconds: float) -> float:
 def run_feltline(tables: int, watchers: int, seconds: float) -> float:
     from feltline.api import convert, tokens
     from feltline.audit.keys import Signer
-    from feltline.demo import TABLES
     from feltline.engine.house import TableConfig
-    from feltline.engine.rules import Game
+    from feltline.engine.rules import Game, Rules
 
     with tempfile.TemporaryDirectory(prefix="feltline-idlebench-") as tmp:
         key = Path(tmp) / "bench.key"
@@ -117,7 +116,7 @@ def run_feltline(tables: int, watchers: int, seconds: float) -> float:
             pid,
         ):
             admin = Client(target, token(auth_pb2.ROLE_ADMIN), timeout=30)
-            config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
+            config = convert.table_config(TableConfig(Rules.house(Game.HOLDEM), 6))
             ids = [admin.create_table(config, f"idle {n}").table_id for n in range(tables)]
             admin.close()
             with Spectators(target, token(auth_pb2.ROLE_SPECTATOR), ids * watchers):

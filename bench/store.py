@@ -43,11 +43,10 @@ from eventsourcing.domain import Aggregate, event
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.rules import Game, Rules
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.histories import LoggedHand, phh
@@ -94,7 +93,7 @@ class Players:
 
     def __init__(self, room: Room, game: Game, name: str) -> None:
         self.room, self.rng = room, random.Random(name)
-        self.config = TableConfig(TABLES[game], 6)
+        self.config = TableConfig(Rules.house(game), 6)
         self.table = room.open_table(name, self.config, at=0)
         self.high = self.config.buy_in_limits()[1]
         for seat in range(1, 7):

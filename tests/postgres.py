@@ -1,11 +1,15 @@
 """The PostgreSQL server the store and API tests and the benchmarks use,
 named by the library's own variables (default: CI's, 127.0.0.1:5432, user
 postgres, database test), the store settings for one schema of it, and
-whether its absence fails a test or skips it."""
+whether its absence fails a test or skips it; and a proxy to it that a
+test cuts, as a restart or a failover of the database would."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
 
 PG = {
     "host": os.environ.get("POSTGRES_HOST", "127.0.0.1"),
@@ -38,3 +42,65 @@ def store_env(schema: str, **more: str) -> dict[str, str]:
         "POSTGRES_SCHEMA": schema,
         **more,
     }
+
+
+class Outage:
+    """A TCP proxy to PostgreSQL that can be cut: every connection through
+    it dropped and new ones refused, until mended."""
+
+    def __init__(self, upstream: tuple[str, int]) -> None:
+        self.upstream = upstream
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.down = threading.Event()
+        self._open: set[socket.socket] = set()
+        self._guard = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.down.is_set():
+                client.close()  # refused, as a database that is not there
+                continue
+            try:
+                server = socket.create_connection(self.upstream)
+            except OSError:
+                client.close()
+                continue
+            with self._guard:
+                self._open.update((client, server))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with self._guard:
+                    self._open.discard(s)
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+    def cut(self) -> None:
+        self.down.set()
+        with self._guard:
+            dropping, self._open = list(self._open), set()
+        for s in dropping:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def mend(self) -> None:
+        self.down.clear()
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()

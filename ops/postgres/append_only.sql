@@ -18,7 +18,11 @@ GRANT USAGE ON SCHEMA :"schema" TO :"role";
 -- The events: every stream, and the notification log (its notification_id).
 REVOKE ALL ON :"schema".cardroom_events FROM :"role";
 GRANT SELECT, INSERT ON :"schema".cardroom_events TO :"role";
-GRANT USAGE ON SEQUENCE :"schema".cardroom_events_notification_id_seq TO :"role";
+-- Its numbers: the table's own sequence, or one per partition of the log
+-- (cardroom_events_p0, ...) in a store made with several (docs/store.md).
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA :"schema" TO :"role";
+-- The store's own settings, fixed when it was made: read only.
+GRANT SELECT ON :"schema".feltline_settings TO :"role";
 
 -- Who writes at each table (docs/store.md, "Several processes"): the
 -- leases and the processes holding them change all the time; the fence
@@ -27,7 +31,8 @@ GRANT USAGE ON SEQUENCE :"schema".cardroom_events_notification_id_seq TO :"role"
 GRANT SELECT, INSERT, UPDATE ON :"schema".feltline_leases TO :"role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".feltline_servers TO :"role";
 GRANT EXECUTE ON FUNCTION :"schema".feltline_fence(uuid[], bigint[]) TO :"role";
-GRANT EXECUTE ON FUNCTION :"schema".feltline_append(uuid[], bigint[], text, uuid[], bigint[], text[], bytea[]) TO :"role";
+GRANT EXECUTE ON FUNCTION :"schema".feltline_notify() TO :"role";
+GRANT EXECUTE ON FUNCTION :"schema".feltline_append(uuid[], bigint[], text, text, regclass, uuid[], bigint[], text[], bytea[]) TO :"role";
 
 -- The projector's views and their tracking positions: read models.
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".ledger_tracking TO :"role";

@@ -78,14 +78,17 @@ def open_store(env: dict[str, str], signer: Signer, server: str = PROCESS) -> Ro
 
 
 @contextmanager
-def serving(path: Path, env: dict[str, str] | None = None) -> Iterator[Live]:
+def serving(path: Path, env: dict[str, str] | None = None, *, web: bool = False) -> Iterator[Live]:
     """A server on a loopback port over a new store: SQLite at ``path``, or
-    the store ``env`` names; stopped with its clients at the end."""
+    the store ``env`` names, with a web port if ``web``; stopped with its
+    clients at the end."""
     env = env or {"SQLITE_DBNAME": str(path)}
     signer = Signer.generate()
     clock = Seconds()
     room = open_store(env, signer)
-    server = Feltline(room, signer.public_key, clock=clock, tick=0.1).start()
+    server = Feltline(
+        room, signer.public_key, clock=clock, tick=0.1, web_port=0 if web else None
+    ).start()
     running = Live(path, signer, clock, room, server, env=env)
     try:
         yield running

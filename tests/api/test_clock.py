@@ -15,10 +15,10 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.deadlines import Deadlines
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.faults import StoreFull
+from tests.tables import TABLES
 
 from .conftest import Seconds, open_room
 

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 import feltline.engine.events as hand
-from feltline.api.convert import Where, rules, to_proto
+from feltline.api.convert import Where, rules, table_config, to_proto
 from feltline.engine import table
 from feltline.engine.cards import parse_cards
 from feltline.engine.house import TableConfig, TimeCharge
@@ -63,6 +63,11 @@ SAMPLES: list[hand.Event] = [
     ),
     hand.HandStarted(DECLARE, hand.Deal(1, SEATS), "ef" * 32, "feltline-deck-v1"),
     hand.DeckShuffled(bytes(range(32)), C("As Kd 2c Jk")),
+    hand.SeedDrawn(bytes(range(32))),
+    hand.ContributionsOpened((1, 3, 6), required=True),
+    hand.ContributionCommitted(3, "ab" * 32),
+    hand.RevealsOpened((1, 3)),
+    hand.ContributionRevealed(3, bytes([0x44]) * 32),
     hand.StreetBegan(2, "flop", (3, 1)),
     hand.Posted(3, hand.Forced.BIG_BLIND, 10, all_in=True),
     hand.CardDealt(1, C("Td")[0], face_up=True, position=7, stub=1),
@@ -79,7 +84,14 @@ SAMPLES: list[hand.Event] = [
     hand.HandEnded(((1, 400), (3, 805)), bytes(range(32)), 15, cancelled=True),
     table.TableOpened(
         TableConfig(
-            dataclasses.replace(STUD, rake=None), 8, 200, 500, TimeCharge(6, 900), ante_cap=2
+            dataclasses.replace(STUD, rake=None),
+            8,
+            200,
+            500,
+            TimeCharge(6, 900),
+            ante_cap=2,
+            seat_entropy=hand.Entropy.OPTIONAL,
+            contribution_window_ms=250,
         ).validate(),
         1_900_000_000,
         "Friday stud",
@@ -100,6 +112,7 @@ SAMPLES: list[hand.Event] = [
     ),
     table.HandFinished(((1, 400), (3, 805)), rake=15, passed_out=True, carried=((1, 5),), dead=2),
     table.CarriedPotWon(3, 60),
+    table.StakesChanged(Stakes(Structure.FIXED_LIMIT, 20, 40, ante=5, bring_in=5, raise_cap=4)),
     table.TableClosed(1_900_000_300, "maintenance"),
 ]
 
@@ -149,6 +162,9 @@ def _same(value: object, proto: Any, field: Any, where: str) -> None:
             inner = getattr(value, f.name)
             if isinstance(inner, hand.Deal):  # spelled out in the message's own fields
                 _same(inner, proto, field, where)
+                continue
+            if f.name == "contribution_window_ms":  # a Duration, to the millisecond
+                assert proto.contribution_window.ToMilliseconds() == inner, where
                 continue
             name = _field(proto, owner, f.name)
             descriptor = proto.DESCRIPTOR.fields_by_name[name]
@@ -237,3 +253,18 @@ def test_shown_empty_lists_are_present_and_empty() -> None:
     assert message.drew.HasField("discards")
     assert list(message.drew.discards.cards) == []
     assert events_pb2.Event.FromString(message.SerializeToString()) == message
+
+
+@pytest.mark.parametrize("entropy", list(hand.Entropy))
+def test_a_table_s_seat_entropy_goes_to_the_contract_and_back(entropy: hand.Entropy) -> None:
+    from feltline.api.views import table_config as from_contract
+
+    config = TableConfig(HOLDEM, 6, seat_entropy=entropy, contribution_window_ms=40).validate()
+    message = table_config(config)
+    assert common_pb2.SeatEntropy.Name(message.seat_entropy) == f"SEAT_ENTROPY_{entropy.name}"
+    assert from_contract(message).validate() == config
+    message.ClearField("seat_entropy")
+    message.ClearField("contribution_window")
+    assert from_contract(message).validate() == dataclasses.replace(
+        config, seat_entropy=hand.Entropy.OFF, contribution_window_ms=500
+    )

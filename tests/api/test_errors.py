@@ -12,7 +12,6 @@ from google.rpc import error_details_pb2, status_pb2
 
 from feltline.api.errors import CODES, DOMAIN, INTERNAL_MESSAGE, ApiError, from_exception
 from feltline.api.tokens import Caller, ExpiredToken
-from feltline.demo import TABLES
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
 from feltline.engine import table
@@ -25,6 +24,7 @@ from feltline.engine.state import Phase
 from feltline.store.streams import Conflict
 from feltline_protos.v1 import auth_pb2, errors_pb2
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 DOCS = Path(__file__).parents[2] / "docs" / "api.md"
 KIND_CODES = {

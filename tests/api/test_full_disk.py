@@ -23,12 +23,12 @@ from structlog.testing import capture_logs
 from feltline.api import convert
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2
+from tests.tables import TABLES
 
 from .conftest import Live, Seconds, open_room
 

@@ -16,13 +16,13 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2, common_pb2, matches_pb2, replay_pb2, watch_pb2
+from tests.tables import TABLES
 
 from .conftest import ON_BOTH_STORES, Live
 
@@ -177,6 +177,10 @@ def test_a_match_plays_through_the_api_and_no_seed_shows_before_its_deal_ends(
     assert [d.seed for d in state.revealed] == [seed]
     assert ended_early in {h.hand_id for h in readers["auditor"].list_hands()}
     assert readers["auditor"].get_hand(ended_early).events[-1].hand_ended.seed == seed
+    # Revealed, both tables' hands of the deal are the transparency log's leaves.
+    live.room.register.catch_up()
+    assert {ended_early, str(hand_id(UUID(tables[0]), 1))} <= set(live.room.register.log.hands)
+    assert ended_early in "\n".join(readers["auditor"].export_hands())
     assert sum(r.score for r in state.revealed[0].results) == 0
     # Now the auditor's watch of table 1 goes on to deal 1, seed included.
     items = watched(readers["auditor"], tables[1], after="0.0.0.0")

@@ -35,7 +35,6 @@ from feltline.api import convert, tokens
 from feltline.api.app import Feltline
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.events import Acted, Declared, Drew
 from feltline.engine.house import TableConfig
@@ -48,6 +47,7 @@ from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2, tables_pb2, tables_pb2_grpc
 from tests.api.conftest import open_room
 from tests.api.test_unreadable import _corrupt, _undecodable
+from tests.tables import TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "metrics.md"

@@ -11,9 +11,9 @@ import pytest
 
 from feltline.api import convert
 from feltline.api.app import Feltline
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from tests.tables import TABLES
 
 from .conftest import Live, open_store
 from .test_live import ADMIN, PLAYER, SPECTATOR

@@ -17,13 +17,13 @@ import pytest
 from feltline.api.rail import Rail
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.events import Action
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
+from tests.tables import TABLES
 
 TABLE = uuid.uuid4()
 HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)

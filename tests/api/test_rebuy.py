@@ -8,13 +8,13 @@ import threading
 from uuid import UUID
 
 from feltline.api import convert
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.table import HandDealt, SatDown
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move, Spot
 from feltline_protos.v1 import auth_pb2
+from tests.tables import TABLES
 
 from .conftest import Live
 

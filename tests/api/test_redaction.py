@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from feltline.api.convert import Where
 from feltline.api.redaction import Viewer, sees_down_cards, view, visible, withheld
 from feltline.api.tokens import Caller
-from feltline.demo import TABLES
 from feltline.engine.cards import Card
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
@@ -33,11 +32,13 @@ from feltline.engine.events import (
     StubReshuffled,
 )
 from feltline.engine.evolve import evolve
+from feltline.engine.games import VARIANTS
 from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.rules import MAX_SEATS, Game
+from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline_protos.v1 import auth_pb2, events_pb2
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 PLAYER, SPECTATOR, AUDITOR, ADMIN = (
     auth_pb2.ROLE_PLAYER,
@@ -49,7 +50,7 @@ PLAYER, SPECTATOR, AUDITOR, ADMIN = (
 
 def play(game: Game, players: int, rng: random.Random) -> list[Event]:
     """A whole hand, the demo's random bots deciding (they fold now and then)."""
-    holdem = game is Game.HOLDEM
+    holdem = VARIANTS[game].blinds
     seats = tuple(SeatAtStart(s, f"p{s}", 500) for s in range(1, players + 1))
     blinds = (1, 2) if holdem else (None, None)
     deal = Deal(players, seats, small_blind=blinds[0], big_blind=blinds[1])
@@ -159,8 +160,11 @@ GAMES = st.sampled_from(list(TABLES))
 # and a jackpots opener showing discards set aside.
 @example(game=Game.DRAW_DECLARE, players=8, seed=0)
 @example(game=Game.JACKPOTS, players=8, seed=16)
+# Seven-card stud and razz at a full table, whatever else is drawn.
+@example(game=Game.STUD, players=8, seed=1)
+@example(game=Game.RAZZ, players=8, seed=2)
 def test_each_viewer_gets_exactly_the_cards_it_may_see(game: Game, players: int, seed: int) -> None:
-    players = min(players, MAX_SEATS[game])
+    players = min(players, VARIANTS[game].max_seats)
     events = play(game, players, random.Random(seed))
     assert isinstance(events[-1], HandEnded)
     deck = events[1]

@@ -37,7 +37,6 @@ from feltline.api.watch import WatchServicer
 from feltline.audit.keys import Signer
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
@@ -51,6 +50,7 @@ from feltline_protos.v1 import (
     tables_pb2,
     watch_pb2,
 )
+from tests.tables import TABLES
 
 ADMIN, PLAYER = auth_pb2.ROLE_ADMIN, auth_pb2.ROLE_PLAYER
 SPECTATOR, AUDITOR = auth_pb2.ROLE_SPECTATOR, auth_pb2.ROLE_AUDITOR

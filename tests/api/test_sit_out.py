@@ -15,7 +15,6 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.table import (
@@ -31,6 +30,7 @@ from feltline.engine.table import (
 from feltline_client import FeltlineError
 from feltline_client.bots import CallingStation, Player
 from feltline_protos.v1 import auth_pb2, common_pb2, tables_pb2
+from tests.tables import TABLES
 
 from .conftest import Live
 

@@ -278,3 +278,32 @@ def test_a_token_is_its_claims_deterministically_serialised_and_signed() -> None
         base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)),
         f"{head}.{claims}".encode(),
     )
+
+
+def test_the_invite_command_prints_a_link_for_a_player_or_a_role(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "server.key"
+    monkeypatch.setenv("FELTLINE_KEY_FILE", str(key))
+    for argv in (
+        ["invite"],  # a player's link names the player
+        ["invite", "alice", "--role", "admin"],
+        ["invite", "alice", "--url", "ftp://tables.example.com"],
+        ["invite", "alice", "--url", "https://tables.example.com/#/table"],
+    ):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2, argv
+    assert not key.exists()
+    Signer.create(key)
+    for argv, role, player in (
+        (["invite", "alice"], auth_pb2.ROLE_PLAYER, "alice"),
+        (["invite", "--role", "admin", "--url", "https://t.example.com/"], auth_pb2.ROLE_ADMIN, ""),
+        (["invite", "--role", "auditor"], auth_pb2.ROLE_AUDITOR, ""),
+    ):
+        assert main(argv) == 0
+        link = capsys.readouterr().out.strip()
+        base, _, token = link.partition("/#token=")
+        assert base in ("http://127.0.0.1:8080", "https://t.example.com")
+        caller = verify(token, Signer.load(key).public_key, now=datetime.now(UTC))
+        assert (caller.role, caller.player_id) == (role, player)

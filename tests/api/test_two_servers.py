@@ -16,7 +16,6 @@ from uuid import UUID
 from feltline.api import convert, tokens
 from feltline.api.app import Feltline
 from feltline.api.tokens import Role
-from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
@@ -24,6 +23,7 @@ from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import common_pb2, events_pb2, watch_pb2
+from tests.tables import TABLES
 
 from .conftest import ON_BOTH_STORES, Live, open_store
 from .test_live import ADMIN, PLAYER, SPECTATOR, Threads, _play

@@ -10,11 +10,11 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline_client import FeltlineError
 from feltline_protos.v1 import auth_pb2
+from tests.tables import TABLES
 
 from .conftest import Live
 

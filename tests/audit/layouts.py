@@ -19,11 +19,26 @@ def _without(name: str) -> Callable[[dict[str, JSON]], dict[str, JSON]]:
     return lambda data: {k: v for k, v in data.items() if k != name}
 
 
+def _config_before_seat_entropy(data: dict[str, JSON]) -> dict[str, JSON]:
+    unused = ("seat_entropy", "contribution_window_ms")
+    return {**data, "config": {k: v for k, v in data["config"].items() if k not in unused}}
+
+
+def _config_before_mixed_tables(data: dict[str, JSON]) -> dict[str, JSON]:
+    return {**data, "config": {k: v for k, v in data["config"].items() if k != "rotation"}}
+
+
 DOWNCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]] = {
     ("HandStarted", 2): _without("algorithm"),
     ("HandStarted", 3): _flat_deal,
     ("HandDealt", 2): _flat_deal,
+    ("HandDealt", 3): _without("turn"),
     ("TableOpened", 2): _without("name"),
+    ("TableOpened", 3): _config_before_seat_entropy,
+    ("TableOpened", 4): _config_before_mixed_tables,
+    ("MatchCreated", 2): _config_before_seat_entropy,
+    ("MatchCreated", 3): _config_before_mixed_tables,
+    ("TournamentCreated", 2): _config_before_mixed_tables,
 }
 """(event name, version) -> a function from that version's data to the one before's."""
 

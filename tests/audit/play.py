@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from feltline.demo import TABLES
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import Deal, Event, SeatAtStart
@@ -13,10 +12,11 @@ from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.rules import Game, Rules
 from feltline.engine.state import Phase
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 
 def start(rules: Rules, seed: bytes, players: int = 4) -> StartHand:
-    holdem = rules.game is Game.HOLDEM
+    holdem = rules.variant.blinds
     deal = Deal(
         button=players - 1,
         seats=tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(players)),

@@ -1,11 +1,16 @@
+import dataclasses
 import json
 import random
+from dataclasses import replace
+from types import MappingProxyType
 
 import pytest
 
 from feltline.audit.codec import (
     EVENT_TYPES,
     TABLE_EVENT_TYPES,
+    TOURNAMENT_EVENT_TYPES,
+    UPCASTERS,
     CodecError,
     canonical,
     decode_event,
@@ -16,8 +21,8 @@ from feltline.engine import table
 from feltline.engine.cards import Card
 from feltline.engine.commands import Draw
 from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.events import Acted, Action, Deal, HandStarted, PassedOut, SeatAtStart
-from feltline.engine.house import TableConfig, TimeCharge
+from feltline.engine.events import Acted, Action, Deal, Entropy, HandStarted, PassedOut, SeatAtStart
+from feltline.engine.house import DEFAULT_CONTRIBUTION_WINDOW_MS, TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.table import HandDealt
 
@@ -104,8 +109,8 @@ def test_a_version_1_hand_dealt_loads_with_its_deal_as_one_record() -> None:
     assert decode_event("HandDealt", 1, old, TABLE_EVENT_TYPES) == expected
     assert old == json.loads(HAND_DEALT_V1)  # the stored data, which the chain covers, untouched
     _, version, data = encode_event(expected, TABLE_EVENT_TYPES)
-    assert version == 2
-    assert set(data) == {"hand", "at", "deal", "commitment"}
+    assert version == 3
+    assert set(data) == {"hand", "at", "deal", "commitment", "turn"}
 
 
 def test_a_flat_deal_missing_a_field_is_refused() -> None:
@@ -123,7 +128,8 @@ def test_every_deal_stored_flat_loads_as_the_event_it_was() -> None:
     samples += [(e, TABLE_EVENT_TYPES) for e in _table_events() if isinstance(e, HandDealt)]
     for event, kinds in samples:
         name, version, data = encode_event(event, kinds)
-        for under in range(1, version):
+        flat = {"HandStarted": 2, "HandDealt": 1}[name]  # the last flat version
+        for under in range(1, flat + 1):
             old = as_stored(name, data, version, under)
             assert "deal" not in old
             assert decode_event(name, under, _through_json(old), kinds) == event
@@ -136,41 +142,76 @@ def test_cards_are_written_in_their_notation() -> None:
     }
 
 
+ACTED = {"seat": 1, "action": "fold", "amount": 0, "total": 0, "all_in": False, "timed_out": False}
+ENDED = {"stacks": [[0, 10]], "seed": "00", "rake": 0, "cancelled": False}
+DEALT = {"seat": 1, "card": "As", "face_up": False, "position": 0, "stub": 0}
+
+
 @pytest.mark.parametrize(
-    ("name", "version", "data"),
+    ("name", "version", "data", "refusal"),
     [
-        ("Nope", 1, {}),
-        ("Acted", 2, {}),
-        ("Acted", 1, {"seat": 1}),
+        ("Nope", 1, {}, "unknown event type 'Nope'"),
+        ("Acted", 2, ACTED, "Acted has no version 2 (the current one is 1)"),
+        ("Acted", 0, ACTED, "Acted has no version 0 (the current one is 1)"),
         (
             "Acted",
             1,
-            {
-                "seat": True,
-                "action": "fold",
-                "amount": 0,
-                "total": 0,
-                "all_in": False,
-                "timed_out": False,
-            },
+            {"seat": 1},
+            "Acted needs exactly the fields "
+            "['action', 'all_in', 'amount', 'seat', 'timed_out', 'total']",
         ),
-        (
-            "Acted",
-            1,
-            {
-                "seat": 1,
-                "action": "dance",
-                "amount": 0,
-                "total": 0,
-                "all_in": False,
-                "timed_out": False,
-            },
-        ),
+        ("Acted", 1, {**ACTED, "seat": True}, "expected int, got True"),
+        ("Acted", 1, {**ACTED, "all_in": 0}, "expected bool, got 0"),
+        ("Acted", 1, {**ACTED, "action": "dance"}, "'dance' is not a valid Action"),
+        ("Acted", 1, {**ACTED, "action": ["fold"]}, "['fold'] is not a valid Action"),
+        ("HandEnded", 1, {**ENDED, "stacks": 5}, "expected a list, got 5"),
+        ("HandEnded", 1, {**ENDED, "stacks": [[0, 1, 2]]}, "expected 2 items, got [0, 1, 2]"),
+        ("HandEnded", 1, {**ENDED, "seed": "zz"}, "bad hex 'zz'"),
+        ("HandEnded", 1, {**ENDED, "seed": 0}, "bad hex 0"),
+        ("CardDealt", 1, {**DEALT, "card": ["As"]}, "expected str, got ['As']"),
+        ("CardDealt", 1, {**DEALT, "card": 5}, "expected str, got 5"),
     ],
 )
-def test_bad_data_is_refused(name: str, version: int, data: dict[str, object]) -> None:
-    with pytest.raises(CodecError):
+def test_bad_data_is_refused_saying_what_is_wrong(
+    name: str, version: int, data: dict[str, object], refusal: str
+) -> None:
+    with pytest.raises(CodecError) as refused:
         decode_event(name, version, data)
+    assert str(refused.value) == refusal
+
+
+def test_a_record_with_a_field_too_many_is_refused_even_where_its_init_decodes_it() -> None:
+    from feltline.audit.codec import _decoder
+    from feltline.engine.pot import Pot
+
+    with pytest.raises(CodecError) as refused:
+        _decoder(Pot)({"amount": 5, "eligible": [1], "extra": 1})
+    assert str(refused.value) == "Pot needs exactly the fields ['amount', 'eligible']"
+
+
+def test_a_type_the_codec_does_not_know_is_refused_by_name() -> None:
+    from feltline.audit.codec import _decoder
+
+    @dataclasses.dataclass(frozen=True)
+    class Odds:
+        value: float
+
+    with pytest.raises(CodecError) as refused:
+        encode_command(Odds(1.5))
+    assert str(refused.value) == "cannot encode a float"
+    with pytest.raises(CodecError) as refused:
+        _decoder(float)
+    assert str(refused.value) == "cannot decode a <class 'float'>"
+
+
+def test_data_read_as_any_mapping_decodes_as_a_dict_does() -> None:
+    """A store may hand over its data as a read-only mapping: decoded (and
+    upcast) from a copy, never refused for not being a ``dict``."""
+    event = play(Game.HOLDEM, random.Random(1))[0]
+    name, version, data = encode_event(event)
+    assert decode_event(name, version, MappingProxyType(data)) == event
+    old = as_stored(name, data, version, 1)
+    assert decode_event(name, 1, MappingProxyType(_through_json(old))) == event
 
 
 def test_canonical_form_is_sorted_and_compact() -> None:
@@ -201,6 +242,7 @@ def _table_events() -> list[table.TableEvent]:
             ((1, 47), (2, 57), (3, 47)), passed_out=PassedOut(((1, 2), (2, 2), (3, 2)), dead=0)
         ),
         table.StandUp(3),
+        table.ChangeStakes(Stakes(Structure.FIXED_LIMIT, small_bet=4, big_bet=8, ante=2)),
         table.CloseTable(at=9, reason="the night is over"),
     ):
         for event in table.decide(state, command):
@@ -232,11 +274,78 @@ def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
     config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
     event = table.TableOpened(config, 3, "Friday")
     name, version, data = encode_event(event, TABLE_EVENT_TYPES)
-    assert (name, version) == ("TableOpened", 2)
+    assert (name, version) == ("TableOpened", 4)
     del data["name"]
+    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+        del data["config"][field]
     old = decode_event(name, 1, _through_json(data), TABLE_EVENT_TYPES)
     assert old == table.TableOpened(config, 3, "")
     assert table.evolve(table.Table(), old).name == ""
+
+
+def test_settings_stored_before_seat_entropy_load_with_it_off() -> None:
+    """TableOpened version 2 and MatchCreated version 1 hold a table's
+    settings without seat entropy: the seats did not contribute."""
+    stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
+    config = TableConfig(
+        Rules(Game.HOLDEM, stakes), 6, seat_entropy=Entropy.REQUIRED, contribution_window_ms=80
+    ).validate()
+    name, version, data = encode_event(table.TableOpened(config, 3, "Friday"), TABLE_EVENT_TYPES)
+    assert version == 4
+    assert data["config"]["seat_entropy"] == "required"
+    assert data["config"]["contribution_window_ms"] == 80
+    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+        del data["config"][field]
+    old = decode_event(name, 2, _through_json(data), TABLE_EVENT_TYPES)
+    assert isinstance(old, table.TableOpened)
+    assert old.config == replace(
+        config, seat_entropy=Entropy.OFF, contribution_window_ms=DEFAULT_CONTRIBUTION_WINDOW_MS
+    )
+    with pytest.raises(CodecError, match="TableConfig needs exactly the fields"):
+        decode_event(name, 3, _through_json(data), TABLE_EVENT_TYPES)
+    from feltline.domain.match import MATCH_EVENT_TYPES, MatchCreated
+
+    plain = replace(config, seat_entropy=Entropy.OFF, contribution_window_ms=500)
+    created = MatchCreated("m", plain, ("t",), 1, 500, 1, ("ab" * 32,), "admin", 3)
+    name, version, data = encode_event(created, MATCH_EVENT_TYPES)
+    assert (name, version) == ("MatchCreated", 3)
+    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+        del data["config"][field]
+    assert decode_event(name, 1, _through_json(data), MATCH_EVENT_TYPES) == created
+
+
+def test_settings_and_deals_stored_before_mixed_tables_load_with_one_game() -> None:
+    """TableOpened version 3, MatchCreated version 2 and TournamentCreated
+    version 1 hold a table's settings without a rotation, HandDealt version
+    2 a deal without a turn: a table of one game."""
+    from feltline.domain.match import MATCH_EVENT_TYPES, MatchCreated
+
+    stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
+    config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
+    for types, event, name, old in (
+        (TABLE_EVENT_TYPES, table.TableOpened(config, 3, "Friday"), "TableOpened", 3),
+        (
+            MATCH_EVENT_TYPES,
+            MatchCreated("m", config, ("t",), 1, 500, 1, ("ab" * 32,), "admin", 3),
+            "MatchCreated",
+            2,
+        ),
+    ):
+        _, version, data = encode_event(event, types)
+        assert version == old + 1
+        assert data["config"]["rotation"] is None
+        del data["config"]["rotation"]
+        assert decode_event(name, old, _through_json(data), types) == event
+        with pytest.raises(CodecError, match="TableConfig needs exactly the fields"):
+            decode_event(name, version, _through_json(data), types)
+    assert TOURNAMENT_EVENT_TYPES["TournamentCreated"][1] == 2
+    assert UPCASTERS["TournamentCreated", 1]({"config": {"seats": 6}}) == {
+        "config": {"seats": 6, "rotation": None}
+    }
+    dealt = table.HandDealt(4, 78, Deal(1, ()), "12")
+    _, version, data = encode_event(dealt, TABLE_EVENT_TYPES)
+    del data["turn"]
+    assert decode_event("HandDealt", 2, _through_json(data), TABLE_EVENT_TYPES) == dealt
 
 
 def test_a_record_checked_after_its_init_is_decoded_through_it() -> None:

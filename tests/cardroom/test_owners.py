@@ -12,11 +12,11 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
+from tests.tables import TABLES
 
 HOLDEM = TableConfig(TABLES[Game.HOLDEM], 6)
 

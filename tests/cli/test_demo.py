@@ -1,10 +1,11 @@
+import json
 import re
+import urllib.request
 
 import pytest
 
 from feltline import demo
 from feltline.cli import main
-from feltline.engine.rules import Game
 from feltline.store.check import Ledger
 from feltline_protos.v1 import ledger_pb2
 
@@ -17,6 +18,7 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     nothing is logged as an error (the demo is a new user's first look)."""
     assert main(["demo", "--seed", "7", "--hands", "4"]) == 0
     out = capsys.readouterr().out
+    assert re.search(r"watch in a browser: http://127\.0\.0\.1:\d+/#token=\S+", out)
     for game in ("holdem", "stud-hi-lo", "draw-declare", "jackpots"):
         assert f"=== {game} ===" in out
         assert re.search(rf"  {game}: \d+", out)
@@ -65,9 +67,36 @@ def test_demo_says_what_does_not_balance_rather_than_every_chip_accounted_for(
         position=9, minted=100, in_accounts=90, balanced=False,
         problems=["the books hold 90 chips but 100 were minted"],
     )  # fmt: skip
-    played = demo.Summary(hands={Game.HOLDEM: 1}, replayed=1, ledger=Ledger(), books=books)
+    played = demo.Summary(hands={"holdem": 1}, replayed=1, ledger=Ledger(), books=books)
     monkeypatch.setattr(demo, "run", lambda hands, seed: played)
     assert demo.main(seed=1, hands=1) == 1
     out = capsys.readouterr().out
     assert "every chip accounted for" not in out
     assert "the ledger does not balance:\n  the books hold 90 chips but 100 were minted" in out
+
+
+def test_the_demos_link_opens_the_web_table_with_the_live_tables() -> None:
+    seen: dict[str, object] = {}
+
+    def out(line: str) -> None:
+        found = re.search(r"watch in a browser: (http://\S+)/#token=(\S+)", line)
+        if found is not None:
+            seen["url"], seen["token"] = found[1], found[2]
+            with urllib.request.urlopen(f"{found[1]}/", timeout=10) as page:
+                assert b'src="app.js"' in page.read()
+        elif "hands played" in line and "tables" not in seen:  # while the demo plays
+            listing = urllib.request.Request(
+                f"{seen['url']}/feltline.v1.TableService/ListTables",
+                data=b"{}",
+                headers={
+                    "content-type": "application/json",
+                    "authorization": f"Bearer {seen['token']}",
+                },
+            )
+            with urllib.request.urlopen(listing, timeout=10) as answer:
+                seen["tables"] = json.loads(answer.read())["tables"]
+
+    demo.run(1, seed=1, out=out)
+    tables = seen["tables"]
+    assert isinstance(tables, list)
+    assert len(tables) == len(demo.TABLES)

@@ -138,7 +138,7 @@ def test_every_setting_reaches_the_table(
         (["--game", "stud-hi-lo", "--big-blind", "10"], "stud-hi-lo has no blinds"),
         (["--game", "holdem", "--seats", "11"], "holdem table has 2 to 10 seats, not 11"),
         (["--game", "holdem", "--raise-cap", "2"], "--raise-cap is for fixed limit"),
-        (["--game", "holdem", "--joker"], "only stud deals the joker"),
+        (["--game", "holdem", "--joker"], "only stud high-low deals the joker"),
         (["--game", "stud-hi-lo", "--bring-in", "20"], "bring-in of at least one chip"),
         (["--game", "holdem", "--rake", "5"], "--rake needs --rake-cap"),
         (["--game", "holdem", "--rake", "x", "--rake-cap", "1"], "a percentage"),
@@ -299,3 +299,106 @@ def test_a_token_on_the_command_line_and_no_key_file(
 def test_no_server_there_is_one_line(server: Feltline, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "table", "list", "--target", "127.0.0.1:1")
     assert "cannot reach a Feltline server at 127.0.0.1:1" in one_line(status, err, "table list")
+
+
+def test_a_mixed_table_is_opened_and_shows_its_game_and_the_next(
+    server: Feltline, capsys: pytest.CaptureFixture[str]
+) -> None:
+    horse = "holdem,omaha-hi-lo,razz,stud,stud-hi-lo"
+    status, out, err = run(capsys, "table", "open", "--rotation", horse, "--hands-per-game", "8")
+    assert status == 0, err
+    assert (
+        "mixed table: mixed holdem/omaha-hi-lo/razz/stud/stud-hi-lo (8 hands each) "
+        "fixed-limit 10/20 blinds 5/10 ante 2 bring-in 3"
+    ) in out
+    table_id = opened(out)
+    status, out, _ = run(capsys, "table", "show", table_id)
+    assert "  game: holdem, hand 1 of 8; next omaha-hi-lo" in out
+    status, out, _ = run(capsys, "table", "show", table_id, "--json")
+    rotation = json.loads(out)["config"]["rotation"]
+    assert rotation["games"][2] == "GAME_RAZZ"
+    assert rotation["hands_per_game"] == 8
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (["--rotation", "holdem,jackpots"], "jackpots is not dealt at a mixed table"),
+        (["--rotation", "holdem,bridge"], "--rotation: no game 'bridge'"),
+        (["--rotation", "holdem,stud,holdem"], "deals each of its games once a round"),
+        (["--rotation", "holdem,stud", "--bring-in", "0"], "seven-card stud needs a bring-in"),
+        (["--rotation", "holdem,razz", "--hands-per-game", "101"], "1 to 100 hands, not 101"),
+        (["--game", "holdem", "--hands-per-game", "3"], "--hands-per-game needs --rotation"),
+        (["--rotation", "holdem,razz", "--seats", "9"], "a mixed table has 2 to 8 seats"),
+    ],
+)
+def test_a_rotation_no_table_could_deal_is_one_line_and_nothing_sent(
+    server: Feltline, capsys: pytest.CaptureFixture[str], options: list[str], why: str
+) -> None:
+    status, _, err = run(capsys, "table", "open", *options)
+    assert why in one_line(status, err, "table open")
+    status, out, _ = run(capsys, "table", "list")
+    assert out.strip() == "no tables"
+
+
+def test_a_tournament_is_created_listed_shown_and_cancelled(
+    server: Feltline, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``feltline tournament``: the first level from the table's options, each
+    later one doubled; a player's entry shows, and a cancel refunds it."""
+    status, out, err = run(
+        capsys,
+        *("tournament", "create", "--game", "holdem", "--name", "Turbo"),
+        *("--small-blind", "10", "--big-blind", "20", "--buy-in", "100", "--fee", "10"),
+        *("--entrants", "6", "--payouts", "65,35", "--levels", "3", "--level-hands", "5"),
+    )
+    assert status == 0, err
+    found = re.search(r"created (\S+)  Turbo +registering 100\+10 holdem no-limit 10/20", out)
+    assert found, out
+    key = found[1]
+    status, out, _ = run(capsys, "tournament", "show", key, "--json")
+    shown = json.loads(out)
+    assert [level["stakes"]["big_blind"] for level in shown["levels"]] == ["20", "40", "80"]
+    assert {level["hands"] for level in shown["levels"]} == {5}
+    assert shown["payouts"] == [{"entrants": 6, "shares": [6500, 3500]}]
+    assert run(capsys, "chips", "mint", "ann", "500")[0] == 0
+    signer = Signer.load(tmp_path / "feltline.key")
+    ann = tokens.mint(
+        signer,
+        auth_pb2.ROLE_PLAYER,
+        now=datetime.now(UTC),
+        ttl=timedelta(minutes=5),
+        player_id="ann",
+    )
+    with Client(server.target, ann) as player:
+        player.register_tournament(key)
+        assert player.get_account().balance == 390
+    status, out, _ = run(capsys, "tournament", "list")
+    assert status == 0
+    assert f"{key}  Turbo" in out
+    assert "1/6 entered, pool 100" in out
+    status, out, _ = run(capsys, "tournament", "cancel", key, "--reason", "rain")
+    assert status == 0
+    assert f"cancelled {key}" in out
+    status, out, _ = run(capsys, "tournament", "show", key)
+    assert "cancelled: rain" in out
+    with Client(server.target, ann) as player:
+        assert player.get_account().balance == 500
+    status, _, err = run(capsys, "tournament", "cancel", key)
+    assert "refused (WRONG_PHASE): the tournament is over" in one_line(
+        status, err, "tournament cancel"
+    )
+    status, _, err = run(
+        capsys,
+        "tournament",
+        "create",
+        "--game",
+        "holdem",
+        "--buy-in",
+        "1",
+        "--entrants",
+        "2",
+        "--payouts",
+        "60,30",
+    )
+    assert "add up to 100, not 60,30" in one_line(status, err, "tournament create")

@@ -10,16 +10,19 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from feltline.api import logging as logs
+from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
+from feltline_protos.v1 import auth_pb2
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 # Self-correcting: whichever of the two is not allowed is refused and the
@@ -65,6 +68,16 @@ def test_a_few_hands_against_bots_to_the_end_then_leaving(tmp_path: Path) -> Non
     out = done.stdout
     assert out.startswith("Kitchen table: holdem no-limit 5/10; id ")
     assert "bots at seats 2 (station), 3 (station); you sit at seat 1" in out
+    # The web table, for a spectator, at the game's own table.
+    table = re.search(r"; id ([0-9a-f-]{36})$", out, re.M)
+    assert table
+    link = re.search(
+        rf"^watch in a browser: http://127\.0\.0\.1:\d+/#/table/{table[1]}&token=(\S+)$", out, re.M
+    )
+    assert link
+    key = Signer.load(store / "feltline.key")
+    caller = tokens.verify(link[1], key.public_key, now=datetime.now(UTC))
+    assert caller.role == auth_pb2.ROLE_SPECTATOR
     assert "you sit down at seat 1 with 1000" in out
     assert out.count("hand over; stacks:") >= 3
     assert " shows " in out  # called down: a showdown

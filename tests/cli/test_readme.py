@@ -43,8 +43,9 @@ ELSEWHERE = {
     ),
     "uv run feltline serve --host 0.0.0.0 --tls-cert server.pem --tls-key server.key "
     "--tls-client-ca clients-ca.pem": "tests/cli/test_tls.py, with client certificates",
-    "uv run ops/cluster --processes 3": (
-        "tests/cluster/test_failover.py runs ops/cluster on PostgreSQL, and kills its servers"
+    "uv run ops/cluster --processes 3 --partitions 3": (
+        "tests/cluster/test_failover.py runs ops/cluster on PostgreSQL, and kills its servers; "
+        "tests/store/test_partitions.py gives each process a partition of its own"
     ),
     "POSTGRES_DBNAME=feltline POSTGRES_HOST=127.0.0.1 POSTGRES_USER=postgres "
     "uv run feltline serve --store postgres": (

@@ -4,6 +4,7 @@ and how it says so (one line, exit status 1, nothing made)."""
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import subprocess
 import sys
@@ -16,14 +17,16 @@ import pytest
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError
 from feltline.audit.keys import Signer
-from feltline.cardroom.room import Room
-from feltline.demo import TABLES
+from feltline.cardroom.room import Room, open_room
+from feltline.domain.ids import log_id
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.postgres import PG, required
+from tests.store.play import play
+from tests.tables import TABLES
 
 FELTLINE = [sys.executable, "-c", "import sys; from feltline.cli import main; sys.exit(main())"]
 
@@ -186,3 +189,30 @@ def test_a_second_process_on_a_sqlite_store_refuses_to_start(
     done = serve(tmp_path, "--port", "0", "--store", str(store))
     line = refused(done)
     assert f"the SQLite store {store} is served by process {os.getpid()}" in line
+
+
+def test_a_store_whose_transparency_log_was_changed_refuses_to_start(tmp_path: Path) -> None:
+    """The log is read whole when the server starts: a changed leaf is said
+    in one line, not a traceback."""
+    signer = Signer.create(tmp_path / "feltline.key")
+    store = tmp_path / "feltline.db"
+    env = {"SQLITE_DBNAME": str(store), "FELTLINE_KEY_FILE": str(tmp_path / "feltline.key")}
+    room = open_room(StoreConfig.from_env(env))
+    try:
+        play(room, Game.HOLDEM, random.Random(1))
+        room.register.checkpoint()
+        assert room.streams.signer.public_hex == signer.public_hex
+    finally:
+        room.close()
+    with sqlite3.connect(store) as conn:
+        conn.execute(
+            "UPDATE stored_events SET state ="
+            ' CAST(replace(CAST(state AS TEXT), \'"seal":"\', \'"seal":"0\') AS BLOB)'
+            " WHERE originator_id = ? AND originator_version = 1",
+            (log_id().hex,),
+        )
+    line = refused(serve(tmp_path, "--port", "0", "--store", str(store)))
+    assert line == (
+        f"feltline serve: the store's transparency log does not verify: log {log_id()}: "
+        "event 1 does not match its chain link"
+    )

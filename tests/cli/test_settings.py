@@ -26,11 +26,13 @@ def read(*options: str, game_required: bool = False) -> Settings:
     [
         (
             ["--game", "stud-hi-lo", "--small-blind", "2"],
-            "stud-hi-lo has no blinds: only hold'em takes --small-blind, --big-blind",
+            "stud-hi-lo has no blinds: only hold'em, Omaha or Omaha high-low takes "
+            "--small-blind, --big-blind",
         ),
         (
             ["--game", "jackpots", "--big-blind", "2"],
-            "jackpots has no blinds: only hold'em takes --small-blind, --big-blind",
+            "jackpots has no blinds: only hold'em, Omaha or Omaha high-low takes "
+            "--small-blind, --big-blind",
         ),
         (
             ["--small-bet", "20"],
@@ -45,11 +47,12 @@ def read(*options: str, game_required: bool = False) -> Settings:
         (["--big-bet", "20"], "--big-bet is for fixed limit, not no-limit"),
         (
             ["--game", "holdem", "--bring-in", "2"],
-            "holdem has no bring-in: only stud takes --bring-in",
+            "holdem has no bring-in: only stud high-low, seven-card stud or razz takes --bring-in",
         ),
         (
             ["--game", "draw-declare", "--bring-in", "2"],
-            "draw-declare has no bring-in: only stud takes --bring-in",
+            "draw-declare has no bring-in: "
+            "only stud high-low, seven-card stud or razz takes --bring-in",
         ),
         (["--raise-cap", "2"], "--raise-cap is for fixed limit, not no-limit"),
         (

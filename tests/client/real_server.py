@@ -1,8 +1,9 @@
 """Start a real ``feltline serve`` for the client tests.
 
-    python tests/client/real_server.py      # prints {"target", "admin", "players"}
+    python tests/client/real_server.py      # prints {"target", "web", "admin", "players", "pid"}
 
-runs the server on a free loopback port over a temporary SQLite store and
+runs the server on a free loopback port (and its web port, for browsers,
+on another: ``web`` is its URL) over a temporary SQLite store and
 key file, mints an admin token and player tokens for alice, bob and carol
 with ``feltline token``, prints the FELTLINE_TEST_SERVER JSON on one line
 and keeps the server up until this script's stdin closes (or it gets
@@ -43,6 +44,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 PLAYERS = ("alice", "bob", "carol", "dave")
 LISTENING = re.compile(r"feltline listening on (\S+)")
+WEB = re.compile(r"browsers \(Connect, gRPC-Web\): (\S+)")
 
 
 def _feltline() -> list[str]:
@@ -173,7 +175,7 @@ def running(*, tls: bool = False, errors: list[str] | None = None) -> Iterator[d
         env["PYTHONUNBUFFERED"] = "1"
         env["FELTLINE_LOG_FORMAT"] = "json"
         store = str(Path(tmp) / "feltline.db")
-        command = [*_feltline(), "serve", "--port", "0", "--store", store]
+        command = [*_feltline(), "serve", "--port", "0", "--web-port", "0", "--store", store]
         certs = make_certs(Path(tmp)) if tls else {}
         if tls:
             command += ["--tls-cert", certs["server_cert"], "--tls-key", certs["server_key"]]
@@ -181,13 +183,14 @@ def running(*, tls: bool = False, errors: list[str] | None = None) -> Iterator[d
         server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
         try:
             assert server.stdout is not None
-            target = ""
+            target = web = ""
             for line in server.stdout:
-                found = LISTENING.search(line)
-                if found:
-                    target = found.group(1)
+                if listening := LISTENING.search(line):
+                    target = listening.group(1)
+                if browsers := WEB.search(line):
+                    web = browsers.group(1)
                     break
-            if not target:
+            if not target or not web:
                 raise RuntimeError(f"feltline serve exited ({server.wait()}) before listening")
             found: list[str] = []
             reader = threading.Thread(target=_errors, args=(server.stdout, found), daemon=True)
@@ -195,7 +198,13 @@ def running(*, tls: bool = False, errors: list[str] | None = None) -> Iterator[d
             # The server made the key on its first start: the tokens share it.
             admin = _token(env, "--role", "admin")
             players = {p: _token(env, "--role", "player", "--player", p) for p in PLAYERS}
-            settings: dict[str, object] = {"target": target, "admin": admin, "players": players}
+            settings: dict[str, object] = {
+                "target": target,
+                "web": web,
+                "admin": admin,
+                "players": players,
+                "pid": server.pid,
+            }
             if tls:
                 settings["tls"] = {key: certs[key] for key in ("ca", "cert", "key")}
             yield settings

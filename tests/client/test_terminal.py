@@ -15,7 +15,7 @@ import pytest
 
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move
-from feltline_client.terminal import REMIND_AT, Terminal, main, parse_move, render
+from feltline_client.terminal import REMIND_AT, Terminal, describe, main, parse_move, render
 from feltline_protos.v1 import common_pb2, events_pb2, tables_pb2, watch_pb2
 
 from .conftest import Room
@@ -297,3 +297,13 @@ def test_the_table_is_printed_while_you_think_and_your_clock_shown() -> None:
     assert "seat 1 folds (out of time)\nseat 2 calls 5 (to 10)\nseat 3 to act\n" in seen
     assert "not your turn any more: 'call' is not sent" in out.getvalue()
     assert out.getvalue().rstrip().endswith("the table is closed: test over")
+
+
+def test_a_mixed_tables_deal_says_its_game_and_the_next() -> None:
+    turn = common_pb2.RotationTurn(
+        game=common_pb2.GAME_RAZZ, hand=2, hands=4, next_game=common_pb2.GAME_STUD
+    )
+    dealt = events_pb2.Event(hand_dealt=events_pb2.HandDealt(hand_number=7, turn=turn))
+    assert describe(dealt, 1) == "== game: razz, hand 2 of 4; next stud"
+    alone = events_pb2.Event(hand_dealt=events_pb2.HandDealt(hand_number=7))
+    assert describe(alone, 1) is None  # a table of one game says nothing more

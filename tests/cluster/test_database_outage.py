@@ -8,9 +8,7 @@ hand verifies and every chip is accounted for."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -23,80 +21,19 @@ import pytest
 
 from feltline.api import convert, tokens
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES as GAMES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline_client import Client
+from feltline_client.errors import FeltlineError
 from feltline_protos.v1 import auth_pb2
-from tests.postgres import PG, store_env
+from tests.postgres import PG, Outage, store_env
+from tests.tables import TABLES as GAMES
 
 from .test_failover import Table, _accounted_for, _every_table_plays, _ops_cluster, _owners, _play
 
 LEASE = 3.0
 DOWN = 8.0  # seconds the database is away: past every lease
 TABLES = 4
-
-
-class Outage:
-    """A TCP proxy to PostgreSQL that can be cut: every connection through
-    it dropped and new ones refused, until mended."""
-
-    def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.down = threading.Event()
-        self._open: set[socket.socket] = set()
-        self._guard = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if self.down.is_set():
-                client.close()  # refused, as a database that is not there
-                continue
-            try:
-                server = socket.create_connection(self.upstream)
-            except OSError:
-                client.close()
-                continue
-            with self._guard:
-                self._open.update((client, server))
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (source, sink):
-                with self._guard:
-                    self._open.discard(s)
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-                s.close()
-
-    def cut(self) -> None:
-        self.down.set()
-        with self._guard:
-            dropping, self._open = list(self._open), set()
-        for s in dropping:
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-
-    def mend(self) -> None:
-        self.down.clear()
-
-    def close(self) -> None:
-        self.cut()
-        self.listener.close()
 
 
 @pytest.fixture
@@ -155,9 +92,8 @@ def _play_through_an_outage(cluster: Any, signer: Signer, outage: Outage, schema
     )
     _every_table_plays(tables, errors, within=120)
     outage.cut()
-    # A write while the database is away waits for it (the store's own
-    # retries, about fifty seconds in all, docs/store.md) and is stored once
-    # it is back; past them it would answer UNAVAILABLE. Never half done.
+    # A write while the database is away is answered UNAVAILABLE at once
+    # (docs/store.md, "When the database is away"), never half done.
     token = tokens.mint(signer, auth_pb2.ROLE_ADMIN, now=datetime.now(UTC), ttl=timedelta(hours=1))
     late: list[object] = []
 
@@ -165,15 +101,17 @@ def _play_through_an_outage(cluster: Any, signer: Signer, outage: Outage, schema
         with Client(cluster.targets[0], token, timeout=120, retries=0) as admin:
             try:
                 late.append(admin.mint_chips("late", 5).balance)
-            except grpc.RpcError as e:
-                late.append(e.code())
+            except FeltlineError as e:
+                late.append(e.code)
 
     minting = threading.Thread(target=mint, daemon=True)
+    cut = time.monotonic()
     minting.start()
-    time.sleep(DOWN)
+    minting.join(DOWN)
+    assert not minting.is_alive()  # answered while the database was still away
+    assert late == [grpc.StatusCode.UNAVAILABLE], late
+    time.sleep(max(0.0, DOWN - (time.monotonic() - cut)))
     outage.mend()
-    minting.join(120)
-    assert late in ([5], [grpc.StatusCode.UNAVAILABLE]), late
     took = _every_table_plays(tables, errors, within=90)
     _every_table_plays(tables, errors, within=60)
     assert errors == []

@@ -28,7 +28,6 @@ import pytest
 
 from feltline.api import convert, tokens
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES as GAMES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.check import check
@@ -38,6 +37,7 @@ from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2
 from tests.postgres import PG, store_env
+from tests.tables import TABLES as GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 LEASE = 4.0  # seconds: short, so that the test does not wait long for takeovers
@@ -85,10 +85,11 @@ class Table:
         self.bots: list[Player] = []
 
 
-@pytest.mark.timeout(900)  # three servers and twelve bots on a shared 2-core machine
-def test_the_cluster_plays_on_when_a_server_is_killed(
-    cluster: Any, postgres_schema: str, tmp_path: Path
-) -> None:
+def _at_play(
+    cluster: Any, schema: str, tmp_path: Path
+) -> tuple[Signer, list[Table], list[BaseException]]:
+    """Tables opened through each server in turn (each owns its own), two
+    bots at each on a connection to any server, every table playing."""
     signer = Signer.load(tmp_path / "feltline.key")
 
     def client(target: str, role: auth_pb2.Role.ValueType, player: str = "") -> Client:
@@ -99,12 +100,12 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
 
     config = convert.table_config(TableConfig(GAMES[Game.HOLDEM], 2, action_clock=5))
     tables: list[Table] = []
-    for n in range(TABLES):  # opened through each server in turn: each owns its own
+    for n in range(TABLES):
         with client(cluster.targets[n % 3], auth_pb2.ROLE_ADMIN) as admin:
             tables.append(Table(admin.create_table(config, f"table {n}").table_id))
             for seat in (1, 2):
                 admin.mint_chips(f"p{n}-{seat}", 1_000_000)
-    owners = _owners(postgres_schema)
+    owners = _owners(schema)
     assert sorted(set(owners.values())) == sorted(cluster.targets)
     rng = random.Random(22)
     errors: list[BaseException] = []
@@ -116,7 +117,15 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
 
     _play(tables, anywhere, errors)
     _every_table_plays(tables, errors, within=120)
-    # Killed: server 1, at once. (A process frozen with SIGSTOP instead:
+    return signer, tables, errors
+
+
+@pytest.mark.timeout(900)  # three servers and twelve bots on a shared 2-core machine
+def test_the_cluster_plays_on_when_a_server_is_killed(
+    cluster: Any, postgres_schema: str, tmp_path: Path
+) -> None:
+    signer, tables, errors = _at_play(cluster, postgres_schema, tmp_path)
+    # Killed: server 1, at once. (Frozen instead: the test below, and
     # tests/store/test_frozen.py; the fence in process: test_leases.py.)
     killed = cluster.servers[0]
     cluster.signal(0, signal.SIGKILL)
@@ -131,6 +140,39 @@ def test_the_cluster_plays_on_when_a_server_is_killed(
     cluster.stop()  # the bots, daemon threads, give up on their own
     for process in survivors:  # no surviving process logged an error
         assert [line for line in process.log if '"level": "error"' in line] == []
+    assert _accounted_for(signer, postgres_schema) >= 3 * TABLES
+
+
+@pytest.mark.timeout(900)
+def test_a_frozen_server_s_tables_play_on_elsewhere_and_thawed_it_stores_nothing_there(
+    cluster: Any, postgres_schema: str, tmp_path: Path
+) -> None:
+    """SIGSTOP one server (a stalled VM, a long pause) while bots play
+    through every server: its clients' connections are found dead (the
+    SDK's keepalive) and move to another server, its tables are taken over
+    once their leases lapse and play on; thawed, it stores nothing at them
+    and says so, and nobody logs an error."""
+    signer, tables, errors = _at_play(cluster, postgres_schema, tmp_path)
+    frozen = cluster.servers[0]
+    held = {t for t, owner in _owners(postgres_schema).items() if owner == frozen.target}
+    assert held
+    cluster.signal(0, signal.SIGSTOP)
+    try:
+        took = _every_table_plays(tables, errors, within=LEASE * 4 / 3 + AFTER_LEASE)
+        owners = _owners(postgres_schema)
+        assert frozen.target not in owners.values()
+    finally:
+        cluster.signal(0, signal.SIGCONT)
+    print(f"every table played again {took:.1f} s after the freeze")
+    for _ in range(2):  # thawed: play goes on, one history per table
+        _every_table_plays(tables, errors, within=60)
+    assert errors == []
+    processes = [*cluster.servers, cluster.projecting]
+    cluster.stop()
+    for process in processes:  # the projector too: it runs once per store
+        assert [line for line in process.log if '"level": "error"' in line] == []
+    said = [line for line in frozen.log if "lease_taken_over" in line or "lease_lost" in line]
+    assert {json.loads(line)["table_id"] for line in said} >= held
     assert _accounted_for(signer, postgres_schema) >= 3 * TABLES
 
 

@@ -11,7 +11,6 @@ from uuid import uuid4
 import pytest
 
 from feltline.audit.codec import encode_event
-from feltline.demo import TABLES
 from feltline.domain.chained import TamperedError
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import (
@@ -30,6 +29,7 @@ from feltline.engine.deck import commitment
 from feltline.engine.errors import ConfigError
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
+from tests.tables import TABLES
 
 CONFIG = TableConfig(replace(TABLES[Game.HOLDEM], fixed_seats=2), 2, min_buy_in=100, max_buy_in=100)
 SEEDS = tuple(secrets.token_bytes(32) for _ in range(3))

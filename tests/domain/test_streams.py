@@ -6,7 +6,6 @@ from uuid import uuid4
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.demo import TABLES
 from feltline.domain.account import Account, InsufficientChips
 from feltline.domain.account import project as project_account
 from feltline.domain.hand import CommandIdReused, HandStream
@@ -16,11 +15,13 @@ from feltline.domain.table import project as project_table
 from feltline.engine.commands import StartHand
 from feltline.engine.errors import IllegalAmount, RuleError
 from feltline.engine.events import Deal, SeatAtStart
+from feltline.engine.games import VARIANTS
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.engine.state import Phase
 from feltline.engine.table import OpenTable, SatDown, SitDown
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 CONFIG = TableConfig(TABLES[Game.HOLDEM], 6)
 
@@ -68,7 +69,7 @@ def test_a_hand_after_its_commands_is_the_hand_its_records_load_as(game: Game) -
     signer = Signer.generate()
     stream = HandStream.new(uuid4())
     seats = tuple(SeatAtStart(s, f"p{s}", 300) for s in range(1, 5))
-    holdem = game is Game.HOLDEM
+    holdem = VARIANTS[game].blinds
     deal = Deal(4, seats, small_blind=1 if holdem else None, big_blind=2 if holdem else None)
     start = StartHand(TABLES[game], deal, seed=bytes(32))
     records, stream = stream.execute("start", start, signer, at=1)

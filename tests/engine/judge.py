@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from feltline.engine.cards import parse_cards
 from feltline.engine.events import Acted, Action, Event, HandStarted, StreetBegan
-from feltline.engine.rules import Game, Rules, Structure
+from feltline.engine.rules import Rules, Structure
+from feltline.engine.script import Opening
 from feltline.engine.state import Hand, Phase, Player
 from feltline.engine.values import high
 
@@ -101,7 +102,7 @@ class Judge:
             # The big blind counts as the bet, even when posted short.
             bb = stakes.big_blind
             street = Street(size, level=bb, full=bb, raised_by=bb, bets=1, first=True)
-        street.bring_in_due = first and self.rules.game is Game.STUD_HI_LO
+        street.bring_in_due = first and self.rules.variant.bring_in
         self.street = street
 
     def _acted(self, before: Hand, e: Acted) -> None:
@@ -167,11 +168,16 @@ class Judge:
         reach = p.bet + p.stack
         others = any(o.active and o.seat != seat for o in hand.players)
         if s.bring_in_due and others:
-            # The lowest up card must bring in or complete; left of it, when
-            # it is all in from the ante, the seat may also fold.
-            low = min((o for o in hand.players if not o.folded and o.up), key=lambda o: o.up[0])
+            # The lowest up card (razz: the highest, the ace low) must bring
+            # in or complete; left of it, when it is all in from the ante,
+            # the seat may also fold.
+            ups = [o for o in hand.players if not o.folded and o.up]
+            if any(step.opening is Opening.HIGH_CARD for step in self.rules.variant.steps):
+                owes = max(ups, key=lambda o: ((o.up[0].rank + 1) % 13, o.up[0].suit))
+            else:
+                owes = min(ups, key=lambda o: o.up[0])
             moves = {Action.BRING_IN: p.bet + min(stakes.bring_in, reach)}
-            if low.seat != seat:
+            if owes.seat != seat:
                 moves[Action.FOLD] = p.bet
             if reach <= stakes.bring_in:
                 return Allowed(seat, moves)
@@ -207,7 +213,7 @@ class Judge:
         if not others:  # nobody left to bet against: call only
             return False
         if (
-            self.rules.game is Game.JACKPOTS
+            self.rules.variant.openers
             and s.first
             and not self.opened
             and high(p.cards) < LEAST_OPENERS

@@ -14,15 +14,28 @@ betting code. The policies choose from
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from feltline.engine import betting, turn
 from feltline.engine.cards import ALL_CARDS
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
-from feltline.engine.events import Action, Choice, Deal, Event, SeatAtStart
+from feltline.engine.commands import (
+    Act,
+    Cancel,
+    CloseContributions,
+    Command,
+    Commit,
+    Declare,
+    Draw,
+    Reveal,
+    StartHand,
+    TimeOut,
+)
+from feltline.engine.events import Action, Choice, Deal, Entropy, Event, SeatAtStart
 from feltline.engine.evolve import evolve
+from feltline.engine.games import VARIANTS
 from feltline.engine.hand import NEW_HAND, decide
 from feltline.engine.hand import play as play_command
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
@@ -35,9 +48,10 @@ Policy = Callable[[Hand], Command]
 
 
 def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
-    """The usual stakes of a game: blinds in hold'em, antes elsewhere, a
+    """The usual stakes of a game: blinds in a blind game, antes elsewhere, a
     bring-in in stud; in fixed limit, the game's cap."""
-    if game is Game.HOLDEM:
+    variant = VARIANTS[game]
+    if variant.blinds:
         return Stakes(
             structure,
             small_bet=unit,
@@ -45,7 +59,7 @@ def stakes(game: Game, structure: Structure, *, unit: int = 10) -> Stakes:
             small_blind=unit // 2,
             big_blind=unit,
         )
-    bring_in = max(1, unit * 3 // 10) if game is Game.STUD_HI_LO else 0
+    bring_in = max(1, unit * 3 // 10) if variant.bring_in else 0
     return Stakes(
         structure,
         small_bet=unit,
@@ -77,6 +91,7 @@ def start(
     antes: bool = True,
     dead: int = 0,
     small_blind: bool = True,
+    entropy: Entropy = Entropy.OFF,
 ) -> StartHand:
     """Deal ``stacks`` (seat to chips) in, the button at ``button`` (the
     first seat by default); in hold'em the blinds follow the button, the
@@ -85,7 +100,7 @@ def start(
     button = seats[0] if button is None else button
     carried = carried or {}
     sb = bb = None
-    if rules.game is Game.HOLDEM:
+    if rules.variant.blinds:
         i = seats.index(button)
         if len(seats) == 2:
             sb, bb = button, seats[(i + 1) % 2]
@@ -101,7 +116,7 @@ def start(
         big_blind=bb,
         dead=dead,
     )
-    return StartHand(rules, deal, seed)
+    return StartHand(rules, deal, seed, entropy)
 
 
 # -- who the hand waits on -------------------------------------------------
@@ -117,6 +132,31 @@ def on_the_clock(hand: Hand) -> tuple[int, ...]:
     if hand.phase is Phase.DECLARING:
         return tuple(p.seat for p in hand.players if p.live and p.choice is None)
     return ()
+
+
+# -- seats contributing to the deck (feltline-deck-v2) ---------------------
+
+
+def contribution(seat: int) -> bytes:
+    """The 32 bytes a test seat contributes: fixed, so it reveals what it
+    committed to."""
+    return hashlib.sha256(b"seat %d" % seat).digest()
+
+
+def to_commit(hand: Hand) -> tuple[int, ...]:
+    """The seats that may still commit (in the committing phase)."""
+    done = {s for s, _ in hand.commitments}
+    if hand.phase is not Phase.COMMITTING:
+        return ()
+    return tuple(s for s in hand.contributors if s not in done)
+
+
+def to_reveal(hand: Hand) -> tuple[int, ...]:
+    """The seats that committed and may still reveal (in the revealing phase)."""
+    done = {s for s, _ in hand.contributions}
+    if hand.phase is not Phase.REVEALING:
+        return ()
+    return tuple(s for s in hand.revealing if s not in done)
 
 
 def may_fold(hand: Hand, o: betting.Options) -> bool:
@@ -150,6 +190,19 @@ def legal(hand: Hand, command: Command, judge: Judge) -> bool:
         return False
     if isinstance(command, Cancel):
         return True
+    if isinstance(command, CloseContributions):
+        return hand.phase in (Phase.COMMITTING, Phase.REVEALING)
+    if isinstance(command, Commit):
+        digest = command.commitment
+        hexadecimal = len(digest) == 64 and set(digest) <= set("0123456789abcdef")
+        return command.seat in to_commit(hand) and hexadecimal
+    if isinstance(command, Reveal):
+        committed = dict(hand.commitments).get(command.seat)
+        return (
+            command.seat in to_reveal(hand)
+            and hashlib.sha256(command.contribution).hexdigest() == committed
+            and len(command.contribution) == 32
+        )
     if isinstance(command, TimeOut):
         return command.seat in on_the_clock(hand)
     if isinstance(command, Act):
@@ -211,6 +264,15 @@ def random_legal(hand: Hand, rng: random.Random, style: Style = CALM) -> Command
     seats = on_the_clock(hand)
     if rng.random() < style.cancels:
         return Cancel()
+    if hand.phase in (Phase.COMMITTING, Phase.REVEALING):
+        # The window closes now and then before every seat has kept up.
+        if rng.random() < style.time_outs * 2:
+            return CloseContributions()
+        if hand.phase is Phase.COMMITTING:
+            seat = rng.choice(to_commit(hand))
+            return Commit(seat, hashlib.sha256(contribution(seat)).hexdigest())
+        seat = rng.choice(to_reveal(hand))
+        return Reveal(seat, contribution(seat))
     seat = rng.choice(seats)
     if rng.random() < style.time_outs:
         return TimeOut(seat)
@@ -247,7 +309,17 @@ def random_command(hand: Hand, rng: random.Random, start: StartHand) -> Command:
     seats = [p.seat for p in hand.players] or [0]
     waiting = on_the_clock(hand)
     seat = rng.choice([rng.choice(waiting or seats), rng.choice(seats), rng.randint(-3, 12), 10**9])
-    kind = rng.randrange(6)
+    kind = rng.randrange(9)
+    if kind == 6:  # legal while contributing: rarely, so that some hands get dealt
+        return CloseContributions() if rng.random() < 0.2 else Commit(seat, "")
+    if kind == 7:
+        digest = rng.choice(
+            [hashlib.sha256(contribution(seat)).hexdigest(), "ab" * 31, "AB" * 32, "", "x" * 64]
+        )
+        return Commit(seat, digest)
+    if kind == 8:
+        made = rng.choice([contribution(seat), contribution(seat + 1), b"", bytes(33)])
+        return Reveal(seat, made)
     if kind == 0:
         return TimeOut(seat)
     if kind == 1:
@@ -280,7 +352,7 @@ def passive(hand: Hand) -> Command:
     reaches a showdown."""
     if hand.phase is Phase.BETTING:
         r = hand.round
-        if r.bring_in_due or (hand.rules.game is Game.JACKPOTS and hand.first_bettor is None):
+        if r.bring_in_due or (hand.rules.variant.openers and hand.first_bettor is None):
             o = betting.options(hand)
             if o.bring_in:
                 return Act(o.seat, Action.BRING_IN)

@@ -15,7 +15,18 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from feltline.engine.cards import Card, deck
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.commands import (
+    Act,
+    Cancel,
+    CloseContributions,
+    Command,
+    Commit,
+    Declare,
+    Draw,
+    Reveal,
+    StartHand,
+    TimeOut,
+)
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     EVERYONE,
@@ -24,6 +35,9 @@ from feltline.engine.events import (
     Action,
     BoardDealt,
     CardDealt,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
     DeckShuffled,
     DeclarationsRevealed,
     Declared,
@@ -32,12 +46,14 @@ from feltline.engine.events import (
     HandEnded,
     HandStarted,
     PassedOut,
+    RevealsOpened,
+    SeedDrawn,
     Shown,
     StubReshuffled,
 )
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.script import Kind
 from feltline.engine.state import Hand, Phase
 
 
@@ -66,9 +82,9 @@ def command_bound(command: StartHand) -> int:
     stakes = command.rules.stakes
     units = [x for x in (stakes.small_bet, stakes.bring_in, stakes.big_blind) if x > 0]
     raises = starting_chips(command) // min(units) + len(command.deal.seats) + 2
-    rounds = sum(1 for step in SCRIPTS[command.rules.game] if step.kind is Kind.BET)
+    rounds = sum(1 for step in command.rules.variant.steps if step.kind is Kind.BET)
     n = len(command.deal.seats)
-    return rounds * n * (raises + 1) + 2 * n + 2
+    return rounds * n * (raises + 1) + 4 * n + 4
 
 
 class Referee:
@@ -94,8 +110,8 @@ class Referee:
         """No card in two places; without fixed positions, every card of the
         deck is in exactly one place: a live hand, the board, the muck (with
         the folded hands), set aside, or the stub still to deal."""
-        if isinstance(event, HandStarted):
-            return
+        if isinstance(event, HandStarted) or not hand.deck_seed:
+            return  # no deck yet: the seats are still contributing to it
         if isinstance(event, CardDealt):
             stub = hand.stub[event.position]
             assert event.card == stub, f"{event} deals {event.card}, the stub has {stub} there"
@@ -160,11 +176,31 @@ class Referee:
 
 
 def decisions(start: StartHand, events: Sequence[Event]) -> list[Command]:
-    """``start`` and the commands the events record: each bet, draw and
-    declaration, a time-out where the clock acted, a cancel that ended it."""
+    """``start`` and the commands the events record: each commitment and
+    reveal, the window closed where a seat did not keep up, each bet, draw
+    and declaration, a time-out where the clock acted, a cancel that ended
+    it."""
     made: list[Command] = [start]
+    invited: tuple[int, ...] = ()
+    committed: list[int] = []
+    revealing: tuple[int, ...] = ()
+    revealed = 0
     for event in events:
-        if isinstance(event, Acted | Drew | Declared) and event.timed_out:
+        if isinstance(event, ContributionsOpened):
+            invited = event.seats
+        elif isinstance(event, ContributionCommitted):
+            committed.append(event.seat)
+            made.append(Commit(event.seat, event.commitment))
+        elif isinstance(event, RevealsOpened):
+            revealing = event.seats
+            if len(committed) < len(invited):
+                made.append(CloseContributions())
+        elif isinstance(event, ContributionRevealed):
+            revealed += 1
+            made.append(Reveal(event.seat, event.contribution))
+        elif isinstance(event, DeckShuffled) and invited and revealed < len(revealing):
+            made.append(CloseContributions())
+        elif isinstance(event, Acted | Drew | Declared) and event.timed_out:
             made.append(TimeOut(event.seat))
         elif isinstance(event, Acted):
             raising = event.action in (Action.BET, Action.RAISE, Action.COMPLETE)
@@ -200,6 +236,8 @@ def check_redaction(event: Event) -> None:
         assert hidden.card is None, f"{kind} redacted names a card: {hidden}"
     if isinstance(hidden, Drew):
         assert hidden.discards is None, f"{kind} redacted names the discards: {hidden}"
+    if isinstance(hidden, SeedDrawn):
+        assert hidden.seed == b"", f"{kind} redacted keeps the seed"
     if isinstance(hidden, DeckShuffled):
         assert hidden.seed == b"", f"{kind} redacted keeps the seed"
         assert hidden.cards == (), f"{kind} redacted keeps the deck"
@@ -207,7 +245,7 @@ def check_redaction(event: Event) -> None:
         assert hidden.choice is None, f"{kind} redacted keeps the choice: {hidden}"
     if isinstance(hidden, StubReshuffled):
         assert hidden.cards is None, f"{kind} redacted keeps the stub: {hidden}"
-    if isinstance(event, DeckShuffled | StubReshuffled):
+    if isinstance(event, DeckShuffled | StubReshuffled | SeedDrawn):
         assert audience == NOBODY, f"{kind} is shown to {audience}, not to nobody"
     if isinstance(event, CardDealt | Drew | Declared):
         assert audience == frozenset({event.seat}), f"{kind} is shown to {audience}"
@@ -219,7 +257,7 @@ def check_no_leaks(events: Iterable[Event], seats: Sequence[int]) -> None:
     seed before the hand ends, or another seat's declaration before all
     are revealed."""
     events = list(events)
-    seed = next((e.seed for e in events if isinstance(e, DeckShuffled)), b"")
+    seeds = {e.seed for e in events if isinstance(e, DeckShuffled | SeedDrawn)} - {b""}
     for event in events:
         check_redaction(event)
     for seat in [*seats, None]:
@@ -245,8 +283,9 @@ def check_no_leaks(events: Iterable[Event], seats: Sequence[int]) -> None:
                 revealed = True
             if isinstance(seen, Declared) and seen.seat != seat and not revealed:
                 assert seen.choice is None, f"seat {seat} sees a declaration: {seen}"
-            if not isinstance(event, HandEnded) and seed:
-                assert seed not in _bytes_in(seen), f"seat {seat} sees the seed in {seen}"
+            if not isinstance(event, HandEnded):
+                shown = seeds & set(_bytes_in(seen))
+                assert not shown, f"seat {seat} sees a seed in {seen}"
 
 
 def _bytes_in(event: Event) -> list[bytes]:

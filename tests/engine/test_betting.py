@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from feltline.engine.betting import options
+from feltline.engine.betting import Options, options
 from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.errors import (
     IllegalAction,
@@ -203,7 +203,7 @@ def test_fixed_limit_cap_before_the_flop_counts_the_big_blind_as_the_bet() -> No
     t.act(3, "raise", 20)
     t.act(0, "raise", 30)
     t.act(1, "raise", 40)  # the big blind and three raises: capped
-    assert span(t) == (None, 0, 0)
+    assert options(t.state) == Options(2, 30, 40, None, 0, 0)  # the big blind: only a call
     with pytest.raises(IllegalAction, match=r"^seat 2 cannot raise: the betting is capped$"):
         t.act(2, "raise", 50)
     t.act(2, "call")
@@ -1142,3 +1142,25 @@ def test_folded_and_unshown_hands_are_seen_only_by_their_seat() -> None:
         assert isinstance(hidden, CardDealt)
         assert hidden.card is None
     assert [e.seat for e in t.of(Shown) if isinstance(e, Shown)] == [1, 2]
+
+
+def test_a_last_chip_with_nothing_to_call_may_be_raised_all_in() -> None:
+    """The big blind with one chip behind, everyone having called: it may
+    check or raise its last chip."""
+    t = three(NL, (1000, 1000, 11))
+    t.act(0, "call")
+    t.act(1, "call")
+    assert options(t.state).to_call == 0
+    assert span(t) == (Action.RAISE, 11, 11)
+    t.act(2, "raise", 11)
+    assert acted(t)[-1] == (2, "raise", 11)
+
+
+def test_a_blind_facing_a_raise_with_more_than_the_call_may_raise_all_in() -> None:
+    """The big blind (10 in) with 15 behind faces a raise to 20: it may call
+    10 or go all in to 25, short of a full raise."""
+    t = three(NL, (1000, 1000, 25))
+    t.act(0, "raise", 20)
+    t.act(1, "fold")
+    assert options(t.state).to_call == 10
+    assert span(t) == (Action.RAISE, 25, 25)

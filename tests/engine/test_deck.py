@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 
 from feltline.engine.cards import ALL_CARDS, deck, format_cards, parse_cards
 from feltline.engine.deck import (
+    ALGORITHMS,
+    CONTRIBUTED_ALGORITHM,
     DECK_ALGORITHM,
     commitment,
+    deck_seed,
     draw,
     fisher_yates,
     reshuffle_purpose,
@@ -252,3 +255,94 @@ def test_cards_spread_evenly_over_positions() -> None:
         assert max(observed) <= 90
         chi_square = sum((o - expected) ** 2 / expected for o in observed)
         assert chi_square < 150
+
+
+# feltline-deck-v2: the deck seed from the server's seed and the seats'
+# contributions; docs/deck.md lists the same vectors.
+ELEVENS, FORTY_FOURS = bytes([0x11]) * 32, bytes([0x44]) * 32
+V2_VECTORS = [
+    (
+        {},
+        "92bfe3f14bbf10c327d07349b1edbd4ab85b8490ba337c9dfcb18044b8dcfa2b",
+        "3h Qc 7d 8h Kh 3c 2d Ks 6d Qs 3s Ah Ac 9s 2s 8s 5s Ts 6c 7s 6s Jd Kc 5c 5d 2c "
+        "Js 6h 9h 4d Th 2h As Qd 4c 9d Jc 8d 9c 7c Kd Td 3d Ad 4h Tc 7h 4s 8c Jh 5h Qh",
+    ),
+    (
+        {1: ELEVENS, 4: FORTY_FOURS},
+        "6e856284780c991eda70a8fe817592ba8de4086ef9c2438a7c35667a0e54a65f",
+        "3s 2s Qc Kd 2c Jc Ts 6s 4d 6h Qh 2d Js Jh Kh Jd 7h Ac 8s 7c Qs Ks 3d 8c 3h As "
+        "Kc 8d 5c Qd 5s 9h 2h Tc 9s 7d 4s 4h 5d 6c Td 9d 4c 6d 3c 8h Ad Th 7s 9c Ah 5h",
+    ),
+    (
+        {1: ELEVENS},
+        "45c7831b4c841d1f80aaf9be26f70ea22d0d5259d175490d94f4ef24b13cbf0a",
+        "5h 9h 7h Qc 3d 4d 6s 3h 5s Ad 2s 2h Js 9c 5d 8d 6h 2c Jc Kd 7c 9s Tc 3s Qd 8h "
+        "Qs 6c Td 4s Kc 2d 3c Jh 8c Jd 5c Ah Ac Th Ks 9d Qh Ts 7s 6d 4c 8s 4h 7d As Kh",
+    ),
+]
+
+
+def naive_deck_seed(server: bytes, contributions: dict[int, bytes]) -> bytes:
+    """docs/deck.md's D, with HMAC built by hand from SHA-256 (RFC 2104)."""
+    message = b"feltline-deck-v2" + b"".join(
+        seat.to_bytes(4, "big") + contributions[seat] for seat in sorted(contributions)
+    )
+    key = server.ljust(64, b"\0")
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in key) + message).digest()
+    return hashlib.sha256(bytes(b ^ 0x5C for b in key) + inner).digest()
+
+
+@pytest.mark.parametrize(("contributions", "seed_hex", "cards_out"), V2_VECTORS)
+def test_v2_vectors(contributions: dict[int, bytes], seed_hex: str, cards_out: str) -> None:
+    assert deck_seed(COUNTING_SEED, contributions).hex() == seed_hex
+    assert naive_deck_seed(COUNTING_SEED, contributions).hex() == seed_hex
+    mixed = bytes.fromhex(seed_hex)
+    assert format_cards(shuffle(mixed, deck())) == cards_out
+    assert " ".join(naive_shuffle(mixed, format_cards(deck()).split(), "deck")) == cards_out
+
+
+def test_v2_vectors_are_published() -> None:
+    document = (Path(__file__).parents[2] / "docs" / "deck.md").read_text()
+    for _, seed_hex, cards_out in V2_VECTORS:
+        assert seed_hex in document
+        assert cards_out in document
+    for contribution in (ELEVENS, FORTY_FOURS):
+        assert commitment(contribution) in document
+
+
+def test_v2_is_named_and_listed() -> None:
+    assert CONTRIBUTED_ALGORITHM == "feltline-deck-v2"
+    assert ALGORITHMS == ("feltline-deck-v1", "feltline-deck-v2")
+
+
+def test_the_deck_seed_follows_seat_order_not_the_order_given() -> None:
+    assert deck_seed(COUNTING_SEED, {4: FORTY_FOURS, 1: ELEVENS}) == deck_seed(
+        COUNTING_SEED, {1: ELEVENS, 4: FORTY_FOURS}
+    )
+
+
+def test_every_input_moves_the_deck_seed() -> None:
+    """A seat's bytes, its seat number, and the server's seed each change D:
+    no party's input can be dropped or swapped without it showing."""
+    seeds = {
+        deck_seed(COUNTING_SEED, {1: ELEVENS, 4: FORTY_FOURS}),
+        deck_seed(COUNTING_SEED, {1: FORTY_FOURS, 4: ELEVENS}),
+        deck_seed(COUNTING_SEED, {2: ELEVENS, 4: FORTY_FOURS}),
+        deck_seed(ZERO_SEED, {1: ELEVENS, 4: FORTY_FOURS}),
+        deck_seed(COUNTING_SEED, {1: ELEVENS}),
+        deck_seed(COUNTING_SEED, {}),
+    }
+    assert len(seeds) == 6
+
+
+@pytest.mark.parametrize("length", [0, 31, 33])
+def test_a_contribution_must_be_32_bytes(length: int) -> None:
+    with pytest.raises(ValueError, match="seat 3's contribution is exactly 32 bytes"):
+        deck_seed(COUNTING_SEED, {3: bytes(length)})
+    with pytest.raises(ValueError, match="a deck seed is exactly 32 bytes"):
+        deck_seed(bytes(length), {})
+
+
+def test_a_seat_number_fits_four_bytes() -> None:
+    with pytest.raises(ValueError, match="a seat is numbered from 0"):
+        deck_seed(COUNTING_SEED, {-1: ELEVENS})

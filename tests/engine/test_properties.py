@@ -33,6 +33,8 @@ from feltline.engine.events import (
     Acted,
     Action,
     BoardDealt,
+    DeckShuffled,
+    Entropy,
     Event,
     HandEnded,
     PassedOut,
@@ -41,10 +43,9 @@ from feltline.engine.events import (
     StubReshuffled,
 )
 from feltline.engine.evolve import evolve
+from feltline.engine.games import VARIANTS
 from feltline.engine.hand import NEW_HAND, decide, replay
 from feltline.engine.rules import (
-    FIXED_SEATS_MAX,
-    MAX_SEATS,
     Game,
     Rake,
     Rules,
@@ -93,10 +94,11 @@ styles = st.builds(
 def deals(draw: st.DrawFn, game: Game) -> StartHand:
     """A legal deal of ``game`` at a random table."""
     structure = draw(st.sampled_from(Structure))
-    n = draw(st.integers(2, MAX_SEATS[game]))
+    variant = VARIANTS[game]
+    n = draw(st.integers(2, variant.max_seats))
     fixed = 0
-    if FIXED_SEATS_MAX[game] >= n and draw(st.integers(0, 4)) == 0:
-        fixed = draw(st.integers(n, FIXED_SEATS_MAX[game]))
+    if variant.duplicate_seats >= n and draw(st.integers(0, 4)) == 0:
+        fixed = draw(st.integers(n, variant.duplicate_seats))
     seats = sorted(
         draw(st.lists(st.integers(0, (fixed or 12) - 1), min_size=n, max_size=n, unique=True))
     )
@@ -113,9 +115,9 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
         raise_cap=cap,
         uncapped_heads_up=draw(st.booleans()),
     )
-    if game is Game.HOLDEM:
+    if variant.blinds:
         stakes = replace(stakes, small_blind=draw(st.integers(0, unit)), big_blind=unit)
-    elif game is Game.STUD_HI_LO:
+    elif variant.bring_in:
         stakes = replace(
             stakes, ante=draw(st.integers(0, unit)), bring_in=draw(st.integers(1, unit))
         )
@@ -128,8 +130,8 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
     table = Rules(
         game,
         stakes,
-        low=draw(st.sampled_from(LOWS)) if game is Game.DRAW_DECLARE else System.ACE_TO_FIVE,
-        joker=game is Game.STUD_HI_LO and not fixed and draw(st.booleans()),
+        low=draw(st.sampled_from(LOWS)) if variant.chooses_low else System.ACE_TO_FIVE,
+        joker=variant.joker and not fixed and draw(st.booleans()),
         draw_limit_small=limits[0],
         draw_limit_large=limits[1],
         rake=draw(
@@ -142,7 +144,7 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
     carried: dict[int, int] = {}
     dead = 0
     antes = True
-    if game is Game.JACKPOTS and draw(st.booleans()):
+    if variant.openers and draw(st.booleans()):
         carried = {seat: draw(st.integers(0, 3 * unit)) for seat in seats}
         dead = draw(st.integers(0, 2 * unit))
         antes = draw(st.booleans())
@@ -155,6 +157,7 @@ def deals(draw: st.DrawFn, game: Game) -> StartHand:
         antes=antes,
         dead=dead,
         small_blind=draw(st.integers(0, 5)) > 0,
+        entropy=Entropy.OFF if fixed else draw(st.sampled_from(Entropy)),
     )
 
 
@@ -248,6 +251,9 @@ def test_random_hands_keep_every_promise(
     for kind in (PassedOut, StubReshuffled, Shown, BoardDealt):
         if any(isinstance(e, kind) for e in events):
             event(kind.__name__)
+    if command.entropy is not Entropy.OFF:
+        dealt = any(isinstance(e, DeckShuffled) for e in events)
+        event(f"seat entropy {command.entropy}, {'dealt' if dealt else 'not dealt'}")
     ended = events[-1]
     assert isinstance(ended, HandEnded)
     event("cancelled" if ended.cancelled else f"{len(events) // 20 * 20}+ events")
@@ -275,7 +281,7 @@ def test_checking_and_calling_reaches_a_showdown(
     awarded = [e for e in played.events if isinstance(e, PotAwarded)]
     passed = [e for e in played.events if isinstance(e, PassedOut)]
     opens = True
-    if game is Game.JACKPOTS:
+    if VARIANTS[game].openers:
         first_bet = next(i for i, e in enumerate(played.events) if isinstance(e, Acted))
         dealt = played.states[first_bet - 1].players
         opens = any(high(p.cards) >= LEAST_OPENERS for p in dealt)

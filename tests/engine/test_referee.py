@@ -456,7 +456,7 @@ def test_the_seed_seen_before_the_hand_ends_is_caught() -> None:
     shuffled = events[i]
     assert isinstance(shuffled, DeckShuffled)
     events[i] = SeedAloud(shuffled.seed, (), shuffled.purpose)
-    message = f"seat 0 sees the seed in {events[i]}"
+    message = f"seat 0 sees a seed in {events[i]}"
     with pytest.raises(AssertionError, match=exactly(message)):
         check_no_leaks(events, [0, 1, 2])
 

@@ -334,6 +334,9 @@ def test_third_street_mistakes_are_refused_with_their_reason_and_change_nothing(
     rejects(t, act(1, "fold", 0), IllegalAction, must)
     rejects(t, act(1, "check", 0), IllegalAction, must)
     rejects(t, act(1, "call", 0), IllegalAction, must)
+    rejects(  # nothing is owed but the bring-in: no amount makes a call
+        t, act(1, "call", 2), IllegalAmount, "seat 1 cannot call for 2: leave the amount out"
+    )
     rejects(t, act(1, "complete", 3), IllegalAmount, "seat 1 cannot complete to 3: complete to 4")
     rejects(t, act(1, "complete", 8), IllegalAmount, "seat 1 cannot complete to 8: complete to 4")
     rejects(t, act(1, "raise", 4), IllegalAction, "seat 1 cannot raise: complete instead")
@@ -429,6 +432,23 @@ def test_a_short_bring_in_does_not_shrink_the_amount_to_call() -> None:
     assert t.events[-1] == Acted(1, Action.BRING_IN, 1, 1, all_in=True)
     o = betting.options(t.hand)
     assert (o.to_call, o.call_total, o.least) == (2, 2, 4)
+
+
+@pytest.mark.parametrize(
+    ("stack", "offered"),
+    [
+        (2, betting.Options(1, 0, 0, None, 0, 0, bring_in=1)),
+        (3, betting.Options(1, 0, 0, None, 0, 0, bring_in=2)),
+        (100, betting.Options(1, 0, 0, Action.COMPLETE, 4, 4, bring_in=2)),
+    ],
+)
+def test_the_bring_in_is_offered_with_nothing_to_call_and_completes_only_beyond_it(
+    stack: int, offered: betting.Options
+) -> None:
+    """Behind the ante, less than the bring-in or exactly it: all in to bring
+    in, nothing left to complete. With more, the completion to a small bet."""
+    t = play(STUD, {0: 100, 1: stack, 2: 100}, THREE, button=2)
+    assert betting.options(t.hand) == offered
 
 
 def test_a_short_stack_may_complete_all_in_for_more_than_the_bring_in() -> None:

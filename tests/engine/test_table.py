@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from feltline.engine import table
 from feltline.engine.button import blind_lineup
 from feltline.engine.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import Deal, PassedOut, SeatAtStart
-from feltline.engine.house import TableConfig, TimeCharge
+from feltline.engine.house import Rotation, TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.table import (
     AddChips,
@@ -935,11 +936,31 @@ def _money(events: Sequence[TableEvent]) -> int:
     return total
 
 
+# A mixed table whose stakes hold every game's forced bets, dealing hold'em,
+# stud high-low and Omaha high-low for an orbit or two hands each.
+MIXED = Rules(
+    Game.HOLDEM,
+    Stakes(Structure.FIXED_LIMIT, 2, 4, ante=1, small_blind=1, big_blind=2, bring_in=1),
+)
+MIXES = [Rotation((Game.HOLDEM, Game.STUD_HI_LO, Game.OMAHA_HI_LO), hands) for hands in (0, 2)]
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from([HOLDEM, JACKPOTS, STUD]), st.data())
-def test_random_play_conserves_chips_and_replays(rules: Rules, data: st.DataObject) -> None:
+@given(
+    st.sampled_from([(HOLDEM, None), (JACKPOTS, None), (STUD, None), *((MIXED, m) for m in MIXES)]),
+    st.data(),
+)
+def test_random_play_conserves_chips_and_replays(
+    table_rules: tuple[Rules, Rotation | None], data: st.DataObject
+) -> None:
+    rules, rotation = table_rules
     config = TableConfig(
-        rules, SEATS, min_buy_in=10, max_buy_in=100, time_charge=TimeCharge(3, 600)
+        rules,
+        SEATS,
+        min_buy_in=10,
+        max_buy_in=100,
+        time_charge=TimeCharge(3, 600),
+        rotation=rotation,
     )
     table = run(Table(), OpenTable(config, at=0))
     log: list[TableEvent] = [*decide(Table(), OpenTable(config, at=0))]
@@ -957,6 +978,9 @@ def test_random_play_conserves_chips_and_replays(rules: Rules, data: st.DataObje
         assert all(s.stack >= 0 for s in table.seats)
         assert set(table.pot.entitled) <= {s.number for s in table.seats}
         assert len(table.pot.entitled) != 1
+        turn = table.turn
+        assert (turn is None) == (rotation is None or table.hands == 0)
+        assert turn is None or 1 <= turn.hand <= turn.hands
     assert reduce(evolve, log, Table()) == table
 
 
@@ -964,3 +988,51 @@ def _entry(table: Table, number: int) -> Entry:
     seat = table.seat(number)
     assert seat is not None
     return seat.entry
+
+
+# ---- a tournament director's commands
+
+
+def _tournament_table() -> table.Table:
+    rules = Rules(Game.HOLDEM, Stakes(Structure.NO_LIMIT, 2, small_blind=1, big_blind=2))
+    opened = table.decide(table.Table(), table.OpenTable(TableConfig(rules, 6), at=0))
+    return reduce(table.evolve, opened, table.Table())
+
+
+def test_a_seated_tournament_player_is_dealt_in_at_once_with_any_stack() -> None:
+    """A hold'em newcomer who buys in waits for the big blind; a player the
+    director seats (drawn or moved) is a regular, with a stack no buy-in
+    limit allows."""
+    state = _tournament_table()
+    bought = table.decide(state, table.SitDown(1, "ann", 100, at=0))
+    seated = table.decide(state, table.SeatPlayer(1, "ann", 3, at=0))
+    assert [e.entry for e in bought if isinstance(e, table.SatDown)] == [table.Entry.WAITING]
+    assert seated == [table.SatDown(1, "ann", 3, 0, table.Entry.PLAYING)]
+    with pytest.raises(table.BuyInError):
+        table.decide(state, table.SeatPlayer(2, "bob", 0, at=0))
+    after = reduce(table.evolve, seated, state)
+    with pytest.raises(table.SeatUnavailableError):
+        table.decide(after, table.SeatPlayer(1, "bob", 3, at=0))
+    with pytest.raises(table.SeatUnavailableError):
+        table.decide(after, table.SeatPlayer(2, "ann", 3, at=0))
+
+
+def test_the_stakes_change_between_hands_within_the_structure() -> None:
+    state = _tournament_table()
+    higher = Stakes(Structure.NO_LIMIT, 4, small_blind=2, big_blind=4, ante=1)
+    changed = table.decide(state, table.ChangeStakes(higher))
+    assert changed == [table.StakesChanged(higher)]
+    after = reduce(table.evolve, changed, state)
+    assert after.config is not None
+    assert after.config.rules.stakes == higher
+    assert table.decide(after, table.ChangeStakes(higher)) == []
+    pot_limit = Stakes(Structure.POT_LIMIT, 2, small_blind=1, big_blind=2)
+    with pytest.raises(table.GameOptionError):
+        table.decide(state, table.ChangeStakes(pot_limit))
+    for event in table.decide(after, table.SeatPlayer(1, "ann", 50, at=0)) + table.decide(
+        after, table.SeatPlayer(2, "bob", 50, at=0)
+    ):
+        after = table.evolve(after, event)
+    playing = reduce(table.evolve, table.decide(after, table.DealHand(at=1, seed=bytes(32))), after)
+    with pytest.raises(table.HandInProgressError):
+        table.decide(playing, table.ChangeStakes(higher))

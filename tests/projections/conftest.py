@@ -2,6 +2,6 @@
 conftest's): every projection test runs on SQLite and on a fresh
 PostgreSQL schema."""
 
-from tests.store.conftest import Store, store
+from tests.store.conftest import Store, every_store, store
 
-__all__ = ["Store", "store"]
+__all__ = ["Store", "every_store", "store"]

@@ -97,6 +97,7 @@ def test_redacted_fields_can_be_absent() -> None:
     """What ``redacted()`` withholds must be distinguishable from 'none'."""
     for message, fields in {
         events_pb2.DeckShuffled: ("seed", "cards"),
+        events_pb2.SeedDrawn: ("seed",),
         events_pb2.CardDealt: ("card",),
         events_pb2.Drew: ("discards",),
         events_pb2.StubReshuffled: ("cards",),
@@ -111,6 +112,7 @@ def test_every_redacting_event_is_listed_above() -> None:
     redacting = {cls.__name__ for cls in ENGINE if cls.redacted is not Event.redacted}
     assert redacting == {
         "DeckShuffled",
+        "SeedDrawn",
         "CardDealt",
         "Drew",
         "StubReshuffled",

@@ -14,7 +14,6 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.events import Action, Choice
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
@@ -23,6 +22,7 @@ from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.store.players import Players, cid, finished, open_tables
+from tests.tables import TABLES
 
 HANDS = 320
 

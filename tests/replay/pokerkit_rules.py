@@ -26,7 +26,7 @@ from feltline.engine.events import (
     StreetBegan,
 )
 from feltline.engine.rules import Game, Structure
-from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.script import Kind
 
 SB_OPTION = "the small blind's option facing a short big blind"
 UNCAPPED = "uncapped heads-up raising"
@@ -81,7 +81,7 @@ def forecast(events: tuple[Event, ...]) -> Forecast:
     assert isinstance(started, HandStarted)
     rules = started.rules
     stakes = rules.stakes
-    script = SCRIPTS[rules.game]
+    script = rules.variant.steps
     fixed = stakes.structure is Structure.FIXED_LIMIT
     stacks = {s.seat: s.stack for s in started.deal.seats}
     bets = dict.fromkeys(stacks, 0)
@@ -111,7 +111,7 @@ def forecast(events: tuple[Event, ...]) -> Forecast:
             case StreetBegan(step=step) if script[step].kind is Kind.BET:
                 big = script[step].big
                 unit = (stakes.big_bet if big else stakes.small_bet) if fixed else stakes.big_blind
-                stud_first = rules.game is Game.STUD_HI_LO and first_round
+                stud_first = rules.variant.bring_in and first_round
                 rnd = _Round(unit=unit, completing=stud_first)
                 first_round = False
             case Acted(seat=seat, action=action, total=total):

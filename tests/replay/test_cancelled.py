@@ -10,7 +10,6 @@ from pathlib import Path
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.engine.events import Action
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
@@ -18,6 +17,7 @@ from feltline.engine.turn import waiting_on
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.cli import main
+from tests.tables import TABLES
 
 
 def test_a_hand_cancelled_by_a_closing_table_verifies(tmp_path: Path) -> None:

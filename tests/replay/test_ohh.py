@@ -122,6 +122,8 @@ def test_every_hand_of_the_store_reads_as_the_spec_and_adds_up(played: Played) -
         (Game.STUD_HI_LO, Structure.FIXED_LIMIT, "StudHiLo", "FL"),
         (Game.DRAW_DECLARE, Structure.FIXED_LIMIT, "Draw", "FL"),
         (Game.JACKPOTS, Structure.FIXED_LIMIT, "Draw", "FL"),
+        (Game.STUD, Structure.FIXED_LIMIT, "Stud", "FL"),
+        (Game.RAZZ, Structure.FIXED_LIMIT, "Stud", "FL"),
     ],
 )
 def test_random_hands_of_every_game_read_as_the_spec_and_add_up(
@@ -131,6 +133,7 @@ def test_random_hands_of_every_game_read_as_the_spec_and_add_up(
     for hand in random_hands(game, structure, 150, 21, rake=Rake(500, 20)):
         history = read(hand)
         assert history["game_type"] == game_type
+        assert history["feltline_game"] == game.value
         assert history["bet_limit"] == {"bet_type": bet_type}
         check_totals(hand, history)
         streets |= {r["feltline_street"] for r in history["rounds"]}

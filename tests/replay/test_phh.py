@@ -141,6 +141,8 @@ def check(hand: LoggedHand, counts: Counter[str]) -> None:
         (Game.HOLDEM, Structure.NO_LIMIT, "NT", 1),
         (Game.HOLDEM, Structure.FIXED_LIMIT, "FT", 2),
         (Game.STUD_HI_LO, Structure.FIXED_LIMIT, "F7S/8", 3),
+        (Game.STUD, Structure.FIXED_LIMIT, "F7S", 4),
+        (Game.RAZZ, Structure.FIXED_LIMIT, "FR", 5),
     ],
 )
 def test_pokerkit_replays_random_hands_to_feltlines_stacks(

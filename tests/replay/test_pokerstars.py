@@ -22,7 +22,7 @@ from pokerkit import PokerStarsParser
 
 from feltline.engine.cards import parse_cards
 from feltline.engine.events import Acted, Action, BoardDealt, CardDealt, PotAwarded, StreetBegan
-from feltline.engine.rules import Game, Rake, Structure
+from feltline.engine.rules import Game, Rake, Rules, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, logged_hands, pokerstars
@@ -142,6 +142,8 @@ def test_every_hand_of_the_store_adds_up(played: Played) -> None:
         (Game.HOLDEM, Structure.POT_LIMIT),
         (Game.HOLDEM, Structure.FIXED_LIMIT),
         (Game.STUD_HI_LO, Structure.FIXED_LIMIT),
+        (Game.STUD, Structure.FIXED_LIMIT),
+        (Game.RAZZ, Structure.FIXED_LIMIT),
         (Game.DRAW_DECLARE, Structure.FIXED_LIMIT),
         (Game.JACKPOTS, Structure.FIXED_LIMIT),
     ],
@@ -385,10 +387,33 @@ def test_the_summary_says_where_each_seat_folded() -> None:
         (Game.STUD_HI_LO, "Ac 2d 3h 5s 7c Kd Kc", "HI: a pair of Kings; LO: 7,5,3,2,A"),
         (Game.STUD_HI_LO, "Ac Ad 9h Ts 7c Kd Kc", "HI: two pair, Aces and Kings"),
         (Game.DRAW_DECLARE, "Ac 2d 3h 4s 6c", "HI: high card Ace; LO: 6,4,3,2,A"),
+        (Game.STUD, "Ac 2d 3h 5s 7c Kd Kc", "a pair of Kings"),
+        (Game.RAZZ, "Ac 2d 3h 5s 7c Kd Kc", "Lo: 7,5,3,2,A"),
+        (Game.RAZZ, "Ac Ad 2h 2s 3c 3d Kc", "Lo: a pair of Aces"),
     ],
 )
 def test_a_shown_hand_is_described_as_pokerstars_describes_it(
     game: Game, cards: str, said: str
 ) -> None:
     table = rules(game, Structure.NO_LIMIT if game is Game.HOLDEM else Structure.FIXED_LIMIT)
-    assert pokerstars.describe(table, parse_cards(cards.split())) == said
+    assert pokerstars.describe(table, parse_cards(cards.split()), ()) == said
+
+
+@pytest.mark.parametrize(
+    ("game", "hole", "said"),
+    [
+        # One heart in the hand cannot use the board's four: no flush.
+        (Game.OMAHA, "Ah Kc 7d 2s", "high card Ace"),
+        # Two hearts can; the board's two cards of eight or under make no low.
+        (Game.OMAHA_HI_LO, "Ah 2h 7d Kc", "HI: a flush, Ace high"),
+        (Game.HOLDEM, "Ah Kc", "a flush, Ace high"),
+    ],
+)
+def test_a_shown_hand_is_worded_as_its_game_plays_the_board(
+    game: Game, hole: str, said: str
+) -> None:
+    """A shown Omaha hand is worded by two of its cards and three of the
+    board (the writer once valued all nine together, and failed)."""
+    board = tuple(parse_cards("Qh Jh 9h 4h 3c"))
+    rules = Rules.house(game)
+    assert pokerstars.describe(rules, tuple(parse_cards(hole)), board) == said

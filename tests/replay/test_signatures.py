@@ -5,8 +5,11 @@ signature must be well formed and by the trusted key (docs/replay.md)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from uuid import UUID
+
+import pytest
 
 from feltline.audit.keys import Signer
 
@@ -103,3 +106,35 @@ def test_a_table_s_last_signature_is_verified(played: Played, store_copy: Path) 
     assert [(f["check"], f["kind"], f["position"]) for f in report["failures"]] == [
         ("signature", "table", len(recs))
     ]
+
+
+def test_the_report_says_how_many_signatures_were_verified_and_how_many_only_read(
+    played: Played, store_copy: Path
+) -> None:
+    """So that nobody reads "ok" as more than it is: by default the earlier
+    signatures are only checked for form; with --all-signatures none is."""
+    key = played.signer.public_hex
+    code, default = run("--store", str(store_copy), "--public-key", key)
+    assert code == 0
+    assert default["signatures_verified"] > 0
+    assert default["signatures_checked_for_form"] > 0
+    code, every = run("--store", str(store_copy), "--public-key", key, "--all-signatures")
+    assert code == 0
+    assert every["signatures_checked_for_form"] == 0
+    assert every["signatures_verified"] == (
+        default["signatures_verified"] + default["signatures_checked_for_form"]
+    )
+
+
+def test_the_report_line_names_both_counts(
+    played: Played, store_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from feltline_replay.cli import main
+
+    key = played.signer.public_hex
+    assert main(["verify", "--store", str(store_copy), "--public-key", key]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"[1-9]\d* signatures verified, [1-9]\d* checked for form only; \d+ tables, \d+ hands: ok",
+        line,
+    ), line

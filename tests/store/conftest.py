@@ -17,6 +17,8 @@ from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.postgres import PG, store_env
 
+PARTITIONS = 4  # of the partitioned store's log
+
 
 @dataclass
 class Store:
@@ -45,9 +47,21 @@ class Store:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    yield from _opened(request.param, request, tmp_path)
+
+
+@pytest.fixture(params=["sqlite", "postgres", "partitioned"])
+def every_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """As ``store``, and a PostgreSQL store made with four partitions of
+    its log (docs/store.md, "Partitions"), for the tests of what partitions
+    must keep: crashes, the projector, several writers."""
+    yield from _opened(request.param, request, tmp_path)
+
+
+def _opened(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     signer = Signer.generate()
     opened: list[Streams] = []
-    if request.param == "sqlite":
+    if kind == "sqlite":
         path = tmp_path / "feltline.db"
 
         def sqlite_sql(statement: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
@@ -57,7 +71,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         yield Store({"SQLITE_DBNAME": str(path)}, signer, sqlite_sql, "stored_events", opened)
     else:
         schema = request.getfixturevalue("postgres_schema")
-        env = store_env(schema)
+        more = {"FELTLINE_PARTITIONS": str(PARTITIONS)} if kind == "partitioned" else {}
+        env = store_env(schema, **more)
 
         def postgres_sql(statement: str, params: tuple[object, ...]) -> list[tuple[object, ...]]:
             with psycopg.connect(**PG, autocommit=True) as conn:

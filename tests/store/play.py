@@ -6,14 +6,15 @@ import random
 from uuid import UUID
 
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.domain.ids import hand_id
 from feltline.engine.commands import Act, Declare, Draw, StartHand
 from feltline.engine.errors import RuleError
 from feltline.engine.events import Deal, SeatAtStart
+from feltline.engine.games import VARIANTS
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 from .players import cid
 
@@ -21,7 +22,7 @@ from .players import cid
 def start(game: Game) -> StartHand:
     """A first hand of ``game`` for the engine alone, seedless: for tests
     that write a hand's records themselves."""
-    holdem = game is Game.HOLDEM
+    holdem = VARIANTS[game].blinds
     deal = Deal(
         button=3,
         seats=tuple(SeatAtStart(s, f"bot {s}", 500) for s in range(4)),

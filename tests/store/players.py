@@ -16,14 +16,15 @@ from uuid import UUID
 
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Outcome
-from feltline.demo import TABLES
 from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
+from feltline.engine.games import VARIANTS
 from feltline.engine.house import TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake
 from feltline.engine.table import Table
 from feltline.engine.turn import waiting_on
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 RAKE = Rake(basis_points=500, cap=20)
 CONFIGS = (
@@ -110,7 +111,7 @@ class Players:
             self._fund(player, buy_in)
             game = table.config.rules.game
             seat = rng.choice(empty)
-            post_now = game is Game.HOLDEM and rng.random() < 0.5
+            post_now = VARIANTS[game].blinds and rng.random() < 0.5
             join_pot = game is Game.JACKPOTS and rng.random() < 0.5
             self._request(
                 lambda c: room.sit_down(

@@ -10,7 +10,6 @@ from eventsourcing.cryptography import AESCipher
 from feltline.audit import chain
 from feltline.audit.codec import encode_event
 from feltline.cardroom.room import open_room
-from feltline.demo import TABLES
 from feltline.domain.hand import Recorded
 from feltline.engine.deck import DECK_ALGORITHM
 from feltline.engine.events import HandStarted
@@ -19,6 +18,7 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.config import StoreConfig
 from tests.audit.layouts import as_stored
+from tests.tables import TABLES
 
 from .conftest import Store
 from .play import play, start

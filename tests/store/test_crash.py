@@ -28,8 +28,9 @@ ACK_BYTES = len(f"{uuid.uuid4()} 1000\n")  # about one reported request
 
 
 def test_a_killed_process_leaves_every_table_resumable_and_every_chip_accounted_for(
-    store: Store, tmp_path: Path
+    every_store: Store, tmp_path: Path
 ) -> None:
+    store = every_store
     key, acks, errors = tmp_path / "feltline.key", tmp_path / "acks", tmp_path / "stderr"
     store.signer = Signer.create(key)
     args = {

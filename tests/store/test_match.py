@@ -13,7 +13,6 @@ import pytest
 
 from feltline.cardroom.errors import MatchTable
 from feltline.cardroom.room import Room
-from feltline.demo import TABLES
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id
 from feltline.domain.match import DealRevealed, SeatError, WaitingForTables
@@ -27,6 +26,7 @@ from feltline.engine.rules import Game
 from feltline.engine.turn import waiting_on
 from feltline.store.check import check
 from tests.engine.players import choose
+from tests.tables import TABLES
 
 from .conftest import Store
 from .players import cid

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from structlog.testing import capture_logs
 
-from feltline.demo import TABLES
 from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game
 from feltline.store.faults import Unreadable
+from tests.tables import TABLES
 
 from .conftest import Store
 

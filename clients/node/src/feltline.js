@@ -55,11 +55,20 @@ function tlsCredentials({ ca, cert, key } = {}) {
 // call's metadata rather than in call credentials, which grpc-js refuses on
 // the insecure channels used locally; pass `credentials` (tlsCredentials())
 // for TLS.
+// A server that stops answering without closing the connection (frozen, a
+// stalled VM) is found by a ping unanswered within 10 s, so that a call fails
+// UNAVAILABLE and a watch ends instead of waiting (docs/api.md, "A cluster").
+const CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+};
+
 class FeltlineClient {
   constructor(target, token, { contract = loadContract(), credentials } = {}) {
     const creds = credentials || grpc.credentials.createInsecure();
     this.token = token;
-    this.tables = new contract.TableService(target, creds);
+    this.tables = new contract.TableService(target, creds, CHANNEL_OPTIONS);
     this.play = new contract.PlayService(target, creds, { channelOverride: this.tables.getChannel() });
     this.watcher = new contract.WatchService(target, creds, { channelOverride: this.tables.getChannel() });
     this.accounts = new contract.AccountService(target, creds, { channelOverride: this.tables.getChannel() });
@@ -119,6 +128,20 @@ class FeltlineClient {
   recall(player_id = '') {
     return this.unary(this.replay, 'RecallHands', { player_id }).then((r) => r.hands);
   }
+  // The transparency log (docs/transparency.md), any role: the newest signed
+  // checkpoint { note, origin, size, root_hash, verifier_key }; the RFC 6962
+  // proof (hashes) that the tree of `second` leaves extends the tree of `first`;
+  // and a witness's cosigned note handed back, answered with the checkpoint as
+  // the server now serves it.
+  getCheckpoint() {
+    return this.unary(this.replay, 'GetCheckpoint', {}).then((r) => r.checkpoint);
+  }
+  consistencyProof(first_size, second_size) {
+    return this.unary(this.replay, 'GetConsistencyProof', { first_size, second_size }).then((r) => r.hashes);
+  }
+  addCosignature(note, witness_key) {
+    return this.unary(this.replay, 'AddCosignature', { note, witness_key }).then((r) => r.checkpoint);
+  }
   // Duplicate matches: an admin creates one (`options`: tables, deals,
   // stack, ahead), a player takes a seat at one of its tables for the
   // whole match and plays its deals there like any hand.
@@ -146,6 +169,21 @@ class FeltlineClient {
       ...action,
     };
     return this.unary(this.play, 'Act', request);
+  }
+
+  // feltline-deck-v2: this seat's commitment to `bytes` (32 of them) for the
+  // hand's deck, then, once the reveals open, the bytes themselves. Each
+  // resolves with the server's signed receipt (ContributionReceipt).
+  commit(table_id, hand_number, bytes) {
+    const commitment = crypto.createHash('sha256').update(bytes).digest('hex');
+    return this.contribute(table_id, hand_number, { commitment });
+  }
+  reveal(table_id, hand_number, bytes) {
+    return this.contribute(table_id, hand_number, { contribution: bytes });
+  }
+  contribute(table_id, hand_number, step) {
+    const request = { table_id, request_id: crypto.randomUUID(), hand_number, ...step };
+    return this.unary(this.play, 'Contribute', request).then((r) => r.receipt);
   }
 
   // The table's stream: a TableWatch of WatchTableResponse, a snapshot
@@ -242,12 +280,19 @@ function passiveMove(options) {
 }
 
 // Sit down, watch, and play the first hand dealt to this seat to its end,
-// choosing with `choose` (passiveMove by default); then stand up. Resolves
-// with what was seen: the hand's events, this seat's cards and the moves.
+// choosing with `choose` (passiveMove by default); then stand up. At a table
+// whose seats contribute to the deck (feltline-deck-v2) it commits to 32
+// random bytes when invited and reveals them when the reveals open. Resolves
+// with what was seen: the hand's events, this seat's cards, the moves, and
+// its contribution and the server's receipts for it.
 function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
   return new Promise((resolve, reject) => {
     const seen = { hand_number: 0, sequence: 0 };
-    const result = { seat, hand_number: 0, events: [], cards: [], moves: [] };
+    const result = {
+      seat, hand_number: 0, events: [], cards: [], moves: [], contribution: null, receipts: [],
+    };
+    const contribute = (step) =>
+      step.then((receipt) => result.receipts.push(receipt)).catch(finish);
     let stream;
     let finished = false;
     const finish = (error) => {
@@ -279,6 +324,13 @@ function playHand(client, table_id, { seat, buy_in, choose = passiveMove }) {
       result.events.push(event);
       if (event.kind === 'card_dealt' && event.card_dealt.seat === seat) {
         result.cards.push(event.card_dealt.card);
+      }
+      if (event.kind === 'contributions_opened' && event.contributions_opened.seats.includes(seat)) {
+        result.contribution = crypto.randomBytes(32);
+        contribute(client.commit(table_id, event.hand_number, result.contribution));
+      }
+      if (event.kind === 'reveals_opened' && event.reveals_opened.seats.includes(seat)) {
+        contribute(client.reveal(table_id, event.hand_number, result.contribution));
       }
       if (event.kind === 'hand_ended') finish();
     };
@@ -351,7 +403,60 @@ function playMatch(client, table_id, { seat, deals, choose = passiveMove }) {
   });
 }
 
+// After a hand, whether a seat's own 32 bytes went into its deck, from the hand's
+// events as the seat sees them (GetHand, recall()): what contradicts it, one line
+// each, empty when nothing does. A player never sees the server's seed, so it
+// checks what the derivation takes from it (docs/deck.md): a feltline-deck-v2
+// hand, the seats invited after the server's commitment, the seat's commitment
+// to exactly these bytes, its reveal of them, before the deck was shuffled. The
+// verifiers derive the deck from every reveal in the signed stream; a hand
+// lacking the seat's commitment or reveal while the seat holds the server's
+// receipts (playHand's `receipts`) is one the server's key contradicts: each
+// receipt is named, for an auditor.
+function checkContribution(contribution, seat, events, receipts = []) {
+  const hand = events.length ? events[0].hand_number : 0;
+  const where = `hand ${hand}`;
+  const first = new Map();
+  let committed = null;
+  let revealed = null;
+  for (const event of events) {
+    if (!first.has(event.kind)) first.set(event.kind, event);
+    if (event.kind === 'contribution_committed' && event.contribution_committed.seat === seat) committed = event;
+    if (event.kind === 'contribution_revealed' && event.contribution_revealed.seat === seat) revealed = event;
+  }
+  const started = first.get('hand_started');
+  if (!started) return [`${where}: no HandStarted among its events: not a whole hand`];
+  if (started.hand_started.algorithm !== 'feltline-deck-v2') {
+    return [`${where}: dealt by ${started.hand_started.algorithm}, which takes no seat's bytes`];
+  }
+  const failures = [];
+  const opened = first.get('contributions_opened');
+  if (!opened || opened.sequence < started.sequence) failures.push(`${where}: the seats were not invited after the server's commitment`);
+  const digest = crypto.createHash('sha256').update(contribution).digest('hex');
+  if (!committed) failures.push(`${where}: seat ${seat}'s commitment is not in the hand`);
+  else if (committed.contribution_committed.commitment !== digest) {
+    failures.push(`${where}: seat ${seat}'s commitment is ${committed.contribution_committed.commitment}, not ${digest}, its bytes' SHA-256`);
+  }
+  if (!revealed) failures.push(`${where}: seat ${seat}'s reveal is not in the hand: its deck left it out`);
+  else if (!Buffer.from(revealed.contribution_revealed.contribution).equals(Buffer.from(contribution))) {
+    failures.push(`${where}: seat ${seat}'s reveal is not the bytes it committed to`);
+  } else if (committed && revealed.sequence < committed.sequence) {
+    failures.push(`${where}: seat ${seat}'s reveal comes before its commitment`);
+  } else {
+    const shuffled = first.get('deck_shuffled');
+    if (!shuffled || shuffled.sequence < revealed.sequence) failures.push(`${where}: the deck was shuffled before seat ${seat}'s reveal`);
+  }
+  if (!revealed || !committed) {
+    for (const r of receipts.filter((x) => x.hand_id === events[0].hand_id)) {
+      failures.push(`${where}: the server signed the chain at position ${r.position} (link ${r.link}, signature `
+        + `${r.signature}, key ${r.public_key}) on taking a step of seat ${seat}'s: evidence for an auditor`);
+    }
+  }
+  return failures;
+}
+
 module.exports = {
+  checkContribution,
   FeltlineClient,
   playMatch,
   TableWatch,

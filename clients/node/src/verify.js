@@ -3,20 +3,31 @@
 // docs/deck.md and docs/replay.md alone, with nothing but node's crypto: it
 // reads a `feltline-log` (feltline-replay export) and checks every stream's
 // hash chain and signatures, each hand's seal, its seed against its
-// commitment, its deck against the seed's derivation and every dealt card
-// against that deck or its reshuffled stub. It does not check the betting
+// commitment, under feltline-deck-v2 each seat's contribution against its
+// own commitment (listing the seats that committed and did not reveal), its
+// deck against the derivation and every dealt card against that deck or its
+// reshuffled stub. It does not check the betting
 // rules: `feltline-replay verify` re-runs those. A log's key history (the
 // server's keys stream) says which keys it trusts after the first. Account
 // streams are chained and signed like a table's.
 //
+// With --checkpoint FILE (docs/transparency.md), the log's hands are
+// checked against a signed checkpoint of the transparency log, cosigned
+// by each --witness VKEY (or the key it rotated to, by the statements of
+// each --witness-rotations FILE).
+//
 //   node src/verify.js LOG [--public-key HEX] [--json]
+//        [--checkpoint FILE [--witness VKEY]... [--witness-rotations FILE]...]
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const readline = require('node:readline');
 
+const transparency = require('./transparency');
+
 const CHAIN = 'feltline-chain-v1';
 const DECK = 'feltline-deck-v1';
+const CONTRIBUTED = 'feltline-deck-v2';
 const RANKS = '23456789TJQKA';
 const SUITS = 'cdhs';
 
@@ -102,6 +113,20 @@ function shuffle(seed, purpose, cards) {
   return out;
 }
 
+/**
+ * The seed a feltline-deck-v2 deck is shuffled from (deck.md, The deck seed): HMAC-SHA256 keyed
+ * by the server's seed over the tag and each revealed [seat, 32 bytes], in seat order.
+ */
+function deckSeed(serverSeed, contributions) {
+  const hmac = crypto.createHmac('sha256', serverSeed).update(CONTRIBUTED, 'utf8');
+  for (const [seat, bytes] of contributions.slice().sort((a, b) => a[0] - b[0])) {
+    const number = Buffer.alloc(4);
+    number.writeUInt32BE(seat);
+    hmac.update(number).update(bytes);
+  }
+  return hmac.digest();
+}
+
 class Verifier {
   constructor(trusted) {
     this.trusted = trusted || null;
@@ -109,6 +134,7 @@ class Verifier {
     this.revoked = new Map(); // a revoked key -> the first notification it is not trusted for
     this.failures = [];
     this.warnings = [];
+    this.withheld = []; // v2 hands' seats that committed and did not reveal: {id, seats}
     this.hands = 0;
     this.tables = 0;
     this.accounts = 0;
@@ -287,15 +313,17 @@ class Verifier {
     if (seed.length !== 32 || committed !== started.data.commitment) {
       this.fail('commitment', 'hand', id, ended.position, started.data.commitment, `${seedHex} hashing to ${committed}`);
     }
-    if (started.data.algorithm !== undefined && started.data.algorithm !== DECK) {
-      this.fail('deck', 'hand', id, started.position, DECK, started.data.algorithm);
+    const algorithm = started.data.algorithm === undefined ? DECK : started.data.algorithm;
+    if (algorithm !== DECK && algorithm !== CONTRIBUTED) {
+      this.fail('deck', 'hand', id, started.position, `${DECK} or ${CONTRIBUTED}`, algorithm);
     }
-    const deck = shuffle(seed, 'deck', freshDeck(started.data.rules.joker));
+    const mixed = algorithm === CONTRIBUTED ? this.contributed(id, body, seed) : seed;
+    const deck = shuffle(mixed, 'deck', freshDeck(started.data.rules.joker));
     const stubs = [];
     for (const record of body) {
       const data = record.data;
       if (record.type === 'DeckShuffled') {
-        if (data.purpose !== 'deck' || data.seed !== seedHex || data.cards.join(' ') !== deck.join(' ')) {
+        if (data.purpose !== 'deck' || data.seed !== mixed.toString('hex') || data.cards.join(' ') !== deck.join(' ')) {
           this.fail('deck', 'hand', id, record.position, deck.join(' '), (data.cards || []).join(' '));
         }
       } else if (record.type === 'StubReshuffled') {
@@ -316,19 +344,65 @@ class Verifier {
   }
 }
 
-/** Which stream a record belongs to: a table's, the server's keys, an account's, or a hand's (with its seal). */
-const streamKind = (r) => (['table', 'server', 'account'].includes(r.kind) ? r.kind : 'hand');
+/**
+ * The seed a v2 hand's deck comes from (deck.md, Seats contribute): each seat's commitment made
+ * before the reveals open, each reveal after them and before the deck, hashing to its seat's
+ * commitment; the server's seed mixed with the reveals. The seats that committed and did not
+ * reveal are listed.
+ */
+Verifier.prototype.contributed = function contributed(id, body, seed) {
+  const committed = new Map();
+  const revealed = new Map();
+  let revealing = null;
+  let dealt = false;
+  for (const record of body) {
+    const data = record.data;
+    if (record.type === 'ContributionCommitted') {
+      if (revealing !== null) this.fail('order', 'hand', id, record.position, 'a commitment before the reveals open', 'after');
+      committed.set(data.seat, data.commitment);
+    } else if (record.type === 'RevealsOpened') {
+      revealing = data.seats;
+    } else if (record.type === 'ContributionRevealed') {
+      if (revealing === null || dealt) this.fail('order', 'hand', id, record.position, 'a reveal after the commitments and before the deck', 'not');
+      const bytes = Buffer.from(data.contribution, 'hex');
+      const digest = crypto.createHash('sha256').update(bytes).digest('hex');
+      if (bytes.length !== 32 || digest !== committed.get(data.seat)) {
+        this.fail('contribution', 'hand', id, record.position, `seat ${data.seat}'s 32 bytes hashing to ${committed.get(data.seat)}`, data.contribution);
+      }
+      revealed.set(data.seat, bytes);
+    } else if (record.type === 'DeckShuffled') {
+      dealt = true;
+    }
+  }
+  const withheld = (revealing || []).filter((s) => committed.has(s) && !revealed.has(s));
+  if (withheld.length) this.withheld.push({ id, seats: withheld });
+  if (seed.length !== 32) return seed; // the commitment has failed: nothing to mix
+  return deckSeed(seed, [...revealed].filter(([, bytes]) => bytes.length === 32));
+};
 
-/** Verify the records of a log given as an async iterable of lines. */
-async function verifyLines(lines, trusted) {
+/**
+ * Which stream a record belongs to: a table's, the server's keys, an account's, the transparency
+ * log's (docs/transparency.md), or a hand's (with its seal).
+ */
+const streamKind = (r) => (['table', 'server', 'account', 'log'].includes(r.kind) ? r.kind : 'hand');
+
+/**
+ * Verify the records of a log given as an async iterable of lines; with `checkpoint` (a signed
+ * note's text), `witnesses` (verifier keys) and `rotations` (their rotation statements), its
+ * hands against the transparency log too.
+ */
+async function verifyLines(lines, trusted, checkpoint = null, witnesses = [], rotations = []) {
   let header = null;
   let group = [];
   let verifier = null;
+  const seals = new Map();
+  const leaves = [];
   const flush = () => {
     if (!group.length) return;
     if (group[0].kind === 'table') verifier.table(group);
     else if (group[0].kind === 'server') verifier.keys(group);
     else if (group[0].kind === 'account') verifier.account(group);
+    else if (group[0].kind === 'log') verifier.signedStream('log', group);
     else verifier.hand(group);
     group = [];
   };
@@ -345,6 +419,8 @@ async function verifyLines(lines, trusted) {
       }
       continue;
     }
+    if (record.kind === 'seal') seals.set(record.id, record.link);
+    if (record.kind === 'log' && record.type === 'HandLogged') leaves.push([record.data.hand, record.data.seal]);
     const head = group[0];
     if (head && (streamKind(head) !== streamKind(record) || head.id !== record.id
         || group[group.length - 1].kind === 'seal')) flush();
@@ -352,6 +428,15 @@ async function verifyLines(lines, trusted) {
   }
   if (verifier === null) throw new Error('an empty log');
   flush();
+  if (checkpoint !== null) {
+    const origin = transparency.parseCheckpoint(transparency.parseNote(checkpoint).text).origin;
+    const logKey = { name: origin, type: 1, publicKey: Buffer.from(verifier.trusted || '', 'hex') };
+    const whole = Boolean(header.complete && header.accounts);
+    const trustedWitnesses = transparency.followWitnesses(witnesses, rotations);
+    for (const line of transparency.checkLog({ seals, leaves }, checkpoint, logKey, trustedWitnesses, whole).failures) {
+      verifier.fail('checkpoint', 'log', origin, null, 'the history it committed to', line);
+    }
+  }
   return {
     ok: verifier.failures.length === 0,
     tables: verifier.tables,
@@ -359,25 +444,41 @@ async function verifyLines(lines, trusted) {
     accounts: verifier.accounts,
     failures: verifier.failures,
     warnings: verifier.warnings,
+    withheld: verifier.withheld,
   };
 }
 
-async function verifyFile(path, trusted) {
+async function verifyFile(path, trusted, checkpoint = null, witnesses = [], rotations = []) {
   const lines = readline.createInterface({ input: fs.createReadStream(path), crlfDelay: Infinity });
-  return verifyLines(lines, trusted);
+  return verifyLines(lines, trusted, checkpoint, witnesses, rotations);
 }
 
 async function main(argv) {
   const args = argv.slice();
   const json = args.includes('--json');
-  const at = args.indexOf('--public-key');
-  const trusted = at >= 0 ? args[at + 1] : null;
-  const path = args.find((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
+  const valued = new Set();  // the positions of options' values
+  const option = (name) => {
+    const at = args.indexOf(name);
+    if (at < 0) return null;
+    valued.add(at + 1);
+    return args[at + 1];
+  };
+  const trusted = option('--public-key');
+  const checkpointFile = option('--checkpoint');
+  const repeated = (name) => args.flatMap((a, i) => {
+    if (a !== name) return [];
+    valued.add(i + 1);
+    return [args[i + 1]];
+  });
+  const witnesses = repeated('--witness');
+  const rotations = repeated('--witness-rotations').flatMap((file) => transparency.splitRotations(fs.readFileSync(file, 'utf8')));
+  const path = args.find((a, i) => !a.startsWith('--') && !valued.has(i));
   if (!path) {
-    process.stderr.write('usage: node src/verify.js LOG [--public-key HEX] [--json]\n');
+    process.stderr.write('usage: node src/verify.js LOG [--public-key HEX] [--json] [--checkpoint FILE [--witness VKEY]... [--witness-rotations FILE]...]\n');
     return 2;
   }
-  const report = await verifyFile(path, trusted);
+  const checkpoint = checkpointFile === null ? null : fs.readFileSync(checkpointFile, 'utf8');
+  const report = await verifyFile(path, trusted, checkpoint, witnesses, rotations);
   if (json) {
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   } else {
@@ -385,12 +486,15 @@ async function main(argv) {
     for (const f of report.failures) {
       process.stdout.write(`FAIL ${f.kind} ${f.id} at position ${f.position}: ${f.check}: expected ${f.expected}, found ${f.found}\n`);
     }
+    for (const w of report.withheld) {
+      process.stdout.write(`withheld: hand ${w.id}: seats ${w.seats.join(', ')} committed and did not reveal\n`);
+    }
     process.stdout.write(`${report.tables} tables, ${report.hands} hands: ${report.ok ? 'ok' : `${report.failures.length} failures`}\n`);
   }
   return report.ok ? 0 : 1;
 }
 
-module.exports = { canonical, link, verifies, freshDeck, shuffle, verifyLines, verifyFile };
+module.exports = { canonical, link, verifies, freshDeck, shuffle, deckSeed, verifyLines, verifyFile };
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => {

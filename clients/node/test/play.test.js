@@ -10,12 +10,14 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const readline = require('node:readline');
 
-const { FeltlineClient, loadContract, playHand, tlsCredentials } = require('../src/feltline.js');
+const { FeltlineClient, checkContribution, loadContract, playHand, tlsCredentials } = require('../src/feltline.js');
+const transparency = require('../src/transparency.js');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
@@ -221,4 +223,96 @@ test('a dropped watch resumes from its cursor: every event once, none missed', a
   for (const kind of ['hand_started', 'hand_ended', 'table_closed']) {
     assert.ok(kinds.includes(kind), `saw ${kind}`);
   }
+});
+
+test('at a table whose seats must contribute, two clients make the deck with their bytes', async (t) => {
+  const settings = await server(t);
+  if (!process.env.FELTLINE_TEST_SERVER) {
+    t.skip('feltline-deck-v2 needs a real server (FELTLINE_TEST_SERVER): the fake deals alone');
+    return;
+  }
+  const contract = loadContract();
+  const admin = connect(settings, settings.target, settings.admin, contract);
+  const alice = connect(settings, settings.target, settings.players.alice, contract);
+  const bob = connect(settings, settings.target, settings.players.bob, contract);
+  t.after(() => [admin, alice, bob].forEach((c) => c.close()));
+
+  for (const player of ['alice', 'bob']) await admin.mintChips(player, 1000, 'node test');
+  const table = await admin.createTable(
+    {
+      rules: {
+        game: 'GAME_HOLDEM',
+        stakes: {
+          structure: 'STRUCTURE_NO_LIMIT', small_bet: 10, small_blind: 5, big_blind: 10,
+        },
+      },
+      seats: 6,
+      seat_entropy: 'SEAT_ENTROPY_REQUIRED',
+      contribution_window: { seconds: 5 },
+    },
+    'node client contributes',
+  );
+  const [a, b] = await Promise.all([
+    playHand(alice, table.table_id, { seat: 1, buy_in: 400 }),
+    playHand(bob, table.table_id, { seat: 2, buy_in: 400 }),
+  ]);
+  await closeTable(admin, table.table_id);
+
+  // Dealt, not cancelled: both committed and revealed, each step receipted.
+  assert.equal(a.hand_number, b.hand_number);
+  assert.equal(a.cards.length, 2);
+  for (const mine of [a, b]) {
+    assert.equal(mine.receipts.length, 2, 'a receipt for the commitment and one for the reveal');
+    assert.ok(mine.receipts.every((r) => r.signature && r.signature.length > 0));
+    // After the hand, the seat checks its own bytes went into the deck.
+    const revealed = a.events
+      .filter((e) => e.kind === 'contribution_revealed')
+      .map((e) => e.contribution_revealed);
+    const own = revealed.find((r) => r.seat === mine.seat);
+    assert.ok(own && Buffer.from(own.contribution).equals(mine.contribution));
+  }
+  const ended = a.events.find((e) => e.kind === 'hand_ended').hand_ended;
+  assert.equal(ended.cancelled, false, 'dealt from the contributed deck, not cancelled');
+
+  // After the hand, from the hand as each player recalls it: its bytes went into the
+  // deck, and its receipt proves the hand is in the log the server signed.
+  const { verifier_key: logKey } = await admin.getCheckpoint(); // logs every hand sealed
+  const handId = a.events[0].hand_id;
+  for (const [client, mine] of [[alice, a], [bob, b]]) {
+    const recalled = (await client.recall()).find((h) => h.hand.hand_id === handId);
+    assert.deepEqual(checkContribution(mine.contribution, mine.seat, recalled.events, mine.receipts), []);
+    assert.deepEqual(transparency.checkReceipt(handId, recalled.inclusion, logKey), []);
+  }
+  const recalled = (await alice.recall()).find((h) => h.hand.hand_id === handId);
+  const events = recalled.events;
+  const mineRevealed = (e) => e.kind === 'contribution_revealed' && e.contribution_revealed.seat === 1;
+  const dropped = checkContribution(a.contribution, 1, events.filter((e) => !mineRevealed(e)), a.receipts);
+  assert.equal(dropped[0], `hand ${a.hand_number}: seat 1's reveal is not in the hand: its deck left it out`);
+  assert.equal(dropped.length, 3, 'the two receipts named, for an auditor');
+  assert.match(dropped[2], /evidence for an auditor$/);
+  const other = Buffer.alloc(32);
+  assert.deepEqual(checkContribution(other, 1, events), [
+    `hand ${a.hand_number}: seat 1's commitment is ${crypto.createHash('sha256').update(a.contribution).digest('hex')}, `
+      + `not ${crypto.createHash('sha256').update(other).digest('hex')}, its bytes' SHA-256`,
+    `hand ${a.hand_number}: seat 1's reveal is not the bytes it committed to`,
+  ]);
+  const reveal = events.find(mineRevealed).sequence;
+  const early = events.map((e) => (e.kind === 'deck_shuffled' ? { ...e, sequence: reveal - 1 } : e));
+  assert.deepEqual(checkContribution(a.contribution, 1, early), [`hand ${a.hand_number}: the deck was shuffled before seat 1's reveal`]);
+  const v1 = events.map((e) => (e.kind === 'hand_started' ? { ...e, hand_started: { ...e.hand_started, algorithm: 'feltline-deck-v1' } } : e));
+  assert.deepEqual(checkContribution(a.contribution, 1, v1), [`hand ${a.hand_number}: dealt by feltline-deck-v1, which takes no seat's bytes`]);
+
+  // A receipt for another hand, or with a changed path, or under another key, does not hold.
+  const receipt = recalled.inclusion;
+  const otherHand = crypto.randomUUID();
+  assert.match(transparency.checkReceipt(otherHand, receipt, logKey)[0], /^hand .*: the receipt's leaf is not this hand's/);
+  if (receipt.hashes.length) {
+    const bent = { ...receipt, hashes: receipt.hashes.map((x, i) => (i ? x : Buffer.alloc(32))) };
+    assert.deepEqual(transparency.checkReceipt(handId, bent, logKey), [`hand ${handId}: leaf ${receipt.leaf_index} is not in the tree of ${receipt.tree_size} leaves with that root`]);
+  }
+  const moved = { ...receipt, leaf_index: receipt.leaf_index + 1 };
+  assert.equal(transparency.checkReceipt(handId, moved, logKey).length, 1);
+  const { publicKey } = crypto.generateKeyPairSync('ed25519');
+  const otherKey = transparency.verifierKey(receipt.checkpoint.origin, 1, Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url'));
+  assert.deepEqual(transparency.checkReceipt(handId, receipt, otherKey), [`hand ${handId}: the receipt's checkpoint is not signed by ${otherKey}`]);
 });

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { canonical, freshDeck, link, shuffle, verifyLines } = require('../src/verify.js');
+const { canonical, deckSeed, freshDeck, link, shuffle, verifyLines } = require('../src/verify.js');
 
 const fixture = (name) => fs.readFileSync(path.join(__dirname, 'fixtures', name), 'utf8')
   .split('\n').filter((l) => l.trim());
@@ -32,6 +32,26 @@ test('the shuffle gives deck.md\'s test vectors', () => {
   assert.equal(shuffle(COUNTING, 'reshuffle/2', stub).join(' '), '9d Jh 7h Ks 2d 3c 8c');
   assert.equal(crypto.createHash('sha256').update(Buffer.alloc(32)).digest('hex'),
     '66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925');
+});
+
+test('the v2 deck seed and deck give deck.md\'s test vectors', () => {
+  const elevens = Buffer.alloc(32, 0x11);
+  const fortyFours = Buffer.alloc(32, 0x44);
+  const vectors = [
+    [[], '92bfe3f14bbf10c327d07349b1edbd4ab85b8490ba337c9dfcb18044b8dcfa2b',
+      '3h Qc 7d 8h Kh 3c 2d Ks 6d Qs 3s Ah Ac 9s 2s 8s 5s Ts 6c 7s 6s Jd Kc 5c 5d 2c Js 6h 9h 4d Th 2h As Qd 4c 9d Jc 8d 9c 7c Kd Td 3d Ad 4h Tc 7h 4s 8c Jh 5h Qh'],
+    [[[4, fortyFours], [1, elevens]], '6e856284780c991eda70a8fe817592ba8de4086ef9c2438a7c35667a0e54a65f',
+      '3s 2s Qc Kd 2c Jc Ts 6s 4d 6h Qh 2d Js Jh Kh Jd 7h Ac 8s 7c Qs Ks 3d 8c 3h As Kc 8d 5c Qd 5s 9h 2h Tc 9s 7d 4s 4h 5d 6c Td 9d 4c 6d 3c 8h Ad Th 7s 9c Ah 5h'],
+    [[[1, elevens]], '45c7831b4c841d1f80aaf9be26f70ea22d0d5259d175490d94f4ef24b13cbf0a',
+      '5h 9h 7h Qc 3d 4d 6s 3h 5s Ad 2s 2h Js 9c 5d 8d 6h 2c Jc Kd 7c 9s Tc 3s Qd 8h Qs 6c Td 4s Kc 2d 3c Jh 8c Jd 5c Ah Ac Th Ks 9d Qh Ts 7s 6d 4c 8s 4h 7d As Kh'],
+  ];
+  for (const [contributions, seedHex, cards] of vectors) {
+    const mixed = deckSeed(COUNTING, contributions);
+    assert.equal(mixed.toString('hex'), seedHex);
+    assert.equal(shuffle(mixed, 'deck', freshDeck(false)).join(' '), cards);
+  }
+  assert.equal(crypto.createHash('sha256').update(elevens).digest('hex'),
+    '02d449a31fbb267c8f352e9968a79e3e5fc95c1bbeaa502fd6454ebde5a4bedc');
 });
 
 test('canonical JSON sorts keys, drops spaces and escapes non-ASCII', () => {

@@ -5,8 +5,9 @@ booleans and null as ``json`` does, but leaves non-ASCII characters and
 DEL unescaped, and refuses integers beyond 64 bits. Output with any of
 them, or with any escape at all, is made again by
 :func:`feltline.audit.codec.canonical`. Floats are the one thing orjson
-writes otherwise (``1e16`` for ``1e+16``) that this cannot see: no event
-holds one, so give it only data that decoded to an event."""
+writes otherwise (``1e-7`` for ``1e-07``, ``null`` for ``NaN``) that this
+cannot see: no event holds one, so give it only data that decoded to an
+event."""
 
 from __future__ import annotations
 

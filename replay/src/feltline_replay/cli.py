@@ -17,10 +17,30 @@ from uuid import UUID
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from feltline.audit.checkpoint import Note, NoteError, NoteKey
 from feltline_replay import log
-from feltline_replay.export import Selection, export, hand_id, heading, plan
+from feltline_replay.export import Selection, export, hand_id, heading, plan, records
 from feltline_replay.store import Rows, StoreError, open_rows, readable
-from feltline_replay.verify import Share, line_shares, log_shares, store_shares, verify_shares
+from feltline_replay.transparency import (
+    ROTATIONS,
+    Checked,
+    Logged,
+    Refused,
+    Rotation,
+    Trusted,
+    Witness,
+    check,
+    check_receipt,
+    trusted,
+)
+from feltline_replay.verify import (
+    Failure,
+    Share,
+    line_shares,
+    log_shares,
+    store_shares,
+    verify_shares,
+)
 
 
 def public_key(text: str) -> str:
@@ -154,7 +174,11 @@ def _shares(
         selection = _selection(args)
         chosen = plan(rows, selection)
         head = heading(rows, selection, chosen)
-        others = [*chosen.accounts, *rows.matches()] if chosen.accounts is not None else []
+        others = (
+            [*chosen.accounts, *rows.matches(), *rows.tournaments()]
+            if chosen.accounts is not None
+            else []
+        )
         return head, store_shares(args.store, chosen.tables, chosen.hands, others=others)
     if not args.log:
         raise SystemExit("feltline-replay: give a LOG file or --store")
@@ -192,17 +216,181 @@ def cmd_verify(args: argparse.Namespace) -> int:
             chips=bool(head.get("accounts")),
         )
         progress.end()
+        logged = _transparency(args, key, complete and bool(head.get("accounts")))
     report.warnings[:0] = warnings
+    if logged is not None:
+        origin = logged.checkpoint.origin if logged.checkpoint else "?"
+        report.failures.extend(
+            Failure("checkpoint", "log", origin, None, "the history it committed to", line)
+            for line in logged.failures
+        )
     if args.json:
-        print(json.dumps(report.as_json(), indent=2))
+        shown = report.as_json()
+        if logged is not None:
+            shown["transparency"] = {
+                "size": logged.checkpoint.size if logged.checkpoint else None,
+                "included": logged.included,
+                "later": logged.later,
+                "witnesses": logged.witnesses,
+            }
+        print(json.dumps(shown, indent=2))
     else:
         for warning in report.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         for failure in report.failures:
             print(f"FAIL {failure}")
+        for withheld in report.withheld:
+            print(f"withheld: {withheld}")
+        if logged is not None and logged.checkpoint is not None:
+            print(
+                f"checkpoint {logged.checkpoint.origin} of {logged.checkpoint.size} leaves"
+                + (f", cosigned by {', '.join(logged.witnesses)}" if logged.witnesses else "")
+                + f": {logged.included} hands included, {logged.later} sealed after it"
+            )
         verdict = "ok" if report.ok else f"{len(report.failures)} failures"
-        print(f"{report.tables} tables, {report.hands} hands: {verdict}")
+        # The line still ends "N hands: ok", as runbooks check; what "ok" rests on comes first.
+        print(
+            f"{report.verified} signatures verified, {report.formed} checked for form only; "
+            f"{report.tables} tables, {report.hands} hands: {verdict}"
+        )
     return 0 if report.ok else 1
+
+
+def _transparency(args: argparse.Namespace, key: str | None, whole: bool) -> Checked | None:
+    """With ``--checkpoint``: the log's hands against it (docs/transparency.md)."""
+    if args.checkpoint is None:
+        return None
+    note = Note.parse(Path(args.checkpoint).read_text(encoding="utf-8"))
+    origin = note.checkpoint.origin
+    if args.log_key:
+        log_key = NoteKey.parse(args.log_key)
+    elif key:
+        log_key = NoteKey(origin, bytes.fromhex(key))
+    else:
+        raise SystemExit("feltline-replay verify: --checkpoint needs --public-key or --log-key")
+    witnesses = _witnesses(args, "verify")
+    if args.store:
+        rows = open_rows(args.store)
+        try:
+            chosen = plan(rows, _selection(args))
+            logged = Logged.of(records(rows, chosen.tables, chosen.hands))
+        finally:
+            rows.close()
+    else:
+        with open(args.log, encoding="utf-8") as file:
+            _, lines = log.read(file)
+            logged = Logged.of(lines)
+    return check(logged, note, log_key, witnesses, whole=whole)
+
+
+def cmd_checkpoint(args: argparse.Namespace) -> int:
+    from feltline_replay.remote import checkpoint  # noqa: PLC0415
+
+    note = checkpoint(args.server, args.token, _tls(args))
+    if args.output:
+        Path(args.output).write_text(note, encoding="utf-8")
+    else:
+        sys.stdout.write(note)
+    body = Note.parse(note).checkpoint
+    print(f"checkpoint {body.origin}: {body.size} leaves", file=sys.stderr)
+    return 0
+
+
+def _witnesses(args: argparse.Namespace, command: str) -> list[Trusted]:
+    """The ``--witness`` keys, followed through ``--witness-rotations``."""
+    statements = [
+        statement
+        for path in args.witness_rotations or ()
+        for statement in Rotation.split(Path(path).read_text(encoding="utf-8"))
+    ]
+    try:
+        return trusted(args.witness or (), statements)
+    except NoteError as e:
+        raise SystemExit(f"feltline-replay {command}: --witness-rotations: {e}") from None
+
+
+def cmd_receipt(args: argparse.Namespace) -> int:
+    from feltline_replay.remote import receipt  # noqa: PLC0415
+
+    witnesses = _witnesses(args, "receipt")
+    try:
+        log_key = NoteKey.parse(args.log_key)
+    except NoteError as e:
+        raise SystemExit(f"feltline-replay receipt: --log-key: {e}") from None
+    found = receipt(args.server, args.token, args.hand, _tls(args))
+    if found is None:
+        print(f"FAIL hand {args.hand}: the server gives no receipt: the hand is not logged")
+        return 1
+    failures = check_receipt(args.hand, found, log_key, witnesses)
+    for failure in failures:
+        print(f"FAIL {failure}")
+    if failures:
+        return 1
+    print(
+        f"hand {args.hand}: leaf {found.index} of {found.size} in the checkpoint signed by "
+        f"{log_key.name}" + "".join(f", cosigned by {w.key.name}" for w in witnesses) + ": ok"
+    )
+    return 0
+
+
+def cmd_witness(args: argparse.Namespace) -> int:
+    from feltline_replay.remote import checkpoint, consistency, hand_back  # noqa: PLC0415
+
+    witness = Witness(Path(args.state), args.name)
+    if args.rotate_key:
+        old = witness.key.vkey
+        rotation = witness.rotate()
+        if args.output:
+            Path(args.output).write_text(
+                Rotation.split((Path(args.state) / ROTATIONS).read_text(encoding="utf-8"))[-1],
+                encoding="utf-8",
+            )
+        print(f"rotated {args.name} from {old} to {rotation.new.vkey}")
+        return 0
+    if args.server is None:
+        raise SystemExit("feltline-replay witness: --server is needed, unless --rotate-key")
+    try:
+        log_key = witness.log_key(args.log_key)
+        if args.checkpoint:
+            note = Note.parse(Path(args.checkpoint).read_text(encoding="utf-8"))
+        else:
+            note = Note.parse(checkpoint(args.server, args.token, _tls(args)))
+        last, new = witness.last(), note.checkpoint
+        proof: list[bytes] = []
+        if last is not None and last.checkpoint.size < new.size:
+            proof = consistency(args.server, args.token, last.checkpoint.size, new.size, _tls(args))
+        signed = witness.witness(note, log_key, proof)
+    except Refused as e:
+        print(f"feltline-replay witness: refused: {e}", file=sys.stderr)
+        return 3
+    if args.output:
+        Path(args.output).write_text(signed.render(), encoding="utf-8")
+    body = signed.checkpoint
+    print(f"cosigned {body.origin} at {body.size} leaves as {witness.key.vkey}")
+    if not (args.keep or args.checkpoint):  # a checkpoint from elsewhere is not the server's
+        hand_back(args.server, args.token, signed.render(), witness.key.vkey, _tls(args))
+    return 0
+
+
+def _tls(args: argparse.Namespace) -> tuple[str | None, str | None, str | None] | None:
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise SystemExit("feltline-replay: --tls-cert and --tls-key go together")
+    if args.tls or args.tls_ca or args.tls_cert:
+        return args.tls_ca, args.tls_cert, args.tls_key
+    return None
+
+
+def _server_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    parser.add_argument("--server", required=required, help="HOST:PORT of a running server")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("FELTLINE_TOKEN", ""),
+        help="a token for it (default: FELTLINE_TOKEN)",
+    )
+    parser.add_argument("--tls", action="store_true", help="connect over TLS")
+    parser.add_argument("--tls-ca", help="TLS, checked by these certificate authorities (PEM)")
+    parser.add_argument("--tls-cert", help="the client certificate a server requires (PEM)")
+    parser.add_argument("--tls-key", help="its private key (PEM)")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -329,7 +517,74 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="verify every signature, not only each stream's last, which covers the others",
     )
+    p.add_argument(
+        "--checkpoint",
+        help="a signed checkpoint of the transparency log (a file): check the log's hands "
+        "are those it committed to",
+    )
+    p.add_argument(
+        "--log-key",
+        help="the log's note verifier key (default: --public-key under the checkpoint's origin)",
+    )
+    p.add_argument(
+        "--witness",
+        action="append",
+        help="a witness's cosigner key (vkey) that must have cosigned the checkpoint (repeat)",
+    )
+    p.add_argument(
+        "--witness-rotations",
+        action="append",
+        help="a file of a witness's key rotations (its state's `rotations`): follow a --witness "
+        "key to the keys it was replaced by (repeat)",
+    )
     p.set_defaults(run=cmd_verify)
+
+    p = commands.add_parser("checkpoint", help="fetch a server's newest signed checkpoint")
+    _server_options(p, required=True)
+    p.add_argument("--output", help="the file to write it to (standard output by default)")
+    p.set_defaults(run=cmd_checkpoint)
+
+    p = commands.add_parser(
+        "witness", help="cosign a server's newest checkpoint if it extends the last one accepted"
+    )
+    _server_options(p, required=False)
+    p.add_argument("--state", required=True, help="the witness's directory: its key and state")
+    p.add_argument("--name", default="witness", help="the witness's key name (e.g. a URL)")
+    p.add_argument("--log-key", help="the log's verifier key (needed on first use)")
+    p.add_argument("--checkpoint", help="witness this checkpoint file instead of the newest")
+    p.add_argument(
+        "--output",
+        help="write the cosigned checkpoint (with --rotate-key: the rotation statement) "
+        "to this file too",
+    )
+    p.add_argument(
+        "--rotate-key",
+        action="store_true",
+        help="replace the witness's key, signing a statement of it with the old one "
+        "(added to the state's rotations; no server needed)",
+    )
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the cosignature: do not hand it back to the server to serve",
+    )
+    p.set_defaults(run=cmd_witness)
+
+    p = commands.add_parser(
+        "receipt", help="check a hand's receipt (its inclusion proof) against the log's key"
+    )
+    p.add_argument("hand", help="the hand's id")
+    _server_options(p, required=True)
+    p.add_argument("--log-key", required=True, help="the log's verifier key, as you know it")
+    p.add_argument(
+        "--witness", action="append", help="a witness's key that must have cosigned (repeat)"
+    )
+    p.add_argument(
+        "--witness-rotations",
+        action="append",
+        help="a file of a witness's key rotations, to follow its key (repeat)",
+    )
+    p.set_defaults(run=cmd_receipt)
 
     p = commands.add_parser("show", help="step through a hand as a viewer saw it")
     p.add_argument("hand", help="the hand's id")
@@ -376,7 +631,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         code: int = args.run(args)
-    except (StoreError, log.LogError, OSError) as e:
+    except (StoreError, log.LogError, NoteError, OSError) as e:
         print(f"feltline-replay: {e}", file=sys.stderr)
         return 2
     return code

@@ -25,6 +25,9 @@ from feltline_replay.store import Rows, record
 
 KEYS = uuid5(UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77"), "keys")
 """The server's keys stream: every key that signed the store (docs/audit.md)."""
+LOG = uuid5(UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77"), "log")
+"""The transparency log's stream: every sealed hand's leaf and every
+checkpoint (docs/transparency.md)."""
 
 
 def hand_id(table: UUID, number: int) -> UUID:
@@ -198,7 +201,9 @@ def records(
     accounts: Sequence[UUID] = (),
 ) -> Iterator[Record]:
     """The server's keys stream, then each table's stored records and its
-    hands' in order, then each account's."""
+    hands' in order, then each account's, then the transparency log's
+    (every leaf, so that any hand's inclusion and, in a log of every hand,
+    that no leaf is missing are checked against a checkpoint)."""
     yield from keys(rows)
     for table in tables:
         for row in rows.stream(table):
@@ -210,6 +215,8 @@ def records(
     for account in accounts:
         for row in rows.stream(account):
             yield record(account, *row)
+    for row in rows.stream(LOG):
+        yield record(LOG, *row)
 
 
 def keys(rows: Rows) -> Iterator[Record]:

@@ -9,6 +9,9 @@ from feltline.engine.events import (
     BetsCollected,
     BoardDealt,
     CardDealt,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
     Deal,
     DeckShuffled,
     DeclarationsRevealed,
@@ -20,6 +23,8 @@ from feltline.engine.events import (
     PassedOut,
     Posted,
     PotAwarded,
+    RevealsOpened,
+    SeedDrawn,
     Shown,
     StreetBegan,
     StubReshuffled,
@@ -46,8 +51,16 @@ def line(event: Event) -> str | None:
                 f"{rules.game} {rules.stakes.structure}, button at seat {button}: {players}\n"
                 f"  deck committed: sha256 {commitment[:16]}..."
             )
-        case DeckShuffled() | StubReshuffled():
+        case DeckShuffled() | StubReshuffled() | SeedDrawn() | ContributionsOpened():
             return None
+        case ContributionCommitted(seat=seat):
+            return f"seat {seat} commits to its share of the deck"
+        case RevealsOpened(seats=seats) if not seats:
+            return "nobody committed in time: the deck comes from the server's seed alone"
+        case RevealsOpened():
+            return None
+        case ContributionRevealed(seat=seat, contribution=contribution):
+            return f"seat {seat} reveals {contribution.hex()[:16]}..."
         case StreetBegan(name=name):
             return f"-- {name} --"
         case Posted(seat=seat, forced=forced, amount=amount, all_in=all_in):

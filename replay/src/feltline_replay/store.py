@@ -28,21 +28,32 @@ TABLE = "feltline.domain.table:TableRecord"
 HAND = "feltline.domain.hand:Recorded"
 SEAL = "feltline.domain.hand:Sealed"
 MATCH = "feltline.domain.match:MatchRecord"
-KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal", MATCH: "match"}
+TOURNAMENT = "feltline.domain.tournament:TournamentRecord"
+KINDS = {TABLE: "table", HAND: "hand", SEAL: "seal", MATCH: "match", TOURNAMENT: "tournament"}
 ACCOUNTS = {
     "feltline.domain.account:Minted": ("amount", "by"),
     "feltline.domain.account:CashedOut": ("amount",),
     "feltline.domain.account:BoughtIn": ("amount", "table", "seat"),
     "feltline.domain.account:Returned": ("amount", "table", "seat"),
+    "feltline.domain.account:Transferred": ("amount", "to"),
+    "feltline.domain.account:Received": ("amount", "source"),
 }
-"""A player's (or a match bank's) account records, by topic: the fields of
-each that are chained (docs/audit.md, Table and account streams)."""
+"""A player's (or a match bank's, a prize pool's, the house's) account
+records, by topic: the fields of each that are chained (docs/audit.md,
+Table and account streams)."""
 KEYS = {
     "feltline.domain.keys:KeyAdopted": ("public_key", "replaces", "reason"),
     "feltline.domain.keys:KeyAccepted": ("public_key",),
     "feltline.domain.keys:KeyRevoked": ("public_key", "since", "reason"),
 }
 """The server's keys stream's records, by topic: the fields of each that are chained."""
+LOG = {
+    "feltline.domain.transparency:HandLogged": ("hand", "seal"),
+    "feltline.domain.transparency:CheckpointSigned": ("size", "root", "note"),
+    "feltline.domain.transparency:CheckpointCosigned": ("size", "note"),
+}
+"""The transparency log's records, by topic: the fields of each that are
+chained (docs/transparency.md)."""
 PAGE = 500
 DAMAGED = "damaged"
 """The field of a record that could not be read, saying why."""
@@ -74,6 +85,10 @@ class Rows(Protocol):
         """Every duplicate match, in the order they were created."""
         ...
 
+    def tournaments(self) -> list[UUID]:
+        """Every tournament, in the order they were created."""
+        ...
+
     def stream(self, stream: UUID) -> Iterator[Row]:
         """One stream's rows, in order."""
         ...
@@ -93,6 +108,9 @@ class _Listed:
 
     def matches(self) -> list[UUID]:
         return self._first((MATCH,))
+
+    def tournaments(self) -> list[UUID]:
+        return self._first((TOURNAMENT,))
 
     def _first(self, topics: tuple[str, ...]) -> list[UUID]:
         raise NotImplementedError
@@ -232,8 +250,16 @@ def record(stream: UUID, version: int, topic: str, raw: bytes, notification: int
     chain reads them. A row that cannot be read is written as what is
     wrong with it (:data:`DAMAGED`), for its stream to fail."""
     where = {"id": str(stream), "position": version, "notification": notification}
-    chained = KEYS.get(topic) or ACCOUNTS.get(topic)
-    kind = "server" if topic in KEYS else "account" if topic in ACCOUNTS else KINDS.get(topic)
+    chained = KEYS.get(topic) or ACCOUNTS.get(topic) or LOG.get(topic)
+    kind = (
+        "server"
+        if topic in KEYS
+        else "account"
+        if topic in ACCOUNTS
+        else "log"
+        if topic in LOG
+        else KINDS.get(topic)
+    )
     if kind is None:
         return {"kind": "hand", **where, DAMAGED: f"a record of unknown topic {topic!r}"}
     try:

@@ -5,7 +5,9 @@ its chain, signatures, that hand numbers follow without a gap and that each
 deal starts every seat from the stack the table holds (the last hand's
 result plus buy-ins, less stand-ups and time charges). Each hand is checked
 on its own: chain, signatures and seal, the seed against its commitment,
-the deck and every dealt card against the seed's derivation, and every
+under ``feltline-deck-v2`` each seat's contribution against its own
+commitment (listing the seats that committed and did not reveal), the deck
+and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
 (:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
 A stream's last signature is verified and covers the rest (:class:`Found`).
@@ -51,15 +53,19 @@ from feltline.audit.codec import (
 from feltline.audit.rerun import difference
 from feltline.engine.cards import Card
 from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import SEED_BYTES, commitment, shuffle
+from feltline.engine.deck import ALGORITHMS, SEED_BYTES, commitment, deck_seed, shuffle
 from feltline.engine.events import (
     BoardDealt,
     CardDealt,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
     Deal,
     DeckShuffled,
     Event,
     HandEnded,
     HandStarted,
+    RevealsOpened,
     SeatAtStart,
     StubReshuffled,
 )
@@ -101,14 +107,37 @@ class Failure:
         return f"{where}{at}: {self.check}: expected {self.expected}, found {self.found}"
 
 
+@dataclass(frozen=True)
+class Withheld:
+    """A ``feltline-deck-v2`` hand whose deck left out seats that committed
+    to a contribution and did not reveal it: not a failure (a connection
+    drops), but a seat colluding with the operator could withhold to
+    choose between two decks, so an auditor sees every one (docs/deck.md)."""
+
+    id: str
+    seats: tuple[int, ...]
+    table: str | None = None
+    number: int | None = None
+
+    def __str__(self) -> str:
+        where = f"hand {self.id}"
+        if self.table is not None:
+            where = f"hand {self.number} of table {self.table} ({self.id})"
+        seats = ", ".join(str(s) for s in self.seats)
+        return f"{where}: seats {seats} committed and did not reveal"
+
+
 @dataclass
 class Report:
     tables: int = 0
     hands: int = 0
     accounts: int = 0
     matches: int = 0
+    verified: int = 0  # signatures and seals verified
+    formed: int = 0  # signatures only checked for their form and key (docs/audit.md)
     failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -121,8 +150,11 @@ class Report:
             "hands": self.hands,
             "accounts": self.accounts,
             "matches": self.matches,
+            "signatures_verified": self.verified,
+            "signatures_checked_for_form": self.formed,
             "failures": [asdict(f) for f in self.failures],
             "warnings": self.warnings,
+            "withheld": [asdict(w) for w in self.withheld],
         }
 
     def failed_hands(self) -> set[str]:
@@ -190,17 +222,40 @@ class Found:
         self.events: list[Event | None] = []
         self.start: Start | None = None
         self.result: Result | None = None
+        self.withheld: tuple[int, ...] = ()
         self.length = 0
+        self.verified = 0  # signatures (and seals) verified
+        self.formed = 0  # signatures only checked for their form and key
 
     def __getstate__(self) -> tuple[Any, ...]:
         """Sent back as plain values, without the attributes' names: the
         first process reads what every other one sends."""
-        return self.kind, self.id, self.failures, self.signers, self.start, self.result, self.length
+        return (
+            self.kind,
+            self.id,
+            self.failures,
+            self.signers,
+            self.start,
+            self.result,
+            self.withheld,
+            self.length,
+            self.verified,
+            self.formed,
+        )
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.kind, self.id, self.failures, self.signers, self.start, self.result, self.length = (
-            state
-        )
+        (
+            self.kind,
+            self.id,
+            self.failures,
+            self.signers,
+            self.start,
+            self.result,
+            self.withheld,
+            self.length,
+            self.verified,
+            self.formed,
+        ) = state
         self.every, self.events = False, []
 
     def fail(self, check: str, position: int | None, expected: object, found: object) -> None:
@@ -273,9 +328,12 @@ class Found:
         signer, signature = str(record.get("signed_by", "")), str(record["signature"])
         self.signer(position, signer, record.get("notification"))
         if verify:
+            self.verified += 1
             if not keys.verify(signer, link, signature):
                 self.fail("signature", position, "a valid signature", signature)
-        elif not _SIGNATURE.fullmatch(signature):
+            return
+        self.formed += 1
+        if not _SIGNATURE.fullmatch(signature):
             self.fail("signature", position, "an Ed25519 signature (128 hex digits)", signature)
 
     def seal(self, seal: Record, body: list[Record]) -> None:
@@ -293,6 +351,7 @@ class Found:
             digest = bytes.fromhex(str(seal.get("link")))
         except ValueError:
             digest = b""
+        self.verified += 1
         if not keys.verify(key, digest, str(seal.get("signature", ""))):
             self.fail("seal signature", position, "a valid signature", seal.get("signature"))
 
@@ -313,11 +372,46 @@ class Found:
                 f"a {SEED_BYTES}-byte seed hashing to {started.commitment}",
                 f"{seed.hex()} hashing to {commitment(seed)}",
             )
-        self.cards(events, started, seed)
+        self.cards(events, started, self.contributed(events, started, seed))
         moved = difference(events)
         if moved is not None:
             expected = _show(moved.expected) + (f" ({moved.refused})" if moved.refused else "")
             self.fail("rules", moved.index + 1, expected, _show(moved.found))
+
+    def contributed(self, events: list[Event], started: HandStarted, seed: bytes) -> bytes:
+        """The seed the deck comes from: the server's under
+        ``feltline-deck-v1``; under v2 mixed with each contribution revealed,
+        every one checked against its seat's commitment. The seats that
+        committed and did not reveal are kept to be listed."""
+        if started.algorithm not in ALGORITHMS:
+            self.fail("deck", 1, " or ".join(ALGORITHMS), started.algorithm)
+        committed: dict[int, str] = {}
+        revealed: dict[int, bytes] = {}
+        opened = False
+        for position, event in enumerate(events, 1):
+            match event:
+                case ContributionsOpened():
+                    opened = True
+                case ContributionCommitted(seat=seat, commitment=digest):
+                    committed[seat] = digest
+                case ContributionRevealed(seat=seat, contribution=contribution):
+                    digest = committed.get(seat, "no commitment")
+                    if len(contribution) != SEED_BYTES or commitment(contribution) != digest:
+                        self.fail(
+                            "contribution",
+                            position,
+                            f"seat {seat}'s {SEED_BYTES} bytes hashing to {digest}",
+                            contribution.hex(),
+                        )
+                    revealed[seat] = contribution
+                case RevealsOpened(seats=seats):
+                    committed = {s: committed[s] for s in seats if s in committed}
+        if not opened:
+            return seed
+        self.withheld = tuple(sorted(set(committed) - set(revealed)))
+        if len(seed) != SEED_BYTES or any(len(c) != SEED_BYTES for c in revealed.values()):
+            return seed  # already failed: nothing to mix
+        return deck_seed(seed, revealed)
 
     def cards(self, events: list[Event], started: HandStarted, seed: bytes) -> None:
         """Every card against the order the seed derives."""
@@ -325,9 +419,11 @@ class Found:
         stubs: list[tuple[Card, ...]] = []
         for position, event in enumerate(events, 1):
             match event:
-                case DeckShuffled(cards=cards):
+                case DeckShuffled(seed=shuffled, cards=cards):
                     if cards != derived:
                         self.fail("deck", position, _cards(derived), _cards(cards))
+                    if shuffled != seed:
+                        self.fail("deck seed", position, seed.hex(), shuffled.hex())
                 case StubReshuffled(cards=cards):
                     stubs.append(cards or ())
                 case CardDealt(card=card, position=at, stub=stub):
@@ -395,9 +491,10 @@ class Folded(Found):
 
     def moved(self, event: Event) -> None:
         """Chips the event brings to a seat from its player's account, or
-        takes back to it."""
+        takes back to it. A move of no chips is none (no server writes one):
+        its sign could not say which way it went."""
         match event:
-            case SatDown(seat=seat, buy_in=amount) | ChipsAdded(seat=seat, amount=amount):
+            case SatDown(seat=seat, buy_in=amount) | ChipsAdded(seat=seat, amount=amount) if amount:
                 self.moves.append((self.id, seat, amount))
             case StoodUp(seat=seat, stack=amount) if amount > 0:
                 self.moves.append((self.id, seat, -amount))
@@ -497,13 +594,15 @@ def check_account(records: list[Record], *, every: bool = False) -> Accounted:
         except (KeyError, TypeError, ValueError) as e:
             accounted.fail("record", position, "a table, a seat and an amount", e)
             continue
-        accounted.moves.append(move)
+        if move[2]:  # a move of no chips is none, as a stand-up with nothing is at the table
+            accounted.moves.append(move)
     return accounted
 
 
 def check_stream(records: list[Record], *, every: bool = False) -> Found:
-    """A match's stream: its chain and signatures (its seeds and its
-    tables' deals are the ``match`` command's to check)."""
+    """A match's or a tournament's stream: its chain and signatures (a
+    match's seeds and its tables' deals are the ``match`` command's to
+    check; a tournament's decisions, :func:`feltline.engine.tournament.rerun`'s)."""
     found = Found(str(records[0].get("kind")), str(records[0].get("id")), every=every)
     found.chained(records, sealed=False)
     return found
@@ -569,6 +668,7 @@ def check_keys(records: list[Record]) -> Keyed:
         waiting.append((expected, str(record["type"]), key, "", since))
         if signature := str(record.get("signature") or ""):
             signer = str(record.get("signed_by", ""))
+            keyed.verified += 1
             if keys.verify(signer, link, signature):
                 keyed.history += [(p, kind, k, signer, n) for p, kind, k, _, n in waiting]
                 waiting = []
@@ -632,7 +732,7 @@ Line = Record | str | bytes
 checked, so processes checking hands share the parsing too."""
 
 
-STREAMS = frozenset({"table", "server", "account", "match"})
+STREAMS = frozenset({"table", "server", "account", "match", "tournament", "log"})
 """The kinds of record that are a stream's own; any other is a hand's."""
 
 
@@ -665,6 +765,8 @@ def check_records(records: Iterable[Record], *, every: bool = False) -> list[Fou
         "server": check_keys,
         "account": partial(check_account, every=every),
         "match": partial(check_stream, every=every),
+        "tournament": partial(check_stream, every=every),
+        "log": partial(check_stream, every=every),
     }
     return [
         checks.get(str(group[0].get("kind")), partial(check_hand, every=every))(group)
@@ -736,7 +838,7 @@ class LinesShare(Share):
             if isinstance(line, dict):
                 yield line
             else:
-                yield parse(line if isinstance(line, str) else line.decode())
+                yield parse(line)  # bytes as read: orjson refuses any not UTF-8
 
 
 _OPEN: dict[tuple[int, str], Rows] = {}
@@ -927,6 +1029,8 @@ class Verifier:
             elif stream.kind == "match":
                 self.report.matches += 1
                 self._found(stream, None)
+            elif stream.kind in ("tournament", "log"):
+                self._found(stream, None)
             else:
                 self.hand(stream)
 
@@ -1016,6 +1120,8 @@ class Verifier:
                 self._fail("revoked", found.kind, found.id, position, expected, at, deal)
 
     def _found(self, found: Found, deal: _Deal | None) -> None:
+        self.report.verified += found.verified
+        self.report.formed += found.formed
         for check, position, expected, what in found.failures:
             self._fail(check, found.kind, found.id, position, expected, what, deal)
         self._keys(found, deal)
@@ -1060,6 +1166,16 @@ class Verifier:
         elif deal is None:
             self._fail("table", "hand", found.id, None, "a hand its table dealt", "no such deal")
         self._found(found, deal or again)
+        if found.withheld:
+            at = deal or again
+            self.report.withheld.append(
+                Withheld(
+                    found.id,
+                    found.withheld,
+                    str(at.table) if at else None,
+                    at.number if at else None,
+                )
+            )
         if deal is not None and key is not None:
             # Only its name is kept once it is checked: memory stays small.
             self.seen[key] = _Deal(deal.table, deal.number)

@@ -60,6 +60,38 @@ def _demo_options(parser: argparse.ArgumentParser) -> None:
 def _token_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--role", required=True, choices=sorted(tokens.ROLES))
     parser.add_argument("--player", default="", help="the player's id; players only")
+    _ttl_option(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        print(_minted(parser, args.role, args.player, args.ttl))
+        return 0
+
+    parser.set_defaults(run=run)
+
+
+def _invite_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("player", nargs="?", default="", help="the player's id; players only")
+    parser.add_argument("--role", default="player", choices=sorted(tokens.ROLES))
+    parser.add_argument(
+        "--url",
+        default="http://127.0.0.1:8080/",
+        help="the web table's address, as serve --web-port gives it "
+        "(default http://127.0.0.1:8080/)",
+    )
+    _ttl_option(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        url = args.url.strip()
+        if not url.startswith(("http://", "https://")) or "#" in url:
+            parser.exit(2, f"{parser.prog}: --url is an http(s) address, not {args.url!r}\n")
+        token = _minted(parser, args.role, args.player, args.ttl, invite=True)
+        print(f"{url.rstrip('/')}/#token={token}")
+        return 0
+
+    parser.set_defaults(run=run)
+
+
+def _ttl_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ttl",
         metavar="SECONDS",
@@ -68,19 +100,22 @@ def _token_options(parser: argparse.ArgumentParser) -> None:
         f"(default {tokens.DEFAULT_TTL:,}: an hour)",
     )
 
-    def run(args: argparse.Namespace) -> int:
-        role = tokens.ROLES[args.role]
-        try:  # before the key is read: a mistyped command makes no key file
-            tokens.check_claims(role, args.player)
-            ttl = _lifetime(args.ttl)
-        except ValueError as e:
-            parser.exit(2, f"{parser.prog}: {e}\n")
-        print(
-            tokens.mint(_key(parser), role, now=datetime.now(UTC), ttl=ttl, player_id=args.player)
-        )
-        return 0
 
-    parser.set_defaults(run=run)
+def _minted(
+    parser: argparse.ArgumentParser, role_name: str, player: str, ttl: str, *, invite: bool = False
+) -> str:
+    """A token for the command line's claims (an ``invite``'s, good only to
+    sign in with once), or exit 2 saying what is wrong before the key is
+    read: a mistyped command makes no key file."""
+    role = tokens.ROLES[role_name]
+    try:
+        tokens.check_claims(role, player)
+        lifetime = _lifetime(ttl)
+    except ValueError as e:
+        parser.exit(2, f"{parser.prog}: {e}\n")
+    return tokens.mint(
+        _key(parser), role, now=datetime.now(UTC), ttl=lifetime, player_id=player, invite=invite
+    )
 
 
 def _lifetime(seconds: str) -> timedelta:
@@ -119,6 +154,11 @@ COMMANDS: dict[str, tuple[str, Options]] = {
         "(FELTLINE_KEY_FILE, default feltline.key)",
         _token_options,
     ),
+    "invite": (
+        "print a link to the web table that signs a player (or --role) in, for a home "
+        "game's host to send",
+        _invite_options,
+    ),
     "public-key": (
         "print the server's Ed25519 public key (PEM), which verifies every sealed hand",
         _public_key_options,
@@ -126,6 +166,10 @@ COMMANDS: dict[str, tuple[str, Options]] = {
     "table": (
         "open, list, show and close tables (admin)",
         _elsewhere("feltline.floor.tables:add_command"),
+    ),
+    "tournament": (
+        "create, list, show and cancel tournaments (admin)",
+        _elsewhere("feltline.floor.tournaments:add_command"),
     ),
     "chips": (
         "mint chips and read balances (admin)",

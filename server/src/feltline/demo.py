@@ -1,5 +1,6 @@
 """``feltline demo``: a real server on a loopback port with its own
-temporary store, one table of each game, and bots (``feltline_client.bots``:
+temporary store, one table of each game and a mixed table (H.O.R.S.E., a
+game an orbit), and bots (``feltline_client.bots``:
 ``Casual`` players that buy in again when broke) playing through the Python
 SDK while progress is shown; then the first hand of each table as a
 spectator may see it, and a summary: hands per game, every hand replayed
@@ -31,7 +32,7 @@ from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
 from feltline.cardroom.room import Room
-from feltline.engine.house import TableConfig, TimeCharge
+from feltline.engine.house import Rotation, TableConfig, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.projections.projector import Projector
 from feltline.store.check import Ledger, check
@@ -42,29 +43,21 @@ from feltline_client.bots import CallingStation, Casual, Player, Strategy
 from feltline_protos.v1 import auth_pb2, ledger_pb2, matches_pb2
 from feltline_replay import history
 
-TABLES = {
-    Game.HOLDEM: Rules(
-        Game.HOLDEM, Stakes(Structure.NO_LIMIT, small_bet=10, small_blind=5, big_blind=10)
-    ),
-    Game.STUD_HI_LO: Rules(
-        Game.STUD_HI_LO,
-        Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=2, bring_in=3, raise_cap=3),
-    ),
-    Game.DRAW_DECLARE: Rules(
-        Game.DRAW_DECLARE,
-        Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
-    ),
-    Game.JACKPOTS: Rules(
-        Game.JACKPOTS,
-        Stakes(Structure.FIXED_LIMIT, small_bet=10, big_bet=20, ante=5, raise_cap=4),
-    ),
+# Each table by its name: every game at its house stakes, and a mixed table
+# whose stakes hold each of its games' forced bets.
+HORSE = Rotation((Game.HOLDEM, Game.OMAHA_HI_LO, Game.RAZZ, Game.STUD, Game.STUD_HI_LO))
+MIXED = Stakes(
+    Structure.FIXED_LIMIT, small_bet=10, big_bet=20, small_blind=5, big_blind=10, ante=2, bring_in=3
+)
+TABLES: dict[str, tuple[Rules, Rotation | None]] = {
+    **{str(game): (Rules.house(game), None) for game in Game},
+    "mixed": (Rules(HORSE.games[0], MIXED), HORSE),
 }
 
 
 # The house's take, so that the ledger's summary has some to show: rake at
-# the hold'em and stud tables, a time charge at the draw tables.
+# the tables of games without a draw, a time charge at the draw tables.
 RAKE = Rake(basis_points=500, cap=30)
-RAKED = (Game.HOLDEM, Game.STUD_HI_LO)
 TIME_CHARGE = TimeCharge(amount=5, window=1800)
 PLAYERS_PER_TABLE = 4
 BUY_IN = 500
@@ -77,13 +70,13 @@ MATCH_DEALS = 4
 class Summary:
     """What a run played and what the store says about it."""
 
-    hands: dict[Game, int] = field(default_factory=dict)
+    hands: dict[str, int] = field(default_factory=dict)
     replayed: int = 0
     failed: list[str] = field(default_factory=list)
     ledger: Ledger | None = None
     books: ledger_pb2.GetLedgerSummaryResponse | None = None
     seconds: float = 0.0
-    first: dict[Game, list[str]] = field(default_factory=dict)
+    first: dict[str, list[str]] = field(default_factory=dict)
     match: matches_pb2.Match | None = None
 
 
@@ -104,8 +97,10 @@ def run(
         env = StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env
         room = Room(Streams(signer, env=env))
         views = Projector(room.streams, env)
-        server = Feltline(room, signer.public_key, tick=0.2, projector=views).start()
+        server = Feltline(room, signer.public_key, tick=0.2, projector=views, web_port=0).start()
         out(f"server listening on {server.target}, storing in {path}")
+        spectator = _token(signer, auth_pb2.ROLE_SPECTATOR)
+        out(f"watch in a browser: http://{server.host}:{server.web_port}/#token={spectator}")
         try:
             tables = _play(server, signer, rng, hands, out)
             match = _duplicate(server, signer, rng, out)
@@ -127,17 +122,18 @@ def _token(signer: Signer, role: Role, player: str = "") -> str:
 
 def _play(
     server: Feltline, signer: Signer, rng: random.Random, hands: int, out: Callable[[str], None]
-) -> dict[Game, str]:
+) -> dict[str, str]:
     admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
-    tables: dict[Game, str] = {}
-    bots: dict[Game, list[Player]] = {}
-    for game, rules in TABLES.items():
+    tables: dict[str, str] = {}
+    bots: dict[str, list[Player]] = {}
+    for game, (rules, rotation) in TABLES.items():
         config = convert.table_config(
             TableConfig(
-                replace(rules, rake=RAKE) if game in RAKED else rules,
+                rules if rules.variant.draws else replace(rules, rake=RAKE),
                 PLAYERS_PER_TABLE + 2,
                 action_clock=ACTION_CLOCK,
-                time_charge=None if game in RAKED else TIME_CHARGE,
+                time_charge=TIME_CHARGE if rules.variant.draws else None,
+                rotation=rotation,
             )
         )
         table = admin.create_table(config, f"demo {game}")
@@ -153,9 +149,9 @@ def _play(
             )
     admin.close()
     lock = threading.Lock()
-    done: dict[Game, set[int]] = {game: set() for game in TABLES}
+    done: dict[str, set[int]] = {game: set() for game in TABLES}
 
-    def finished(game: Game, number: int) -> None:
+    def finished(game: str, number: int) -> None:
         with lock:
             if number in done[game]:
                 return
@@ -200,7 +196,7 @@ def _duplicate(
     at table 1, the same cards in the same seats; the final match."""
     admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
     config = convert.table_config(
-        TableConfig(TABLES[Game.HOLDEM], MATCH_SEATS, action_clock=ACTION_CLOCK)
+        TableConfig(Rules.house(Game.HOLDEM), MATCH_SEATS, action_clock=ACTION_CLOCK)
     )
     match = admin.create_match(config, "demo duplicate", tables=2, deals=MATCH_DEALS, stack=BUY_IN)
     out(f"  duplicate match: 2 tables, {MATCH_DEALS} deals, the same decks at both")
@@ -246,7 +242,7 @@ def standings(match: matches_pb2.Match) -> list[str]:
     return lines
 
 
-def _check(room: Room, tables: dict[Game, str]) -> Summary:
+def _check(room: Room, tables: dict[str, str]) -> Summary:
     summary = Summary(ledger=check(room.streams))
     for game, table_id in tables.items():
         key = UUID(table_id)
@@ -278,7 +274,10 @@ def first_hand(room: Room, table_id: UUID) -> list[str]:
 
 
 def main(seed: int | None = None, hands: int = 30) -> int:
-    print("Feltline demo: four tables, four bots each, playing through the gRPC API")
+    print(
+        f"Feltline demo: {len(TABLES)} tables, one of each game and a mixed one, "
+        f"{PLAYERS_PER_TABLE} bots each, playing through the gRPC API"
+    )
     summary = run(hands, seed=seed)
     print(f"\nPlayed in {summary.seconds:.1f} s:")
     for game, lines in summary.first.items():

@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from eventsourcing.persistence import PersistenceError
@@ -21,6 +22,7 @@ from feltline.api.collector import short_pauses, time_pauses
 from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError
 from feltline.cardroom.room import open_room
+from feltline.domain.chained import TamperedError
 from feltline.engine.values import build_tables
 from feltline.projections.follow import Log
 from feltline.projections.projector import PROJECTIONS, Projector
@@ -74,11 +76,28 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         "(docs/metrics.md); none unless given",
     )
 
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        help="also serve the API to browsers (Connect and gRPC-Web, docs/api.md) on this "
+        "port, HOST as --host, over TLS as gRPC is; none unless given",
+    )
+    parser.add_argument(
+        "--web-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web page's origin (https://example.com) whose calls the web port answers; "
+        "repeat for more; pages from other origins are refused",
+    )
+
     def run(args: argparse.Namespace) -> int:
         if (args.tls_cert is None) != (args.tls_key is None):
             parser.error("--tls-cert and --tls-key go together")
         if args.tls_client_ca is not None and args.tls_cert is None:
             parser.error("--tls-client-ca needs --tls-cert and --tls-key")
+        if args.web_origin and args.web_port is None:
+            parser.error("--web-origin needs --web-port")
         return _serve(
             args.host,
             args.port,
@@ -90,6 +109,8 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
             projector=not args.no_projector,
             advertise=args.advertise,
             metrics_port=args.metrics_port,
+            web_port=args.web_port,
+            web_origins=args.web_origin,
         )
 
     parser.set_defaults(run=run)
@@ -129,6 +150,8 @@ def _serve(
     projector: bool = True,
     advertise: str = "",
     metrics_port: int | None = None,
+    web_port: int | None = None,
+    web_origins: Sequence[str] = (),
 ) -> int:
     config = store_config(store)
     logs.configure()
@@ -146,6 +169,8 @@ def _serve(
     busy = why_not(address)  # before the store is opened: it would make a file
     if busy:
         return _refuse(f"cannot listen on {address}: {busy}")
+    if web_port is not None and (busy := why_not(f"{host}:{web_port}")):
+        return _refuse(f"cannot listen on {host}:{web_port}: {busy}")
     build_tables()  # now, not at the first showdown
     if metrics_port is not None:
         busy = _metrics_busy(host, metrics_port)
@@ -157,6 +182,8 @@ def _serve(
         return _refuse(str(e))
     except (sqlite3.DatabaseError, PersistenceError) as e:  # what the check could not see
         return _refuse(f"cannot open the store: {e}")
+    except TamperedError as e:  # the transparency log's stream, read whole at start
+        return _refuse(f"the store's transparency log does not verify: {e}")
     signer = room.streams.signer
     try:
         # With --no-projector the views are still read: a `feltline project`
@@ -171,6 +198,8 @@ def _serve(
             project=projector,
             advertise=advertise,
             metered=metrics_port is not None,
+            web_port=web_port,
+            web_origins=web_origins,
         )
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()
@@ -195,6 +224,9 @@ def _serve(
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"feltline listening on {server.target} ({over}store: {where}; key: {config.key_file})")
+    if server.web_port is not None:
+        scheme = "http" if tls is None else "https"
+        print(f"browsers (Connect, gRPC-Web): {scheme}://{host}:{server.web_port}")
     if metrics_port is not None:
         _serve_metrics(host, metrics_port)
     print("mint a token:  feltline token --role player --player alice --ttl 3600")

@@ -8,8 +8,9 @@ server's. The hand-strength strategy ranks hands with the small evaluator
 below; the client must not import the server's engine.
 
 A ``Player`` does everything else: sits down, follows the table's stream
-(the client resumes it from its cursor when the connection drops), acts on
-its turns, looks again when an action was stale, buys in again when broke
+(the client resumes it from its cursor when the connection drops),
+contributes to each deck at a table whose seats do (``feltline-deck-v2``),
+acts on its turns, looks again when an action was stale, buys in again when broke
 if asked to, and stands up when done.
 
     with Client(target, token) as client:
@@ -29,6 +30,7 @@ from typing import Protocol
 import grpc
 
 from feltline_client.client import Client, Seen
+from feltline_client.contribution import Contribution
 from feltline_client.errors import FeltlineError
 from feltline_client.table import Move, Spot, Tracker, send
 from feltline_protos.v1 import common_pb2, events_pb2
@@ -297,6 +299,9 @@ class Player:
         self.tracker = Tracker()
         self.moves = 0
         self.refused: list[FeltlineError] = []
+        # feltline-deck-v2: the bytes this seat contributed to each hand's
+        # deck, and the server's receipt for every commitment and reveal.
+        self.contribution = Contribution(client, table_id)
         self.seated = False
         self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
         self._leaving = False
@@ -346,6 +351,8 @@ class Player:
                 self._rebuy(event.hand_finished.stacks)
             elif not self.tracker.dealable:
                 self._leave()
+        elif kind in ("contributions_opened", "reveals_opened"):
+            self.contribution.heard(event, self.seat)
         elif kind == "hand_dealt" and self.hands is not None:
             if self.tracker.hands_ended + 1 >= self.hands:
                 self._sit_out()

@@ -13,6 +13,7 @@ nothing. By default a call or a watch keeps trying for a minute.
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import random
 import threading
@@ -40,6 +41,8 @@ from feltline_protos.v1 import (
     replay_pb2_grpc,
     tables_pb2,
     tables_pb2_grpc,
+    tournaments_pb2,
+    tournaments_pb2_grpc,
     watch_pb2,
     watch_pb2_grpc,
 )
@@ -50,7 +53,9 @@ T = TypeVar("T")
 # again: nothing was applied, or it was and the server answers as before.
 # CANCELLED is among them because this client never cancels a unary call of
 # its own (a watch it cancels ends without a retry): it comes from a server
-# stopping, whose gRPC drops the calls that arrived as it began to stop.
+# stopping, whose gRPC drops the calls that arrived as it began to stop, or
+# from one with more calls waiting for it than its gRPC keeps (10,000 for a
+# Feltline server), which drops some before they reach it.
 RETRYABLE = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.CANCELLED}
 )
@@ -58,12 +63,25 @@ RETRYABLE = frozenset(
 # refusing work it has no room for says when to come back, and anything
 # else refusing it without a hint (a quota, a proxy) is not retried blindly.
 RETRYABLE_AFTER_HINT = frozenset({grpc.StatusCode.RESOURCE_EXHAUSTED})
+KEEPALIVE_MS = 10_000  # a ping after this long without one
+KEEPALIVE_TIMEOUT_MS = 10_000  # the connection is dead if a ping is not answered by then
 # The channel's own reconnection backoff (gRPC's grows to two minutes): a
 # restarted server is found within a second of listening again.
 CHANNEL_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 1000),
+    # A server that stops answering without closing its connection (frozen,
+    # a stalled VM, a cut network) is found dead by a ping unanswered within
+    # KEEPALIVE_TIMEOUT_MS, instead of a call waiting out its deadline and a
+    # watch forever: the call fails UNAVAILABLE, is tried again, and with a
+    # target naming several servers it goes to another. The server allows
+    # these pings (feltline.api.server.OPTIONS).
+    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.http2.ping_timeout_ms", KEEPALIVE_TIMEOUT_MS),  # what gRPC 1.6x+ waits on
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
 )
 DECLARATIONS = {
     "low": common_pb2.DECLARATION_LOW,
@@ -200,6 +218,7 @@ class Client:
         self.replay = replay_pb2_grpc.ReplayServiceStub(self.channel)
         self.ledger = Ledger(self)
         self.matches = matches_pb2_grpc.MatchServiceStub(self.channel)
+        self.tournaments = tournaments_pb2_grpc.TournamentServiceStub(self.channel)
 
     def close(self) -> None:
         """Close the channel, if this client opened it."""
@@ -475,6 +494,37 @@ class Client:
         choice = play_pb2.Declare(declaration=DECLARATIONS[declaration])
         return self._act(table_id, seen, request_id, declare=choice)
 
+    # ---- contributing to the deck (feltline-deck-v2, docs/deck.md)
+
+    def commit(
+        self, table_id: str, hand_number: int, contribution: bytes, *, request_id: str | None = None
+    ) -> play_pb2.ContributionReceipt:
+        """Commit the seat to ``contribution`` (32 random bytes the caller
+        keeps, to reveal next) by its SHA-256: the server's signed receipt."""
+        digest = hashlib.sha256(contribution).hexdigest()
+        return self._contribute(table_id, hand_number, request_id, commitment=digest)
+
+    def reveal(
+        self, table_id: str, hand_number: int, contribution: bytes, *, request_id: str | None = None
+    ) -> play_pb2.ContributionReceipt:
+        """Reveal the 32 bytes the seat committed to: the signed receipt."""
+        return self._contribute(table_id, hand_number, request_id, contribution=contribution)
+
+    def _contribute(
+        self, table_id: str, hand_number: int, request_id: str | None, **step: object
+    ) -> play_pb2.ContributionReceipt:
+        request = play_pb2.ContributeRequest(
+            table_id=table_id,
+            request_id=self._request_id(request_id),
+            hand_number=hand_number,
+            **step,  # type: ignore[arg-type]
+        )
+        answer = self._call(
+            lambda: self.play.Contribute(request, metadata=self.metadata(), timeout=self.timeout),
+            retry=True,
+        )
+        return answer.receipt
+
     # ---- watch
 
     def watch(
@@ -708,6 +758,56 @@ class Client:
             ).hands
         )
 
+    # ---- the transparency log (docs/transparency.md)
+
+    def get_checkpoint(self) -> replay_pb2.Checkpoint:
+        """The log's newest signed checkpoint (one signed now if hands were
+        sealed since the last)."""
+        request = replay_pb2.GetCheckpointRequest()
+        return self._call(
+            lambda: self.replay.GetCheckpoint(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).checkpoint
+
+    def watch_checkpoints(self) -> Iterator[replay_pb2.Checkpoint]:
+        """The newest checkpoint, then each new one as it is signed."""
+        call = self.replay.WatchCheckpoints(
+            replay_pb2.WatchCheckpointsRequest(), metadata=self.metadata()
+        )
+        try:
+            for part in call:
+                yield part.checkpoint
+        except grpc.RpcError as e:
+            raise from_rpc_error(e) from None
+
+    def consistency_proof(
+        self, first_size: int, second_size: int = 0
+    ) -> replay_pb2.GetConsistencyProofResponse:
+        """The proof that the log's tree of ``second_size`` leaves (0: the
+        newest checkpoint's) extends its tree of ``first_size``."""
+        request = replay_pb2.GetConsistencyProofRequest(
+            first_size=first_size, second_size=second_size
+        )
+        return self._call(
+            lambda: self.replay.GetConsistencyProof(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        )
+
+    def add_cosignature(self, note: str, witness_key: str) -> replay_pb2.Checkpoint:
+        """Hand back a witness's cosignature of one of the log's checkpoints;
+        that checkpoint with every cosignature the server has collected."""
+        request = replay_pb2.AddCosignatureRequest(note=note, witness_key=witness_key)
+        return self._call(
+            lambda: self.replay.AddCosignature(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).checkpoint
+
     # ---- duplicate matches
 
     def create_match(
@@ -776,6 +876,151 @@ class Client:
                 yield response.match
         except grpc.RpcError as e:
             raise from_rpc_error(e) from None
+
+    # ---- tournaments
+
+    def create_tournament(
+        self,
+        config: common_pb2.TableConfig,
+        display_name: str,
+        *,
+        levels: Sequence[tournaments_pb2.TournamentLevel],
+        buy_in: int,
+        fee: int,
+        stack: int,
+        payouts: Sequence[tournaments_pb2.PayoutBand],
+        entrants: int,
+        start_time: int | None = None,
+        minimum: int = 0,
+        late_until: int = 0,
+        request_id: str | None = None,
+    ) -> tournaments_pb2.Tournament:
+        """Create a tournament (admin): a sit-and-go of ``entrants`` players,
+        or, given ``start_time`` (Unix seconds), a scheduled one that starts
+        then with at least ``minimum`` entries."""
+        scheduled = start_time is not None
+        request = tournaments_pb2.CreateTournamentRequest(
+            display_name=display_name,
+            config=config,
+            levels=levels,
+            buy_in=buy_in,
+            fee=fee,
+            stack=stack,
+            payouts=payouts,
+            start=tournaments_pb2.TOURNAMENT_START_SCHEDULED
+            if scheduled
+            else tournaments_pb2.TOURNAMENT_START_SIT_AND_GO,
+            entrants=entrants,
+            minimum=minimum,
+            late_until=late_until,
+            request_id=self._request_id(request_id),
+        )
+        if start_time is not None:
+            request.start_time.seconds = start_time
+        return self._call(
+            lambda: self.tournaments.CreateTournament(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
+
+    def register_tournament(
+        self, tournament_id: str, *, request_id: str | None = None
+    ) -> tournaments_pb2.Tournament:
+        """Enter this client's player (the buy-in and fee leave their account)."""
+        request = tournaments_pb2.RegisterForTournamentRequest(
+            tournament_id=tournament_id, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tournaments.RegisterForTournament(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
+
+    def unregister_tournament(
+        self, tournament_id: str, *, request_id: str | None = None
+    ) -> tournaments_pb2.Tournament:
+        """Withdraw this client's entry before the start (the buy-in and fee back)."""
+        request = tournaments_pb2.UnregisterFromTournamentRequest(
+            tournament_id=tournament_id, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tournaments.UnregisterFromTournament(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
+
+    def get_tournament(self, tournament_id: str) -> tournaments_pb2.Tournament:
+        request = tournaments_pb2.GetTournamentRequest(tournament_id=tournament_id)
+        return self._call(
+            lambda: self.tournaments.GetTournament(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
+
+    def list_tournaments_page(
+        self,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        state: tournaments_pb2.TournamentState.ValueType = (
+            tournaments_pb2.TOURNAMENT_STATE_UNSPECIFIED
+        ),
+    ) -> tournaments_pb2.ListTournamentsResponse:
+        """One page of tournaments, newest first, as the server returns it."""
+        request = tournaments_pb2.ListTournamentsRequest(
+            page_size=page_size, page_token=page_token, state=state
+        )
+        return self._call(
+            lambda: self.tournaments.ListTournaments(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        )
+
+    def list_tournaments(
+        self,
+        *,
+        page_size: int = 0,
+        state: tournaments_pb2.TournamentState.ValueType = (
+            tournaments_pb2.TOURNAMENT_STATE_UNSPECIFIED
+        ),
+    ) -> Iterator[tournaments_pb2.Tournament]:
+        """Every tournament, newest first, fetching pages as the iteration needs them."""
+        token = ""
+        while True:
+            page = self.list_tournaments_page(page_size=page_size, page_token=token, state=state)
+            yield from page.tournaments
+            token = page.next_page_token
+            if not token:
+                return
+
+    def cancel_tournament(
+        self, tournament_id: str, reason: str, *, request_id: str | None = None
+    ) -> tournaments_pb2.Tournament:
+        """Cancel a tournament between hands, with its refunds (admin)."""
+        request = tournaments_pb2.CancelTournamentRequest(
+            tournament_id=tournament_id, reason=reason, request_id=self._request_id(request_id)
+        )
+        return self._call(
+            lambda: self.tournaments.CancelTournament(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
+
+    def tournament_results(self, tournament_id: str) -> tournaments_pb2.Tournament:
+        """A finished tournament's every place and prize."""
+        request = tournaments_pb2.GetTournamentResultsRequest(tournament_id=tournament_id)
+        return self._call(
+            lambda: self.tournaments.GetTournamentResults(
+                request, metadata=self.metadata(), timeout=self.timeout
+            ),
+            retry=True,
+        ).tournament
 
 
 __all__ = ["Client", "FeltlineError", "Seen", "token_claims"]

@@ -128,7 +128,8 @@ class Tracker:
 
     def _snapshot(self, table: tables_pb2.Table) -> None:
         self.seat = table.viewer_seat
-        self.game = table.config.rules.game
+        # A mixed table's rules name its first game; its turn, the hand's.
+        self.game = table.turn.game if table.HasField("turn") else table.config.rules.game
         self.closed = table.state == tables_pb2.TABLE_STATE_CLOSED
         self.stacks = {s.seat: s.stack for s in table.seats}
         if not table.HasField("current_hand"):
@@ -177,6 +178,17 @@ class Tracker:
             self.stacks.pop(event.stood_up.seat, None)
         elif kind == "table_closed":
             self.closed = True
+
+
+def game_name(game: common_pb2.Game.ValueType) -> str:
+    """A game as ``--game`` names it: ``omaha-hi-lo``."""
+    return common_pb2.Game.Name(game).removeprefix("GAME_").lower().replace("_", "-")
+
+
+def rotation_said(turn: common_pb2.RotationTurn) -> str:
+    """A mixed table's game and the next: "razz, hand 2 of 4; next stud"."""
+    of = f" of {turn.hands}" if turn.hands else ""
+    return f"{game_name(turn.game)}, hand {turn.hand}{of}; next {game_name(turn.next_game)}"
 
 
 def send(client: Client, table_id: str, seen: Seen, move: Move) -> play_pb2.ActResponse:

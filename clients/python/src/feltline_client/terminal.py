@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TextIO, TypeAlias
 
 from feltline_client.client import Client, Tls
+from feltline_client.contribution import Contribution
 from feltline_client.errors import FeltlineError
 from feltline_client.table import (
     ACTION_NAMES,
@@ -40,6 +41,7 @@ from feltline_client.table import (
     find_table,
     parse_move,
     pot_counted,
+    rotation_said,
     send,
 )
 from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
@@ -64,6 +66,8 @@ FORCED = {
 def describe(event: events_pb2.Event, me: int) -> str | None:
     """One line about an event, or None for ones not worth a line."""
     kind = event.WhichOneof("kind")
+    if kind == "hand_dealt" and event.hand_dealt.HasField("turn"):
+        return f"== game: {rotation_said(event.hand_dealt.turn)}"
     if kind == "hand_started":
         return f"== hand {event.hand_number}: button at seat {event.hand_started.button}"
     if kind == "posted":
@@ -230,6 +234,7 @@ class Terminal:
             ""  # the id of the hand you were dealt into, until the table takes its result
         )
         self.tracker = Tracker()
+        self.contribution = Contribution(client, table_id)  # your share of each deck
         self.players: dict[int, str] = {}  # who sits where
         self.big_blind = False  # a newcomer waiting for the big blind
         self.dealt = 0  # hands dealt at the table: the first deals everyone in
@@ -312,6 +317,11 @@ class Terminal:
             line = describe(item.event, self.tracker.seat)
             if line:
                 self.say(line)
+            if self.contribution.heard(item.event, self.tracker.seat):
+                step = "committed to" if item.event.HasField("contributions_opened") else "revealed"
+                self.say(f"you {step} your 32 bytes of the deck (receipt kept)")
+            if item.event.HasField("hand_ended"):
+                self.check_contribution(item.event)
         mine = self.tracker.feed(item)
         self.follow_seats(item)
         if self.save is not None and item.HasField("event"):
@@ -323,12 +333,31 @@ class Terminal:
         elif self.tracker.spot() is None:
             self.asking = False  # the turn passed: out of time, or the hand moved on
 
+    def check_contribution(self, ended: events_pb2.Event) -> None:
+        """Once a hand you contributed to ends, check from the hand as you
+        may see it that your bytes went into its deck, and say so, or say
+        what contradicts it (with your receipts, for an auditor)."""
+        if ended.hand_number not in self.contribution.contributions:
+            return
+        try:
+            events = self.client.get_hand(ended.hand_id).events
+        except FeltlineError as e:
+            self.say(f"could not check your bytes went into the deck: {e.message}")
+            return
+        failures = self.contribution.check(self.tracker.seat, events)
+        for failure in failures:
+            self.say(f"your bytes: {failure}")
+        if not failures:
+            self.say("your 32 bytes went into this hand's deck (checked)")
+
     def follow_seats(self, item: watch_pb2.WatchTableResponse) -> None:
         """Keep who sits where, and say what a seat dealt no hand waits for."""
         if item.HasField("snapshot"):
             table = item.snapshot.table
             self.players = {s.seat: s.player_id for s in table.seats}
             self.dealt = table.hands_dealt
+            if table.HasField("turn"):
+                self.say(f"a mixed table; game: {rotation_said(table.turn)}")
             mine = [s for s in table.seats if s.seat == self.tracker.seat]
             self.big_blind = bool(mine) and mine[0].status == common_pb2.SEAT_STATUS_WAITING
             hand = table.current_hand if table.HasField("current_hand") else None

@@ -23,9 +23,10 @@ from enum import Enum
 from functools import cache
 from typing import Any, Union
 
-from feltline.engine import commands, events, table
+from feltline.engine import commands, events, table, tournament
 from feltline.engine.cards import Card
 from feltline.engine.deck import DECK_ALGORITHM
+from feltline.engine.house import DEFAULT_CONTRIBUTION_WINDOW_MS
 
 JSON = Any
 """A value made of dicts with string keys, lists, strings, ints, bools and None."""
@@ -40,6 +41,11 @@ EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     for cls, version in (
         (events.HandStarted, 3),
         (events.DeckShuffled, 1),
+        (events.SeedDrawn, 1),
+        (events.ContributionsOpened, 1),
+        (events.ContributionCommitted, 1),
+        (events.RevealsOpened, 1),
+        (events.ContributionRevealed, 1),
         (events.StreetBegan, 1),
         (events.Posted, 1),
         (events.CardDealt, 1),
@@ -62,7 +68,7 @@ of a class's fields and add an upcaster from the old version."""
 TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (table.TableOpened, 2),
+        (table.TableOpened, 4),
         (table.SatDown, 1),
         (table.JoinedPot, 1),
         (table.ChipsAdded, 1),
@@ -71,18 +77,84 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         (table.SatIn, 1),
         (table.StoodUp, 1),
         (table.TimeCharged, 1),
-        (table.HandDealt, 2),
+        (table.HandDealt, 3),
         (table.HandFinished, 1),
         (table.CarriedPotWon, 1),
+        (table.StakesChanged, 1),
         (table.TableClosed, 1),
     )
 }
 """The table decider's events, versioned like a hand's."""
 
+TOURNAMENT_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
+    cls.__name__: (cls, 2 if cls is tournament.TournamentCreated else 1)
+    for cls in (
+        tournament.TournamentCreated,
+        tournament.SeedDrawn,
+        tournament.Registered,
+        tournament.Unregistered,
+        tournament.Started,
+        tournament.SeatsDrawn,
+        tournament.LevelChanged,
+        tournament.RegistrationClosed,
+        tournament.HandBegun,
+        tournament.HandPlayed,
+        tournament.Eliminated,
+        tournament.Placed,
+        tournament.Paid,
+        tournament.PlayerMoved,
+        tournament.TableBroken,
+        tournament.HandForHandBegun,
+        tournament.RoundPlayed,
+        tournament.HandForHandEnded,
+        tournament.Finished,
+        tournament.Cancelled,
+        tournament.SeedRevealed,
+    )
+}
+"""A tournament's events (its stream's, not a table's), versioned alike."""
+
 
 def _hand_started_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
     """Version 1 did not name the deck algorithm: only feltline-deck-v1 existed."""
     return {**data, "algorithm": DECK_ALGORITHM}
+
+
+def table_config_v2(config: dict[str, JSON]) -> dict[str, JSON]:
+    """A table's settings stored before seats could contribute to the deck:
+    they did not (``feltline-deck-v1``), and the window, unused, is the
+    default."""
+    return {
+        **config,
+        "seat_entropy": events.Entropy.OFF.value,
+        "contribution_window_ms": DEFAULT_CONTRIBUTION_WINDOW_MS,
+    }
+
+
+def table_config_v3(config: dict[str, JSON]) -> dict[str, JSON]:
+    """A table's settings stored before mixed tables: one game, no rotation."""
+    return {**config, "rotation": None}
+
+
+def _config_v3(data: dict[str, JSON]) -> dict[str, JSON]:
+    """``TableOpened`` version 3, a match's ``MatchCreated`` version 2 and a
+    tournament's ``TournamentCreated`` version 1 hold a table's settings of
+    before mixed tables."""
+    config = data.get("config")
+    return {**data, "config": table_config_v3(config)} if isinstance(config, dict) else data
+
+
+def _hand_dealt_v2_v3(data: dict[str, JSON]) -> dict[str, JSON]:
+    """Version 2 was dealt at a table of one game: no turn of a rotation."""
+    return {**data, "turn": None}
+
+
+def _config_v2(data: dict[str, JSON]) -> dict[str, JSON]:
+    """``TableOpened`` version 2 and a match's ``MatchCreated`` version 1
+    hold a table's settings of before seat entropy. Settings that are not an
+    object stay as they are, for the decoder to refuse."""
+    config = data.get("config")
+    return {**data, "config": table_config_v2(config)} if isinstance(config, dict) else data
 
 
 def _table_opened_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
@@ -108,7 +180,13 @@ UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]
     ("HandStarted", 1): _hand_started_v1_v2,
     ("HandStarted", 2): _deal_nested,
     ("HandDealt", 1): _deal_nested,
+    ("HandDealt", 2): _hand_dealt_v2_v3,
     ("TableOpened", 1): _table_opened_v1_v2,
+    ("TableOpened", 2): _config_v2,
+    ("TableOpened", 3): _config_v3,
+    ("MatchCreated", 1): _config_v2,
+    ("MatchCreated", 2): _config_v3,
+    ("TournamentCreated", 1): _config_v3,
 }
 """(event name, version) -> a function from that version's data to the next's."""
 
@@ -121,6 +199,9 @@ COMMAND_TYPES: Mapping[str, type[commands.Command]] = {
         commands.Declare,
         commands.TimeOut,
         commands.Cancel,
+        commands.Commit,
+        commands.Reveal,
+        commands.CloseContributions,
     )
 }
 

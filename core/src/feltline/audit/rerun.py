@@ -1,6 +1,8 @@
 """Replay a stored hand by playing it again: rebuild the commands its
 events record (the start, from ``HandStarted`` and the seed ``HandEnded``
-reveals; each decision from its ``Acted``, ``Drew`` or ``Declared``) and run
+reveals; each seat's commitment and reveal, and the contribution window's
+close where a seat did not keep up; each decision from its ``Acted``,
+``Drew`` or ``Declared``) and run
 them through the engine. A hand replays when the engine makes exactly the
 events that were stored, so its deal, every decision and its result are
 the ones the store holds."""
@@ -10,16 +12,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.commands import (
+    Act,
+    Cancel,
+    CloseContributions,
+    Command,
+    Commit,
+    Declare,
+    Draw,
+    Reveal,
+    StartHand,
+    TimeOut,
+)
 from feltline.engine.errors import RuleError
 from feltline.engine.events import (
     Acted,
     Action,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
+    DeckShuffled,
     Declared,
     Drew,
+    Entropy,
     Event,
     HandEnded,
     HandStarted,
+    RevealsOpened,
 )
 from feltline.engine.hand import NEW_HAND, play
 
@@ -31,9 +50,28 @@ def commands(events: Sequence[Event]) -> list[Command]:
     started, ended = events[0], events[-1]
     if not isinstance(started, HandStarted) or not isinstance(ended, HandEnded):
         raise ValueError("only a whole hand replays: HandStarted to HandEnded")
-    made: list[Command] = [StartHand(started.rules, started.deal, ended.seed)]
+    opened = next((e for e in events if isinstance(e, ContributionsOpened)), None)
+    entropy = Entropy.OFF
+    if opened is not None:
+        entropy = Entropy.REQUIRED if opened.required else Entropy.OPTIONAL
+    made: list[Command] = [StartHand(started.rules, started.deal, ended.seed, entropy)]
+    invited = opened.seats if opened is not None else ()
+    committed = revealed = 0
+    revealing: tuple[int, ...] = ()
     for event in events:
         match event:
+            case ContributionCommitted(seat=seat, commitment=digest):
+                committed += 1
+                made.append(Commit(seat, digest))
+            case RevealsOpened(seats=seats):
+                revealing = seats
+                if committed < len(invited):
+                    made.append(CloseContributions())
+            case ContributionRevealed(seat=seat, contribution=contribution):
+                revealed += 1
+                made.append(Reveal(seat, contribution))
+            case DeckShuffled() if invited and revealed < len(revealing):
+                made.append(CloseContributions())
             case Acted(timed_out=True) | Drew(timed_out=True) | Declared(timed_out=True):
                 made.append(TimeOut(event.seat))
             case Acted(seat=seat, action=action, total=total):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from feltline.engine import openers
 from feltline.engine.events import Action
-from feltline.engine.rules import Game, Structure
+from feltline.engine.rules import Structure
 from feltline.engine.state import Hand, Player, Round
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
@@ -18,7 +18,6 @@ from feltline.engine.state import Hand, Player, Round
 _BET = Action.BET
 _RAISE = Action.RAISE
 _COMPLETE = Action.COMPLETE
-_JACKPOTS = Game.JACKPOTS
 _FIXED_LIMIT = Structure.FIXED_LIMIT
 _POT_LIMIT = Structure.POT_LIMIT
 
@@ -129,9 +128,9 @@ def others_active(hand: Hand, p: Player) -> bool:
 def lacks_openers(hand: Hand, p: Player) -> bool:
     """Jackpots: the first bet of the first round needs jacks or better."""
     return (
-        hand.rules.game is _JACKPOTS
-        and hand.rounds == 0
+        hand.rounds == 0
         and hand.first_bettor is None
+        and hand.rules.variant.openers
         and openers.combination(p.cards) is None
     )
 

@@ -51,6 +51,14 @@ ACE = 12
 JOKER_INDEX = 52
 
 
+def ace_low(card: int) -> int:
+    """An order on cards with the ace below the deuce, by rank then suit;
+    the joker last, never a low card."""
+    if card == JOKER_INDEX:
+        return JOKER_INDEX
+    return ((card >> 2) + 1) % 13 * 4 + (card & 3)
+
+
 class CardError(ValueError):
     """A card token that is not in Feltline's notation."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from feltline.engine.cards import Card
-from feltline.engine.events import Action, Choice, Deal
+from feltline.engine.events import Action, Choice, Deal, Entropy
 from feltline.engine.rules import Rules
 
 
@@ -17,11 +17,36 @@ class Command:
 @dataclass(frozen=True, slots=True)
 class StartHand(Command):
     """Deal a hand. The table decides who is in and who posts what; the
-    shell draws ``seed`` from the operating system's CSPRNG."""
+    shell draws ``seed`` from the operating system's CSPRNG. With
+    ``entropy`` other than off, the seats contribute before the deck is
+    derived (``feltline-deck-v2``)."""
 
     rules: Rules
     deal: Deal
     seed: bytes
+    entropy: Entropy = Entropy.OFF
+
+
+@dataclass(frozen=True, slots=True)
+class Commit(Command):
+    """A seat commits to its contribution: the SHA-256 of its 32 bytes, in
+    lowercase hex."""
+
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Command):
+    """A seat reveals the 32 bytes it committed to."""
+
+    seat: int
+    contribution: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class CloseContributions(Command):
+    """The contribution window ran out: go on with the seats that kept up."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,9 @@ from feltline.engine import openers
 from feltline.engine.cards import Card, deck
 from feltline.engine.deck import reshuffle_purpose, shuffle
 from feltline.engine.events import BoardDealt, CardDealt, Drew, Event, StubReshuffled
-from feltline.engine.rules import Game, Rules
+from feltline.engine.rules import Rules
 from feltline.engine.script import Step
 from feltline.engine.state import Hand, Player
-
-HOLE_CARDS = {Game.HOLDEM: 2, Game.STUD_HI_LO: 7, Game.DRAW_DECLARE: 5, Game.JACKPOTS: 5}
 
 
 def fresh_deck(rules: Rules) -> tuple[Card, ...]:
@@ -42,7 +40,7 @@ def deal_street(hand: Hand, step: Step) -> list[Event]:
 
 def deal_board(hand: Hand, count: int) -> list[Event]:
     fixed = hand.rules.fixed_seats
-    start = fixed * HOLE_CARDS[hand.rules.game] + len(hand.board) if fixed else hand.next
+    start = fixed * hand.rules.variant.hole_cards + len(hand.board) if fixed else hand.next
     positions = tuple(range(start, start + count))
     return [BoardDealt(cards=tuple(hand.stub[i] for i in positions), positions=positions)]
 
@@ -57,7 +55,7 @@ def draw(
     stub in an order derived from the hand's seed."""
     thrown = tuple(discards)
     set_aside = (
-        hand.rules.game is Game.JACKPOTS
+        hand.rules.variant.openers
         and p.seat == hand.opener
         and bool(thrown)
         and openers.combination([c for c in p.cards if c not in thrown]) is None
@@ -68,7 +66,7 @@ def draw(
     fixed = hand.rules.fixed_seats
     if fixed:
         limit = hand.rules.draw_limit(fixed)
-        base = HOLE_CARDS[hand.rules.game] * fixed + p.seat % fixed * limit
+        base = hand.rules.variant.hole_cards * fixed + p.seat % fixed * limit
         for j in range(len(thrown)):
             events.append(CardDealt(p.seat, hand.stub[base + j], False, base + j))
         return events
@@ -87,7 +85,7 @@ def draw(
             pool = bottom + tuple(c for c in muck if c not in thrown)
             stub_no += 1
             purpose = reshuffle_purpose(stub_no)
-            stub = shuffle(hand.seed, pool, purpose)
+            stub = shuffle(hand.deck_seed, pool, purpose)
             events.append(StubReshuffled(cards=stub, count=len(stub), purpose=purpose))
             muck = tuple(c for c in muck if c in thrown)
             position, guarded = 0, False

@@ -26,13 +26,21 @@ A draw game that runs out of cards reshuffles with purposes ``"reshuffle/1"``,
 ``"reshuffle/2"``, ... applied to the cards being reshuffled in the order the
 caller gives them, so each reshuffle is independent of the deck and of each
 other yet fixed by the same seed.
+
+Algorithm ``feltline-deck-v2`` lets the seats dealt in add entropy the
+server cannot know when it commits (:func:`deck_seed`): the deck seed is
+``HMAC-SHA256(key=server seed, msg=UTF-8("feltline-deck-v2") || seat ||
+contribution || ...)`` over the revealed contributions in seat order (each
+seat as 4 bytes big-endian, each contribution 32 bytes), and everything
+above then runs on the deck seed instead of the server's seed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from feltline.engine.cards import Card
@@ -41,6 +49,8 @@ if TYPE_CHECKING:
     from _hashlib import HASH
 
 DECK_ALGORITHM = "feltline-deck-v1"
+CONTRIBUTED_ALGORITHM = "feltline-deck-v2"
+ALGORITHMS = (DECK_ALGORITHM, CONTRIBUTED_ALGORITHM)
 SEED_BYTES = 32
 
 _WORD_LIMIT = 2**32
@@ -55,6 +65,27 @@ def commitment(seed: bytes) -> str:
     """The lowercase hex SHA-256 of the seed: published before the deal."""
     _check_seed(seed)
     return hashlib.sha256(seed).hexdigest()
+
+
+def deck_seed(seed: bytes, contributions: Mapping[int, bytes]) -> bytes:
+    """The seed a ``feltline-deck-v2`` deck is shuffled from: the server's
+    ``seed`` mixed with each seat's revealed contribution, in seat order.
+
+    The server commits to ``seed`` before any seat commits, and each seat
+    commits before it sees another's contribution, so nobody knows this
+    value until the last reveal, and nobody alone can choose it."""
+    _check_seed(seed)
+    message = bytearray(CONTRIBUTED_ALGORITHM.encode())
+    for seat in sorted(contributions):
+        contribution = contributions[seat]
+        if not 0 <= seat < 2**32:
+            raise ValueError(f"a seat is numbered from 0 to 2**32 - 1, not {seat}")
+        if len(contribution) != SEED_BYTES:
+            raise ValueError(
+                f"seat {seat}'s contribution is exactly {SEED_BYTES} bytes, not {len(contribution)}"
+            )
+        message += seat.to_bytes(4, "big") + contribution
+    return hmac.digest(seed, bytes(message), "sha256")
 
 
 def reshuffle_purpose(number: int) -> str:

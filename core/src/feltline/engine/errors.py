@@ -44,5 +44,10 @@ class IllegalDraw(RuleError):
     pass
 
 
+class IllegalContribution(RuleError):
+    """A seat's commitment or contribution that can never be right: a wrong
+    length, or bytes that do not hash to the commitment."""
+
+
 class NotInHand(RuleError):
     kind = Kind.DENIED

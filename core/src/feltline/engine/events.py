@@ -35,6 +35,16 @@ class Action(StrEnum):
     COMPLETE = "complete"
 
 
+class Entropy(StrEnum):
+    """Whether the seats dealt in add their own entropy to the deck
+    (``feltline-deck-v2``, docs/deck.md): not at all, those that take part,
+    or every seat before the hand is dealt."""
+
+    OFF = "off"
+    OPTIONAL = "optional"
+    REQUIRED = "required"
+
+
 class Choice(StrEnum):
     LOW = "low"
     HIGH = "high"
@@ -103,6 +113,53 @@ class DeckShuffled(Event):
 
     def redacted(self) -> Event:
         return replace(self, seed=b"", cards=())
+
+
+@dataclass(frozen=True, slots=True)
+class SeedDrawn(Event):
+    """``feltline-deck-v2``: the server's seed, stored when it commits and
+    before any seat contributes; seen only after the hand."""
+
+    seed: bytes
+
+    def audience(self) -> frozenset[int] | None:
+        return NOBODY
+
+    def redacted(self) -> Event:
+        return replace(self, seed=b"")
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionsOpened(Event):
+    """The seats that may commit to a contribution, and whether every one
+    must before the hand is dealt."""
+
+    seats: tuple[int, ...]
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionCommitted(Event):
+    """A seat's commitment: the SHA-256 of its 32 bytes, in lowercase hex."""
+
+    seat: int
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevealsOpened(Event):
+    """Commitments are closed: these seats, which committed, may reveal."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionRevealed(Event):
+    """A seat's 32 bytes, which hash to its commitment. Public: without the
+    server's seed they tell nothing of the deck."""
+
+    seat: int
+    contribution: bytes
 
 
 @dataclass(frozen=True, slots=True)

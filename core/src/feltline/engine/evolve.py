@@ -16,6 +16,9 @@ from feltline.engine.events import (
     BetsCollected,
     BoardDealt,
     CardDealt,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
     DeckShuffled,
     DeclarationsRevealed,
     Declared,
@@ -27,12 +30,14 @@ from feltline.engine.events import (
     PassedOut,
     Posted,
     PotAwarded,
+    RevealsOpened,
+    SeedDrawn,
     Shown,
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.rules import Game, Rules, Structure
-from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.rules import Rules, Structure
+from feltline.engine.script import Kind, Opening
 from feltline.engine.state import Hand, Phase, Player, Round, replace
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
@@ -52,8 +57,8 @@ _BET = Action.BET
 _RAISE = Action.RAISE
 _BRING_IN = Action.BRING_IN
 _COMPLETE = Action.COMPLETE
-_STUD_HI_LO = Game.STUD_HI_LO
-_JACKPOTS = Game.JACKPOTS
+_LOW_CARD = Opening.LOW_CARD
+_HIGH_CARD = Opening.HIGH_CARD
 _FIXED_LIMIT = Structure.FIXED_LIMIT
 _ANTE = Forced.ANTE
 
@@ -108,13 +113,43 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
 
 
 @_mutate.register
+def _seed_drawn(e: SeedDrawn, hand: Hand) -> Hand:
+    return replace(hand, seed=e.seed)
+
+
+@_mutate.register
+def _contributions_opened(e: ContributionsOpened, hand: Hand) -> Hand:
+    return replace(
+        hand, phase=Phase.COMMITTING, contributors=e.seats, contributions_required=e.required
+    )
+
+
+@_mutate.register
+def _committed(e: ContributionCommitted, hand: Hand) -> Hand:
+    return replace(hand, commitments=(*hand.commitments, (e.seat, e.commitment)))
+
+
+@_mutate.register
+def _reveals_opened(e: RevealsOpened, hand: Hand) -> Hand:
+    return replace(hand, phase=Phase.REVEALING, revealing=e.seats)
+
+
+@_mutate.register
+def _revealed_one(e: ContributionRevealed, hand: Hand) -> Hand:
+    return replace(hand, contributions=(*hand.contributions, (e.seat, e.contribution)))
+
+
+@_mutate.register
 def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
-    return replace(hand, seed=e.seed, stub=e.cards, next=0)
+    # Under v1 the deck's seed is the server's; under v2 SeedDrawn set the
+    # server's seed before the contributions, and the deck's is the mix.
+    seed = hand.seed or e.seed
+    return replace(hand, seed=seed, deck_seed=e.seed, stub=e.cards, next=0, phase=_DEALING)
 
 
 @_mutate.register
 def _began(e: StreetBegan, hand: Hand) -> Hand:
-    step = SCRIPTS[hand.rules.game][e.step]
+    step = hand.rules.variant.steps[e.step]
     kind = step.kind
     raked = hand.raked or (hand.rounds > 0 and kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
     stakes = hand.rules.stakes
@@ -138,7 +173,8 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
                 bet_size=size,
                 increment=size,
                 pending=e.order,
-                bring_in_due=bool(e.order) and hand.rules.game is _STUD_HI_LO and not hand.rounds,
+                bring_in_due=bool(e.order)
+                and (step.opening is _LOW_CARD or step.opening is _HIGH_CARD),
             )
         players = tuple(
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
@@ -253,7 +289,7 @@ def _raised(hand: Hand, total: int) -> Round:
 
 
 def _opened(hand: Hand, p: Player) -> Hand:
-    if hand.rules.game is _JACKPOTS:
+    if hand.rules.variant.openers:
         return replace(
             hand,
             first_bettor=p.seat,

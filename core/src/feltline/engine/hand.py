@@ -11,6 +11,8 @@ NEW_HAND)``.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable
 from functools import reduce
 
@@ -18,16 +20,27 @@ from feltline.engine import betting, dealing, showdown, turn
 from feltline.engine.commands import (
     Act,
     Cancel,
+    CloseContributions,
     Command,
+    Commit,
     Declare,
     Draw,
+    Reveal,
     StartHand,
     TimeOut,
 )
-from feltline.engine.deck import DECK_ALGORITHM, commitment, shuffle
+from feltline.engine.deck import (
+    CONTRIBUTED_ALGORITHM,
+    DECK_ALGORITHM,
+    SEED_BYTES,
+    commitment,
+    deck_seed,
+    shuffle,
+)
 from feltline.engine.errors import (
     IllegalAction,
     IllegalAmount,
+    IllegalContribution,
     IllegalDraw,
     NotInHand,
     NotYourTurn,
@@ -37,20 +50,26 @@ from feltline.engine.events import (
     Acted,
     Action,
     BetsCollected,
+    ContributionCommitted,
+    ContributionRevealed,
+    ContributionsOpened,
     DeckShuffled,
     DeclarationsRevealed,
     Declared,
+    Entropy,
     Event,
     Forced,
     HandEnded,
     HandStarted,
     PassedOut,
     Posted,
+    RevealsOpened,
+    SeedDrawn,
     StreetBegan,
 )
 from feltline.engine.evolve import evolve
-from feltline.engine.rules import MAX_SEATS, Game, Rules
-from feltline.engine.script import SCRIPTS, Kind, Step
+from feltline.engine.rules import Rules
+from feltline.engine.script import Kind, Step
 from feltline.engine.state import Hand, Phase, Player
 
 NEW_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
@@ -62,6 +81,8 @@ _BETTING = Phase.BETTING
 _DRAWING = Phase.DRAWING
 _DECLARING = Phase.DECLARING
 _DEALING = Phase.DEALING
+_COMMITTING = Phase.COMMITTING
+_REVEALING = Phase.REVEALING
 _ENDED = Phase.ENDED
 _FORCED_STEP = Kind.FORCED
 _DEAL_STEP = Kind.DEAL
@@ -74,8 +95,6 @@ _FOLD = Action.FOLD
 _CHECK = Action.CHECK
 _CALL = Action.CALL
 _BRING_IN = Action.BRING_IN
-_HOLDEM = Game.HOLDEM
-_JACKPOTS = Game.JACKPOTS
 _ANTE = Forced.ANTE
 _SMALL_BLIND = Forced.SMALL_BLIND
 _BIG_BLIND = Forced.BIG_BLIND
@@ -118,6 +137,14 @@ def _run(hand: Hand) -> tuple[list[Event], Hand]:
             hand = _emit(hand, events, _collect(hand))
         elif phase is _DEALING:
             hand = _finish(hand, events) if hand.live_count == 1 else _next_step(hand, events)
+        elif phase is _COMMITTING:
+            if len(hand.commitments) < len(hand.contributors):
+                return events, hand
+            hand = _emit(hand, events, RevealsOpened(hand.contributors))
+        elif phase is _REVEALING:
+            if len(hand.contributions) < len(hand.revealing):
+                return events, hand
+            hand = _emit(hand, events, _deck(hand))
         elif phase is _DRAWING or phase is _DECLARING:
             if hand.round.pending and hand.live_count > 1:
                 return events, hand
@@ -158,6 +185,12 @@ def _command(hand: Hand, command: Command) -> list[Event]:
         return _declare(hand, command)
     if isinstance(command, TimeOut):
         return _time_out(hand, command.seat)
+    if isinstance(command, Commit):
+        return _commit(hand, command)
+    if isinstance(command, Reveal):
+        return _reveal(hand, command)
+    if isinstance(command, CloseContributions):
+        return _close(hand)
     raise IllegalAction(f"unknown command {type(command).__name__}")
 
 
@@ -169,9 +202,10 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
     seats = [s.seat for s in deal.seats]
     if seats != sorted(set(seats)) or (seats and seats[0] < 0):
         raise IllegalAction("seats must be distinct, not negative, and in seat order")
-    if not 2 <= len(seats) <= MAX_SEATS[rules.game]:
+    game = rules.variant
+    if not 2 <= len(seats) <= game.max_seats:
         raise IllegalAction(
-            f"{rules.game} is played by 2 to {MAX_SEATS[rules.game]} players, not {len(seats)}"
+            f"{rules.game} is played by 2 to {game.max_seats} players, not {len(seats)}"
         )
     fixed = rules.fixed_seats
     if fixed and (seats[-1] > fixed or len({s % fixed for s in seats}) != len(seats)):
@@ -183,9 +217,11 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
     if deal.button not in seats:
         raise IllegalAction(f"the button must be at a seat dealt in, not seat {deal.button}")
     small, big, extra = deal.small_blind, deal.big_blind, deal.extra_big_blinds
-    if rules.game is _HOLDEM:
+    if game.blinds:
         if big not in seats or (small is not None and small not in seats):
-            raise IllegalAction("hold'em needs a big blind (and any small blind) at seats dealt in")
+            raise IllegalAction(
+                f"{game.title} needs a big blind (and any small blind) at seats dealt in"
+            )
         if small == big:
             raise IllegalAction("one seat cannot post both blinds")
         if not set(extra) <= set(seats) - {small, big} or len(set(extra)) != len(extra):
@@ -196,11 +232,89 @@ def _start(hand: Hand, c: StartHand) -> list[Event]:
         raise IllegalAction(f"{rules.game} has no blinds")
     if len(c.seed) != 32:
         raise IllegalAction("the deck seed must be 32 bytes")
-    cards = dealing.fresh_deck(rules)
+    if c.entropy is Entropy.OFF:
+        cards = dealing.fresh_deck(rules)
+        return [
+            HandStarted(rules, deal, commitment(c.seed), DECK_ALGORITHM),
+            DeckShuffled(seed=c.seed, cards=shuffle(c.seed, cards)),
+        ]
+    if fixed:
+        raise IllegalAction(
+            "a duplicate match deals one deck at every table: its seats cannot contribute"
+        )
     return [
-        HandStarted(rules, deal, commitment(c.seed), DECK_ALGORITHM),
-        DeckShuffled(seed=c.seed, cards=shuffle(c.seed, cards)),
+        HandStarted(rules, deal, commitment(c.seed), CONTRIBUTED_ALGORITHM),
+        SeedDrawn(c.seed),
+        ContributionsOpened(tuple(seats), required=c.entropy is Entropy.REQUIRED),
     ]
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def _contributing(hand: Hand, seat: int) -> None:
+    if not hand.contributors:
+        raise WrongPhase(f"seat {seat} cannot contribute: this hand's deck is the server's alone")
+
+
+def _commit(hand: Hand, c: Commit) -> list[Event]:
+    _contributing(hand, c.seat)
+    if c.seat not in hand.contributors:
+        raise NotInHand(f"seat {c.seat} is not dealt in to contribute")
+    if hand.phase is not _COMMITTING:
+        raise WrongPhase(f"seat {c.seat} cannot commit: it is time for {hand.phase}")
+    if any(seat == c.seat for seat, _ in hand.commitments):
+        raise IllegalAction(f"seat {c.seat} has already committed")
+    if not _DIGEST.fullmatch(c.commitment):
+        raise IllegalContribution(
+            "a commitment is the SHA-256 of the contribution in 64 lowercase hex digits,"
+            f" not {c.commitment[:80]!r}"
+        )
+    return [ContributionCommitted(c.seat, c.commitment)]
+
+
+def _reveal(hand: Hand, c: Reveal) -> list[Event]:
+    _contributing(hand, c.seat)
+    if c.seat not in hand.contributors:
+        raise NotInHand(f"seat {c.seat} is not dealt in to contribute")
+    if hand.phase is not _REVEALING:
+        raise WrongPhase(f"seat {c.seat} cannot reveal: it is time for {hand.phase}")
+    if c.seat not in hand.revealing:
+        raise IllegalAction(f"seat {c.seat} made no commitment in time: nothing to reveal")
+    if any(seat == c.seat for seat, _ in hand.contributions):
+        raise IllegalAction(f"seat {c.seat} has already revealed")
+    if len(c.contribution) != SEED_BYTES:
+        raise IllegalContribution(
+            f"a contribution is exactly {SEED_BYTES} bytes, not {len(c.contribution)}"
+        )
+    committed = dict(hand.commitments)[c.seat]
+    if hashlib.sha256(c.contribution).hexdigest() != committed:
+        raise IllegalContribution(
+            f"seat {c.seat}'s contribution does not hash to its commitment {committed}"
+        )
+    return [ContributionRevealed(c.seat, c.contribution)]
+
+
+def _close(hand: Hand) -> list[Event]:
+    """The window ran out. Commitments: go on to the reveals with the seats
+    that committed, or, when every seat must contribute and one did not,
+    cancel the hand (no chip has moved). Reveals: derive the deck from the
+    contributions revealed; a seat that committed and did not reveal is
+    left out."""
+    if hand.phase is _COMMITTING:
+        committed = {seat for seat, _ in hand.commitments}
+        if hand.contributions_required and committed != set(hand.contributors):
+            return _cancel(hand)
+        return [RevealsOpened(tuple(s for s in hand.contributors if s in committed))]
+    if hand.phase is _REVEALING:
+        return [_deck(hand)]
+    raise WrongPhase(f"no contributions are being collected: it is time for {hand.phase}")
+
+
+def _deck(hand: Hand) -> DeckShuffled:
+    """The v2 deck: the server's seed mixed with the contributions revealed."""
+    mixed = deck_seed(hand.seed, dict(hand.contributions))
+    return DeckShuffled(seed=mixed, cards=shuffle(mixed, dealing.fresh_deck(hand.rules)))
 
 
 def _cancel(hand: Hand) -> list[Event]:
@@ -353,9 +467,10 @@ def _time_out(hand: Hand, seat: int) -> list[Event]:
 def _next_step(hand: Hand, events: list[Event]) -> Hand:
     """Begin the game's next step, and do it when it waits on nobody."""
     step_no = hand.step + 1
-    step = SCRIPTS[hand.rules.game][step_no]
+    game = hand.rules.variant
+    step = game.steps[step_no]
     kind = step.kind
-    if kind is _DRAW_STEP and hand.rules.game is _JACKPOTS and hand.first_bettor is None:
+    if kind is _DRAW_STEP and hand.first_bettor is None and game.openers:
         more = _pass_out(hand)
     else:
         hand = _emit(hand, events, StreetBegan(step_no, step.name, _order(hand, step)))
@@ -396,7 +511,7 @@ def _active_one(hand: Hand) -> Player:
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
     if step.kind is _BET_STEP:
-        return betting_order(hand)
+        return betting_order(hand, step)
     if step.kind is _DRAW_STEP:
         return tuple(p.seat for p in hand.clockwise(hand.button) if p.live)
     if step.kind is _DECLARE_STEP:
@@ -404,12 +519,12 @@ def _order(hand: Hand, step: Step) -> tuple[int, ...]:
     return ()
 
 
-def betting_order(hand: Hand) -> tuple[int, ...]:
-    """Who must act when a betting round opens, first actor first; nobody
-    when no one could bet against anyone."""
+def betting_order(hand: Hand, street: Step) -> tuple[int, ...]:
+    """Who must act when the betting round ``street`` opens, first actor
+    first; nobody when no one could bet against anyone."""
     if not hand.active_count or _alone_and_called(hand, hand.opening_level):
         return ()
-    first = turn.first_to_act(hand)
+    first = turn.first_to_act(hand, street)
     return tuple(p.seat for p in hand.clockwise(first - 1) if p.active)
 
 

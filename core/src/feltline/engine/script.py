@@ -1,15 +1,13 @@
-"""Each game as the list of steps a hand goes through.
+"""A hand as the list of steps it goes through.
 
 A hand's state remembers only its step number; what a step does is read
-from here, so the four games share one decider.
+from its game's steps (``engine/games/``), so every game shares one decider.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, auto
-
-from feltline.engine.rules import Game
 
 
 class Kind(Enum):
@@ -22,6 +20,27 @@ class Kind(Enum):
     SHOWDOWN = auto()
 
 
+class Opening(Enum):
+    """Who acts first in a betting round; the first such seat that is
+    active, going on clockwise."""
+
+    BUTTON = auto()
+    """Left of the button."""
+    BLINDS = auto()
+    """Left of the big blind (of the button when nobody posted one)."""
+    LOW_CARD = auto()
+    """The lowest up card brings in (ace high)."""
+    HIGH_CARD = auto()
+    """The highest up card brings in (ace low: razz)."""
+    HIGH_SHOWING = auto()
+    """The best high hand showing."""
+    LOW_SHOWING = auto()
+    """The best low hand showing (ace-to-five: razz)."""
+    FIRST_BETTOR = auto()
+    """Whoever made the first round's first bet (left of the button when
+    nobody did)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     kind: Kind
@@ -29,65 +48,26 @@ class Step:
     faces: tuple[bool, ...] = ()
     board: int = 0
     big: bool = False
+    opening: Opening = Opening.BUTTON
 
 
 FORCED = Step(Kind.FORCED, "forced bets")
 SHOWDOWN = Step(Kind.SHOWDOWN, "showdown")
+DRAW = Step(Kind.DRAW, "the draw")
+DECLARE = Step(Kind.DECLARE, "declaration")
 DOWN, UP = False, True
 
 
-def _bet(name: str, *, big: bool) -> Step:
-    return Step(Kind.BET, name, big=big)
+def bet(name: str, *, big: bool, opening: Opening = Opening.BUTTON) -> Step:
+    """A betting round: the small bet in fixed limit, or the big one."""
+    return Step(Kind.BET, name, big=big, opening=opening)
 
 
-def _deal(name: str, *faces: bool) -> Step:
+def deal(name: str, *faces: bool) -> Step:
+    """One card to each live player per face, down or up."""
     return Step(Kind.DEAL, name, faces=faces)
 
 
-_DRAW_DEAL = _deal("the deal", DOWN, DOWN, DOWN, DOWN, DOWN)
-
-SCRIPTS: dict[Game, tuple[Step, ...]] = {
-    Game.HOLDEM: (
-        FORCED,
-        _deal("hole cards", DOWN, DOWN),
-        _bet("preflop betting", big=False),
-        Step(Kind.BOARD, "flop", board=3),
-        _bet("flop betting", big=False),
-        Step(Kind.BOARD, "turn", board=1),
-        _bet("turn betting", big=True),
-        Step(Kind.BOARD, "river", board=1),
-        _bet("river betting", big=True),
-        SHOWDOWN,
-    ),
-    Game.STUD_HI_LO: (
-        FORCED,
-        _deal("third street", DOWN, DOWN, UP),
-        _bet("third street betting", big=False),
-        _deal("fourth street", UP),
-        _bet("fourth street betting", big=False),
-        _deal("fifth street", UP),
-        _bet("fifth street betting", big=True),
-        _deal("sixth street", UP),
-        _bet("sixth street betting", big=True),
-        _deal("seventh street", DOWN),
-        _bet("seventh street betting", big=True),
-        SHOWDOWN,
-    ),
-    Game.DRAW_DECLARE: (
-        FORCED,
-        _DRAW_DEAL,
-        _bet("first betting round", big=False),
-        Step(Kind.DRAW, "the draw"),
-        _bet("second betting round", big=True),
-        Step(Kind.DECLARE, "declaration"),
-        SHOWDOWN,
-    ),
-    Game.JACKPOTS: (
-        FORCED,
-        _DRAW_DEAL,
-        _bet("first betting round", big=False),
-        Step(Kind.DRAW, "the draw"),
-        _bet("second betting round", big=True),
-        SHOWDOWN,
-    ),
-}
+def board(name: str, count: int) -> Step:
+    """``count`` common cards face up in the middle."""
+    return Step(Kind.BOARD, name, board=count)

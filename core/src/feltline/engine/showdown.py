@@ -1,9 +1,10 @@
-"""Showing hands and awarding every pot, game by game.
+"""Showing hands and awarding every pot, by the game's hand values and odd-chip rule.
 
 Each pot is judged on its own among the live seats eligible for it. Odd
 chips go to the high half of a split pot, and among tied hands clockwise
 from the left of the button; in stud, to the tied high hand holding the
-highest card and the tied low hand holding the lowest (RRoP).
+highest card and the tied low hand holding the lowest (RRoP), and in razz
+to the tied low holding the lowest.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from feltline.engine import pot as pots
-from feltline.engine.cards import JOKER_INDEX, Card
+from feltline.engine.cards import Card, ace_low
 from feltline.engine.events import Choice, Event, PotAwarded, Share, Shown
-from feltline.engine.rules import Game
+from feltline.engine.games.variant import OddChips
 from feltline.engine.state import Hand
-from feltline.engine.values import HandValue, eight_or_better, high, low
+from feltline.engine.values import HandValue
 
 
 class Holding(NamedTuple):  # a tuple: made for every live seat, four times faster
@@ -81,17 +82,12 @@ def award(hand: Hand) -> list[PotAwarded]:
 
 
 def _holdings(hand: Hand) -> dict[int, Holding]:
-    game = hand.rules.game
+    rules = hand.rules
+    values = rules.variant.values
     result = {}
     for p in hand.live:
-        cards = p.cards + hand.board
-        if game is Game.STUD_HI_LO:
-            lo = eight_or_better(cards)
-        elif game is Game.DRAW_DECLARE:
-            lo = low(cards, hand.rules.low)
-        else:
-            lo = None
-        result[p.seat] = Holding(p.seat, high(cards), lo, cards)
+        hi, lo = values(p.cards, hand.board, rules.low)
+        result[p.seat] = Holding(p.seat, hi, lo, p.cards + hand.board)
     return result
 
 
@@ -101,12 +97,9 @@ def _shares(
     if len(eligible) == 1 or not holdings:
         return (Share(eligible[0], amount, "all", ""),)
     contenders = [holdings[s] for s in eligible]
-    game = hand.rules.game
-    if game is Game.STUD_HI_LO:
-        return _high_low(hand, amount, contenders, [h for h in contenders if h.low])
-    if game is Game.DRAW_DECLARE:
+    if hand.rules.variant.declares:
         return _declared(hand, amount, contenders)
-    return _one_side(hand, amount, contenders, "all")
+    return _high_low(hand, amount, contenders, [h for h in contenders if h.low])
 
 
 def _declared(hand: Hand, amount: int, contenders: list[Holding]) -> tuple[Share, ...]:
@@ -175,18 +168,14 @@ def _one_side(
 
 
 def _odd_chip_order(hand: Hand, winners: list[Holding], by_low: bool) -> list[Holding]:
-    """In stud, by the highest (high) or lowest (low) card; a common card is
-    in every tied hand, so the next card decides, and so on."""
-    if hand.rules.game is Game.STUD_HI_LO:
-        if by_low:
-            return sorted(winners, key=lambda h: sorted(_low_order(c) for c in h.cards))
+    """By the cards (stud): the highest (high) or lowest (low, and razz's
+    whole pot) card; a common card is in every tied hand, so the next card
+    decides, and so on.
+    Else by seat, clockwise from the left of the button."""
+    rule = hand.rules.variant.odd_chips
+    if rule is OddChips.LOW_CARD or (rule is OddChips.CARDS and by_low):
+        return sorted(winners, key=lambda h: sorted(ace_low(c) for c in h.cards))
+    if rule is OddChips.CARDS:
         return sorted(winners, key=lambda h: sorted(h.cards, reverse=True), reverse=True)
     order = [p.seat for p in hand.clockwise(hand.button)]
     return sorted(winners, key=lambda h: order.index(h.seat))
-
-
-def _low_order(card: Card) -> int:
-    """Lowest card first with the ace low, by rank then suit; the joker last."""
-    if card == JOKER_INDEX:
-        return 99
-    return ((card.rank + 1) % 13) * 4 + card.suit

@@ -34,6 +34,8 @@ class Phase(StrEnum):
     """What the hand waits for."""
 
     NOT_STARTED = "not-started"
+    COMMITTING = "committing"
+    REVEALING = "revealing"
     DEALING = "dealing"
     BETTING = "betting"
     DRAWING = "drawing"
@@ -111,6 +113,17 @@ class Hand:
     set_aside: tuple[Card, ...] = ()
     reshuffles: int = 0
     seed: bytes = b""
+    """The server's seed, revealed at the end."""
+    deck_seed: bytes = b""
+    """The seed the deck and its reshuffles come from: the server's seed
+    under ``feltline-deck-v1``, mixed with the seats' under v2."""
+    contributors: tuple[int, ...] = ()
+    """v2: the seats that may commit, and whether every one must."""
+    contributions_required: bool = False
+    commitments: tuple[tuple[int, str], ...] = ()
+    revealing: tuple[int, ...] = ()
+    """v2: the seats that committed in time and may reveal."""
+    contributions: tuple[tuple[int, bytes], ...] = ()
     pot: int = 0
     dead: int = 0
     rake: int = 0

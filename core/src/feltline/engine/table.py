@@ -29,8 +29,10 @@ from feltline.engine.button import Lineup, ante_lineup, blind_lineup
 from feltline.engine.deck import SEED_BYTES, commitment
 from feltline.engine.errors import IllegalAmount, Kind, RuleError, WrongPhase
 from feltline.engine.events import Deal, Event, PassedOut, SeatAtStart
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.games import named
+from feltline.engine.house import TableConfig, Turn
+from feltline.engine.rules import Rules
+from feltline.engine.stakes import Stakes
 
 # ---- errors
 
@@ -143,7 +145,8 @@ class Table:
     the seats dealt into the hand being played, None between hands; their
     stacks stay as the hand started until it ends. ``big_blind`` is last
     hand's, so nobody posts it twice in a row; ``house`` is what the house
-    has taken, time charges and rake."""
+    has taken, time charges and rake; ``turn`` is where a mixed table's
+    rotation is, as of the last hand dealt."""
 
     config: TableConfig | None = None
     opened_at: int = 0
@@ -153,6 +156,7 @@ class Table:
     big_blind: int | None = None
     dealt: tuple[int, ...] | None = None
     hands: int = 0
+    turn: Turn | None = None
     pot: CarriedPot = CarriedPot()
     house: int = 0
     closed_at: int | None = None
@@ -173,6 +177,16 @@ class Table:
     def chips(self) -> int:
         """Chips on the table: stacks and the carried pot."""
         return sum(s.stack for s in self.seats) + self.pot.total
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the hand being played, or between hands of the next
+        one's game (as far as it is known: an orbit's length waits for the
+        deal)."""
+        assert self.config is not None
+        if self.dealt is not None:
+            return self.config.rules_at(self.turn)
+        return self.config.rules_at(self.config.next_turn(self.turn, 0))
 
     def with_seat(self, updated: Seat) -> Table:
         others = (s for s in self.seats if s.number != updated.number)
@@ -213,6 +227,27 @@ class SitDown(TableCommand):
     at: int
     post_now: bool = False
     join_pot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer(TableCommand):
+    """A tournament director seats a player with their tournament chips,
+    drawn or moved there: dealt in from the next hand as a regular, since
+    the director has reckoned when they post the big blind (docs/rules.md,
+    "Tournaments"); ``stack`` is anything from one chip up, never a buy-in."""
+
+    seat: int
+    player: str
+    stack: int
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeStakes(TableCommand):
+    """A tournament's new level at this table, between hands: the next
+    hand is dealt at ``stakes`` (the same betting structure)."""
+
+    stakes: Stakes
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,13 +399,15 @@ class TimeCharged(TableEvent):
 
 @dataclass(frozen=True, slots=True)
 class HandDealt(TableEvent):
-    """Hand number ``hand`` begins: its ``deal``, with the table's rules and
-    the caller's seed, is the hand decider's ``StartHand``."""
+    """Hand number ``hand`` begins: its ``deal``, with the table's rules at
+    ``turn`` (a mixed table's game; None at a table of one game) and the
+    caller's seed, is the hand decider's ``StartHand``."""
 
     hand: int
     at: int
     deal: Deal
     commitment: str
+    turn: Turn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +428,13 @@ class CarriedPotWon(TableEvent):
 
     seat: int
     amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class StakesChanged(TableEvent):
+    """The stakes every hand from the next on is dealt at."""
+
+    stakes: Stakes
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,12 +484,14 @@ def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
         raise BuyInError(
             f"seat {number} cannot sit down with {command.buy_in}: the buy-in is {low} to {high}"
         )
-    game = config.rules.game
-    if command.post_now and game is not Game.HOLDEM:
+    game, variant = table.rules.game, table.rules.variant
+    if command.post_now and not variant.blinds:
         raise GameOptionError(f"{game} has no big blind to post")
-    if command.join_pot and game is not Game.JACKPOTS:
-        raise GameOptionError(f"only jackpots carries a pot to join, not {game}")
-    if game is not Game.HOLDEM:
+    if command.join_pot and not variant.openers:
+        raise GameOptionError(
+            f"only {named(lambda v: v.openers)} carries a pot to join, not {game}"
+        )
+    if not variant.blinds:
         entry = Entry.PLAYING
     else:
         entry = Entry.POSTING if command.post_now else Entry.WAITING
@@ -456,7 +502,7 @@ def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
         )
     if command.join_pot and table.pot.shares:
         antes = min(table.pot.deals, config.ante_cap)
-        cost = antes * config.rules.stakes.ante
+        cost = antes * table.rules.stakes.ante
         if command.buy_in < cost:
             raise BuyInError(
                 f"seat {number} cannot join the pot with {command.buy_in}: "
@@ -464,6 +510,34 @@ def _sit_down(command: SitDown, table: Table) -> list[TableEvent]:
             )
         events.append(JoinedPot(number, cost))
     return events
+
+
+@_decide.register
+def _seat_player(command: SeatPlayer, table: Table) -> list[TableEvent]:
+    config = _open(table)
+    number, player = command.seat, command.player
+    _check_number(config, number)
+    if table.seat(number) is not None:
+        raise SeatUnavailableError(f"seat {number} is taken")
+    seated = next((s for s in table.seats if s.player == player), None)
+    if seated is not None:
+        raise SeatUnavailableError(f"{player} is already in seat {seated.number}")
+    if command.stack < 1:
+        raise BuyInError(f"seat {number} cannot be seated with {command.stack} chips")
+    return [SatDown(number, player, command.stack, command.at, Entry.PLAYING)]
+
+
+@_decide.register
+def _change_stakes(command: ChangeStakes, table: Table) -> list[TableEvent]:
+    config = _between_hands(table, "the stakes change between hands")
+    if command.stakes.structure is not config.rules.stakes.structure:
+        raise GameOptionError(
+            f"the table plays {config.rules.stakes.structure}, not {command.stakes.structure}"
+        )
+    if command.stakes == config.rules.stakes:
+        return []
+    replace(config.rules, stakes=command.stakes).validate()  # refuses stakes nobody could play
+    return [StakesChanged(command.stakes)]
 
 
 @_decide.register
@@ -491,10 +565,10 @@ def _sit_in(command: SitIn, table: Table) -> list[TableEvent]:
     seat = _occupied(table, command.seat)
     if not seat.sitting_out:
         raise SeatUnavailableError(f"seat {seat.number} is not sitting out")
-    config = _open(table)
-    game = config.rules.game
-    if command.post_now and game is not Game.HOLDEM:
-        raise GameOptionError(f"{game} has no big blind to post")
+    _open(table)
+    rules = table.rules
+    if command.post_now and not rules.variant.blinds:
+        raise GameOptionError(f"{rules.game} has no big blind to post")
     entry = seat.entry
     if entry is not Entry.PLAYING:  # missed a deal, or a newcomer yet to play
         entry = Entry.POSTING if command.post_now else Entry.WAITING
@@ -525,7 +599,9 @@ def _deal_hand(command: DealHand, table: Table) -> list[TableEvent]:
         raise SeedError(f"a hand's seed is exactly {SEED_BYTES} bytes, not {len(command.seed)}")
     events: list[TableEvent] = list(_time_charges(table, config, command.at))
     charged = reduce(evolve, events, table)
-    lineup = _lineup(charged, config)
+    rules = charged.rules
+    lineup = _lineup(charged, rules)
+    turn = config.next_turn(table.turn, len(lineup.seats))
     pot = charged.pot
     seats = []
     for number in lineup.seats:
@@ -534,21 +610,22 @@ def _deal_hand(command: DealHand, table: Table) -> list[TableEvent]:
     deal = Deal(
         button=lineup.button,
         seats=tuple(seats),
-        antes=config.rules.game is not Game.JACKPOTS or pot.deals < config.ante_cap,
+        antes=not rules.variant.openers or pot.deals < config.ante_cap,
         small_blind=lineup.small_blind,
         big_blind=lineup.big_blind,
         extra_big_blinds=lineup.extra_big_blinds,
         dead=pot.dead,
     )
-    events.append(HandDealt(table.hands + 1, command.at, deal, commitment(command.seed)))
+    events.append(HandDealt(table.hands + 1, command.at, deal, commitment(command.seed), turn))
     return events
 
 
 @_decide.register
 def _end_hand(command: EndHand, table: Table) -> list[TableEvent]:
-    config = _open(table)
+    _open(table)
     if table.dealt is None:
         raise NoHandInProgressError("no hand is being played")
+    rules = table.rules
     dealt = table.dealt
     stacks = dict(command.stacks)
     if len(stacks) != len(command.stacks) or sorted(stacks) != sorted(dealt):
@@ -558,14 +635,16 @@ def _end_hand(command: EndHand, table: Table) -> list[TableEvent]:
         )
     if any(stack < 0 for stack in stacks.values()) or command.rake < 0:
         raise HandResultError("stacks and rake cannot be negative")
-    if command.rake and config.rules.rake is None:
+    if command.rake and rules.rake is None:
         raise HandResultError("this table takes no rake")
     passed = command.passed_out
     carried: dict[int, int] = {}
     dead = 0
     if passed is not None:
-        if config.rules.game is not Game.JACKPOTS:
-            raise HandResultError(f"only a jackpots deal is passed out, not {config.rules.game}")
+        if not rules.variant.openers:
+            raise HandResultError(
+                f"only a {named(lambda v: v.openers)} deal is passed out, not {rules.game}"
+            )
         carried, dead = dict(passed.carried), passed.dead
         if len(carried) != len(passed.carried) or not set(carried) <= set(dealt):
             raise HandResultError(f"only the seats dealt in {_seats(dealt)} have a share to carry")
@@ -683,7 +762,7 @@ def _time_charges(table: Table, config: TableConfig, at: int) -> list[TimeCharge
     ]
 
 
-def _lineup(table: Table, config: TableConfig) -> Lineup:
+def _lineup(table: Table, rules: Rules) -> Lineup:
     """Who plays the next hand. A carried jackpots pot is played for by
     its entitled players only, those all in from earlier antes included."""
     with_chips = [s for s in table.seats if s.stack > 0 and not s.sitting_out]
@@ -700,7 +779,7 @@ def _lineup(table: Table, config: TableConfig) -> Lineup:
         raise TooFewPlayersError(
             f"a hand needs two players with chips; {_chips_left([s.number for s in with_chips])}"
         )
-    if config.rules.game is not Game.HOLDEM:
+    if not rules.variant.blinds:
         return ante_lineup([s.number for s in with_chips], table.button)
     return blind_lineup(
         regulars=[s.number for s in with_chips if s.entry is Entry.PLAYING],
@@ -786,6 +865,14 @@ def _stood_up(event: StoodUp, table: Table) -> Table:
 
 
 @_evolve.register
+def _stakes_changed(event: StakesChanged, table: Table) -> Table:
+    config = table.config
+    assert config is not None
+    rules = replace(config.rules, stakes=event.stakes)
+    return replace(table, config=replace(config, rules=rules))
+
+
+@_evolve.register
 def _time_charged(event: TimeCharged, table: Table) -> Table:
     seat = _seat(table, event.seat)
     table = replace(table, house=table.house + event.amount)
@@ -794,16 +881,16 @@ def _time_charged(event: TimeCharged, table: Table) -> Table:
 
 @_evolve.register
 def _hand_dealt(event: HandDealt, table: Table) -> Table:
-    """Seats dealt in play from now on; in hold'em a seat sitting out this
+    """Seats dealt in play from now on; in a blind game a seat sitting out this
     deal has missed its blinds' turn and will wait for the big blind."""
     deal = event.deal
     dealt = tuple(s.seat for s in deal.seats)
-    holdem = table.config is not None and table.config.rules.game is Game.HOLDEM
+    blinds = table.config is not None and table.config.rules_at(event.turn).variant.blinds
     seats = tuple(
         replace(s, entry=Entry.PLAYING)
         if s.number in dealt
         else replace(s, entry=Entry.WAITING)
-        if holdem and s.sitting_out and s.entry is Entry.PLAYING
+        if blinds and s.sitting_out and s.entry is Entry.PLAYING
         else s
         for s in table.seats
     )
@@ -814,6 +901,7 @@ def _hand_dealt(event: HandDealt, table: Table) -> Table:
         big_blind=deal.big_blind,
         dealt=dealt,
         hands=event.hand,
+        turn=event.turn,
     )
 
 

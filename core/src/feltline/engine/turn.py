@@ -1,4 +1,4 @@
-"""Whose turn it is: who acts first in a betting round, game by game, whom
+"""Whose turn it is: who acts first in a betting round, by the round's opening rule, whom
 the hand waits on now, and what such a seat may do, so that every layer
 above asks the engine instead of working the rules out again."""
 
@@ -8,33 +8,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from feltline.engine import betting
-from feltline.engine.cards import ACE, JOKER_INDEX, Card
+from feltline.engine.cards import ACE, JOKER_INDEX, Card, ace_low
 from feltline.engine.events import Action
-from feltline.engine.rules import DRAW_GAMES, Game
+from feltline.engine.script import Opening, Step
 from feltline.engine.state import Hand, Phase
-from feltline.engine.values import high
+from feltline.engine.values import ace_to_five_low, high
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
 # slower than a module's own names: the hot paths read these.
-_HOLDEM = Game.HOLDEM
-_STUD_HI_LO = Game.STUD_HI_LO
+_BLINDS = Opening.BLINDS
+_LOW_CARD = Opening.LOW_CARD
+_HIGH_CARD = Opening.HIGH_CARD
+_HIGH_SHOWING = Opening.HIGH_SHOWING
+_LOW_SHOWING = Opening.LOW_SHOWING
+_FIRST_BETTOR = Opening.FIRST_BETTOR
 _BETTING = Phase.BETTING
 _DRAWING = Phase.DRAWING
 _DECLARING = Phase.DECLARING
 _FOLD = Action.FOLD
 
 
-def first_to_act(hand: Hand) -> int:
-    """The seat the round's action starts from; the caller skips it when it
-    has folded or is all in, going on clockwise."""
-    game = hand.rules.game
-    if game is _HOLDEM:
-        if hand.rounds == 0 and hand.big_blind_seat is not None:
-            return _after(hand, hand.big_blind_seat)
-        return _after(hand, hand.button)
-    if game is _STUD_HI_LO:
-        return bring_in_seat(hand) if hand.rounds == 0 else best_showing_seat(hand)
-    if game in DRAW_GAMES and hand.rounds > 0 and hand.first_bettor is not None:
+def first_to_act(hand: Hand, street: Step) -> int:
+    """The seat the betting round ``street`` starts from; the caller skips
+    it when it has folded or is all in, going on clockwise."""
+    opening = street.opening
+    if opening is _LOW_CARD or opening is _HIGH_CARD:
+        return _bring_in(hand, opening)
+    if opening is _HIGH_SHOWING:
+        return best_showing_seat(hand)
+    if opening is _LOW_SHOWING:
+        return best_low_showing_seat(hand)
+    if opening is _BLINDS and hand.big_blind_seat is not None:
+        return _after(hand, hand.big_blind_seat)
+    if opening is _FIRST_BETTOR and hand.first_bettor is not None:
         return hand.first_bettor
     return _after(hand, hand.button)
 
@@ -44,15 +50,30 @@ def _after(hand: Hand, seat: int) -> int:
 
 
 def bring_in_seat(hand: Hand) -> int:
+    """The seat that owes the bring-in of the round being bet."""
+    return _bring_in(hand, hand.rules.variant.steps[hand.step].opening)
+
+
+def _bring_in(hand: Hand, opening: Opening) -> int:
     """The lowest up card: by rank with the ace high, then by suit (clubs,
-    diamonds, hearts, spades), which is card order; the joker is highest."""
-    return min((p for p in hand.live if p.up), key=lambda p: p.up[0]).seat
+    diamonds, hearts, spades), which is card order; the joker is highest.
+    Or (razz) the highest up card with the ace low, ties to the higher suit."""
+    ups = [p for p in hand.live if p.up]
+    if opening is _HIGH_CARD:
+        return max(ups, key=lambda p: ace_low(p.up[0])).seat
+    return min(ups, key=lambda p: p.up[0]).seat
 
 
 def best_showing_seat(hand: Hand) -> int:
     """The best high hand showing; ties to the first seat left of the button."""
     contenders = [p for p in hand.clockwise(hand.button) if p.live]
     return max(contenders, key=lambda p: showing(p.up + hand.board)).seat  # first of equals
+
+
+def best_low_showing_seat(hand: Hand) -> int:
+    """The best ace-to-five low showing; ties to the first seat left of the button."""
+    contenders = [p for p in hand.clockwise(hand.button) if p.live]
+    return max(contenders, key=lambda p: low_showing(p.up + hand.board)).seat
 
 
 def showing(cards: Sequence[Card]) -> tuple[int, ...]:
@@ -71,6 +92,18 @@ def showing(cards: Sequence[Card]) -> tuple[int, ...]:
         return (0, *[1] * len(ranks), *sorted(ranks, reverse=True))
     pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
     return (0, *[n for n, _ in pattern], *[rank for _, rank in pattern])
+
+
+def low_showing(cards: Sequence[Card]) -> tuple[int, ...]:
+    """An order on up cards for the low, the best largest. Under five cards
+    the fewer and smaller groups the better (no pair beats a pair, a pair
+    beats two pair, two pair beats trips), then the lower ranks from the
+    top, the ace low; five (with a common card) are an ace-to-five low."""
+    if len(cards) >= 5:
+        return (1, ace_to_five_low(cards).strength)
+    ranks = [ace_low(c) >> 2 for c in cards]
+    pattern = sorted({(ranks.count(rank), rank) for rank in ranks}, reverse=True)
+    return (0, *[-n for n, _ in pattern], *[-rank for _, rank in pattern])
 
 
 def waiting_on(hand: Hand) -> tuple[int, ...]:

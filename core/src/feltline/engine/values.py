@@ -477,6 +477,21 @@ def eight_or_better(cards: Sequence[int]) -> HandValue | None:
     return value if value.strength >= _eight_worst() else None
 
 
+def two_plus_three(
+    hole: Sequence[int], board: Sequence[int], value: Callable[[Sequence[int]], HandValue | None]
+) -> HandValue | None:
+    """The best ``value`` of a hand made of exactly two of the ``hole``
+    cards and exactly three of the ``board`` (Omaha); None when no such
+    hand has one (an unqualified low)."""
+    best: HandValue | None = None
+    for two in combinations(hole, 2):
+        for three in combinations(board, 3):
+            v = value((*two, *three))
+            if v is not None and (best is None or v.strength > best.strength):
+                best = v
+    return best
+
+
 _LOWS: dict[System, Callable[[Sequence[int]], HandValue]] = {
     System.ACE_TO_FIVE: ace_to_five_low,
     System.DEUCE_TO_SEVEN: deuce_to_seven_low,

@@ -18,6 +18,7 @@ from uuid import UUID
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
 from feltline.engine.events import Event, HandEnded, HandStarted
 from feltline.engine.hand import replay
+from feltline.engine.house import Turn
 from feltline.engine.table import HandDealt, TableOpened
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
@@ -42,7 +43,9 @@ class LoggedHand:
     through the rules (whose turn, who is all in), never to write: what is
     written comes from ``events``. ``records`` are the hand's lines as
     logged, seal last, for a format that checks them (the HTML replayer);
-    they too hold every card, so nothing is written from them."""
+    they too hold every card, so nothing is written from them. ``turn``
+    is a mixed table's: the hand's game, which of its hands, the game
+    after (None at a table of one game, or without the table's stream)."""
 
     id: str
     events: tuple[Event, ...]
@@ -52,6 +55,7 @@ class LoggedHand:
     number: int | None = None
     at: int | None = None
     records: tuple[Record, ...] = ()
+    turn: Turn | None = None
 
     @property
     def ended(self) -> HandEnded:
@@ -80,7 +84,7 @@ _AUDITOR = Viewer("auditor")
 def logged_hands(records: Iterable[Record], viewer: Viewer = _AUDITOR) -> Iterator[LoggedHand]:
     """Each hand of the log's records, in the log's order."""
     tables: dict[str, Seating] = {}
-    deals: dict[str, tuple[Seating, int, int]] = {}
+    deals: dict[str, Deal] = {}
     body: list[Record] = []
     for record in records:
         kind = record.get("kind")
@@ -98,9 +102,12 @@ def logged_hands(records: Iterable[Record], viewer: Viewer = _AUDITOR) -> Iterat
         yield _hand(body, viewer, deals)
 
 
-def _table(
-    record: Record, tables: dict[str, Seating], deals: dict[str, tuple[Seating, int, int]]
-) -> None:
+Deal = tuple[Seating, int, int, Turn | None]
+"""What a table's stream says of a hand to come: its table, number, time
+and turn of a rotation."""
+
+
+def _table(record: Record, tables: dict[str, Seating], deals: dict[str, Deal]) -> None:
     name = record.get("type")
     if name not in ("TableOpened", "HandDealt"):
         return
@@ -109,13 +116,14 @@ def _table(
     if isinstance(event, TableOpened):
         tables[stream] = Seating(stream, event.name, event.config.seats)
     elif isinstance(event, HandDealt) and stream in tables:
-        deals[str(hand_id(UUID(stream), event.hand))] = (tables[stream], event.hand, event.at)
+        key = str(hand_id(UUID(stream), event.hand))
+        deals[key] = (tables[stream], event.hand, event.at, event.turn)
 
 
 def _hand(
     body: list[Record],
     viewer: Viewer,
-    deals: dict[str, tuple[Seating, int, int]],
+    deals: dict[str, Deal],
     seal: Record | None = None,
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
@@ -124,6 +132,6 @@ def _hand(
     if isinstance(started, HandStarted):
         viewer = viewer.seated(started)
     events = tuple(viewer.sees(e) for e in played)
-    table, number, at = deals.pop(stream, (None, None, body[0].get("at")))
+    table, number, at, turn = deals.pop(stream, (None, None, body[0].get("at"), None))
     records = (*body, seal) if seal is not None else tuple(body)
-    return LoggedHand(stream, events, played, viewer, table, number, at, records)
+    return LoggedHand(stream, events, played, viewer, table, number, at, records, turn)

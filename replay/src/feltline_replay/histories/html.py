@@ -12,7 +12,10 @@ their details could hold.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -21,7 +24,7 @@ from importlib.resources import files
 from typing import Any
 
 from feltline.engine.events import PotAwarded
-from feltline.engine.rules import Game
+from feltline.engine.games import VARIANTS
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
 from feltline_replay.show import Frame, Viewer, frames, steps
@@ -46,6 +49,28 @@ def _page() -> tuple[str, str]:
     text = files("feltline_replay.histories").joinpath("replayer.html").read_text("utf-8")
     before, after = text.split(_MARK)
     return before, after
+
+
+@cache
+def inline_hashes() -> tuple[str, str]:
+    """The Content-Security-Policy sources (``'sha256-...'``) of the page's
+    own script and style, as ``script-src`` and ``style-src`` name them.
+
+    A page that fetches a replayer and opens it (a ``blob:`` document)
+    passes its own policy on to it, and a strict one would block the
+    replayer's inline code: it allows these two by hash, and nothing else
+    inline. They hash the page around the hands, which never changes with
+    the hands."""
+    before, after = _page()
+    text = before + after
+
+    def hashed(source: str) -> str:
+        digest = hashlib.sha256(source.encode("utf-8")).digest()
+        return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+    (script,) = re.findall(r"<script>(.*?)</script>", text, re.DOTALL)
+    (style,) = re.findall(r"<style>(.*?)</style>", text, re.DOTALL)
+    return hashed(script), hashed(style)
 
 
 def refuses(hand: LoggedHand) -> str | None:
@@ -117,6 +142,15 @@ def _winners(hand: LoggedHand) -> list[dict[str, Any]]:
     ]
 
 
+def _rotation(hand: LoggedHand) -> str | None:
+    """A mixed table's hand: "mixed table: razz, hand 2 of 4; next seven-card stud"."""
+    turn = hand.turn
+    if turn is None:
+        return None
+    game, after = VARIANTS[turn.game].title, VARIANTS[turn.next].title
+    return f"mixed table: {game}, hand {turn.hand} of {turn.hands}; next {after}"
+
+
 def data(hand: LoggedHand, key: str | None = None) -> dict[str, Any]:
     """What the page knows of one hand: every frame as the viewer sees it."""
     reason = refuses(hand)
@@ -133,7 +167,8 @@ def data(hand: LoggedHand, key: str | None = None) -> dict[str, Any]:
         "number": hand.number,
         "at": datetime.fromtimestamp(hand.at, UTC).isoformat() if hand.at is not None else None,
         "title": f"{started.rules.game} {started.rules.stakes.structure}",
-        "button": None if started.rules.game is Game.STUD_HI_LO else started.deal.button,
+        "rotation": _rotation(hand),
+        "button": started.deal.button if started.rules.variant.button_shown else None,
         "viewer": _label(hand.viewer),
         "own": hand.viewer.seat,
         "winners": _winners(hand),

@@ -6,8 +6,10 @@ integers and the currency ``XXX`` (ISO 4217's "no currency"). A player's
 ``id`` is their seat number. How Feltline's hands map onto the spec's
 words (docs/replay.md has the table):
 
-- ``game_type`` is ``Holdem``, ``StudHiLo`` or ``Draw`` (draw-declare and
-  jackpots); ``bet_limit.bet_type`` ``NL``, ``PL`` or ``FL``.
+- ``game_type`` is ``Holdem``, ``Omaha``, ``OmahaHiLo``, ``Stud`` (stud
+  and razz), ``StudHiLo`` or ``Draw`` (draw-declare and jackpots), and
+  ``feltline_game`` the game's own name; ``bet_limit.bet_type`` ``NL``,
+  ``PL`` or ``FL``.
 - One round per betting round, holding the cards dealt and the draw before
   it. The spec names five streets, so a round's ``street`` is ``Preflop``
   for the first betting round, ``River`` for the last, ``Flop`` for the
@@ -65,13 +67,21 @@ from feltline.engine.events import (
     StreetBegan,
 )
 from feltline.engine.rules import Game, Structure
-from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.script import Kind
 from feltline_replay.histories.format import Format
 from feltline_replay.histories.hands import LoggedHand
 
 SPEC_VERSION = "1.4.6"
-GAME_TYPES = {Game.HOLDEM: "Holdem", Game.STUD_HI_LO: "StudHiLo"}
-"""The spec's ``game_type``; the two draw games are ``Draw``."""
+GAME_TYPES = {
+    Game.HOLDEM: "Holdem",
+    Game.STUD_HI_LO: "StudHiLo",
+    Game.OMAHA: "Omaha",
+    Game.OMAHA_HI_LO: "OmahaHiLo",
+    Game.STUD: "Stud",
+    Game.RAZZ: "Stud",
+}
+"""The spec's ``game_type``; the two draw games are ``Draw``, and razz,
+which the spec lacks, ``Stud``: ``feltline_game`` names every game."""
 BET_TYPES = {Structure.NO_LIMIT: "NL", Structure.POT_LIMIT: "PL", Structure.FIXED_LIMIT: "FL"}
 POSTS = {Forced.ANTE: "Post Ante", Forced.SMALL_BLIND: "Post SB", Forced.BIG_BLIND: "Post BB"}
 ACTS = {
@@ -99,7 +109,7 @@ def history(hand: LoggedHand) -> dict[str, Any]:
     deal = started.deal
     rules = started.rules
     stakes = rules.stakes
-    script = SCRIPTS[rules.game]
+    script = rules.variant.steps
     bets = [n for n, step in enumerate(script) if step.kind is Kind.BET]
     streets = {n: _street(i, len(bets)) for i, n in enumerate(bets)}
     rounds = [_Round("Preflop", script[bets[0]].name)]
@@ -200,6 +210,7 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         "start_date_utc": _when(hand.at),
         "table_name": (hand.table.name or hand.table.id) if hand.table else "",
         "game_type": GAME_TYPES.get(rules.game, "Draw"),
+        "feltline_game": rules.game.value,
         "bet_limit": {"bet_type": BET_TYPES[stakes.structure]},
         "table_size": hand.table.seats if hand.table else len(deal.seats),
         "currency": "XXX",

@@ -68,15 +68,24 @@ from feltline.engine.events import (
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND
 from feltline.engine.rules import Game, Rules, Structure
-from feltline.engine.script import SCRIPTS, Kind
+from feltline.engine.script import Kind
 from feltline.engine.state import Hand
 from feltline.engine.turn import first_to_act
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
 
 STRUCTURES = {Structure.FIXED_LIMIT: "F", Structure.NO_LIMIT: "N", Structure.POT_LIMIT: "P"}
-GAMES = {Game.HOLDEM: "T", Game.STUD_HI_LO: "7S/8", Game.DRAW_DECLARE: "5D/D", Game.JACKPOTS: "5DJ"}
-REPLAYED = frozenset({"NT", "FT", "F7S/8"})
+GAMES = {
+    Game.HOLDEM: "T",
+    Game.STUD_HI_LO: "7S/8",
+    Game.DRAW_DECLARE: "5D/D",
+    Game.JACKPOTS: "5DJ",
+    Game.OMAHA: "O",
+    Game.OMAHA_HI_LO: "O/8",
+    Game.STUD: "7S",
+    Game.RAZZ: "R",
+}
+REPLAYED = frozenset({"NT", "FT", "F7S/8", "F7S", "FR"})
 """PHH's own codes among Feltline's games, the ones PokerKit replays."""
 
 
@@ -135,7 +144,7 @@ def _fields(hand: LoggedHand) -> list[str]:
         "ante_trimming_status = true",
         f"antes = {[ante] * players}",
     ]
-    if rules.game is Game.HOLDEM:
+    if rules.variant.blinds:
         blinds = [0] * players
         for seat, amount in (
             (deal.small_blind, stakes.small_blind),
@@ -146,7 +155,7 @@ def _fields(hand: LoggedHand) -> list[str]:
                 at_index = index[seat] if players > 2 else 1 - index[seat]
                 blinds[at_index] = amount
         fields.append(f"blinds_or_straddles = {blinds}")
-    elif rules.game is Game.STUD_HI_LO:
+    elif rules.variant.bring_in:
         fields.append(f"bring_in = {stakes.bring_in}")
     if stakes.structure is not Structure.FIXED_LIMIT:
         fields.append(f"min_bet = {stakes.big_blind or stakes.small_bet}")
@@ -186,9 +195,9 @@ def _user_fields(hand: LoggedHand, order: list[int], index: dict[int, int]) -> l
     rules = hand.started.rules
     at = {s.seat: s for s in deal.seats}
     fields = []
-    if rules.game is Game.DRAW_DECLARE:
+    if rules.variant.chooses_low:
         fields.append(f"_low = {_text(rules.low.value)}")
-    if rules.game in (Game.DRAW_DECLARE, Game.JACKPOTS):
+    if rules.variant.draws:
         fields.append(f"_draw_limit = {rules.draw_limit(rules.fixed_seats or len(order))}")
     if any(s.carried for s in deal.seats):
         fields.append(f"_carried = {[at[s].carried for s in order]}")
@@ -218,10 +227,12 @@ def _user_fields(hand: LoggedHand, order: list[int], index: dict[int, int]) -> l
 
 def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[str]:
     """The action lines, with the showdown where PHH expects it."""
-    game = hand.started.rules.game
-    script = SCRIPTS[game]
-    drawn = game in (Game.DRAW_DECLARE, Game.JACKPOTS)  # no cards to come after the betting
+    rules = hand.started.rules
+    script = rules.variant.steps
+    drawn = rules.variant.draws  # no cards to come after the betting
     last_bet = max(n for n, step in enumerate(script) if step.kind is Kind.BET)
+    last_deal = script[last_bet - 1]
+    down_last = last_deal.kind is Kind.DEAL and not any(last_deal.faces)
     shown = {e.seat: e.cards for e in hand.events if isinstance(e, Shown)}
     name = {seat: f"p{index[seat] + 1}" for seat in order}
     state: Hand = NEW_HAND
@@ -266,7 +277,7 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
         state = evolve(state, played)
         if not isinstance(event, CardDealt) and dealing:
             deal()
-            if runout and step == last_bet - 1 and game is Game.STUD_HI_LO:
+            if runout and step == last_bet - 1 and down_last:
                 show_down()  # the seventh-street card came face down
         match event:
             case CardDealt(seat=seat, card=card):
@@ -281,7 +292,7 @@ def _actions(hand: LoggedHand, order: list[int], index: dict[int, int]) -> list[
                 del seen[seat][: count if discards is None else 0]
             case StreetBegan(step=step):
                 if script[step].kind is Kind.BET:
-                    opener, asks, last = first_to_act(state), _asked(state), None
+                    opener, asks, last = first_to_act(state, script[step]), _asked(state), None
                 elif script[step].kind is Kind.SHOWDOWN and not runout:
                     show_down()
             case Acted(seat=seat, action=action, total=total):

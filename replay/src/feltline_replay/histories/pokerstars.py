@@ -30,7 +30,7 @@ put in (``Hand cancelled: N returned to X``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
@@ -51,9 +51,10 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
+from feltline.engine.games.variant import Variant
 from feltline.engine.rules import Game, Rules, Structure
-from feltline.engine.script import SCRIPTS, Kind
-from feltline.engine.values import Category, HandValue, eight_or_better, high, low
+from feltline.engine.script import Kind
+from feltline.engine.values import Category, HandValue, System
 from feltline_replay.histories.format import Format
 from feltline_replay.histories.hands import LoggedHand
 
@@ -62,6 +63,10 @@ GAMES = {
     Game.STUD_HI_LO: "7 Card Stud Hi/Lo",
     Game.DRAW_DECLARE: "5 Card Draw Hi/Lo",
     Game.JACKPOTS: "5 Card Draw Jackpots",
+    Game.OMAHA: "Omaha",
+    Game.OMAHA_HI_LO: "Omaha Hi/Lo",
+    Game.STUD: "7 Card Stud",
+    Game.RAZZ: "Razz",
 }
 """PokerStars' names, and for the draw games, names in its manner: the
 split game ``Hi/Lo`` as ``7 Card Stud Hi/Lo`` and ``Omaha Hi/Lo`` are."""
@@ -119,10 +124,10 @@ def one(hand: LoggedHand) -> str:
     deal = started.deal
     rules = started.rules
     stakes = rules.stakes
-    script = SCRIPTS[rules.game]
+    script = rules.variant.steps
     name = {s.seat: s.player for s in deal.seats}
     limit = LIMITS.get(stakes.structure, "Limit")
-    if rules.game is Game.HOLDEM and stakes.structure is not Structure.FIXED_LIMIT:
+    if rules.variant.blinds and stakes.structure is not Structure.FIXED_LIMIT:
         blinds = f"{stakes.small_blind}/{stakes.big_blind}"
     else:
         blinds = f"{stakes.small_bet}/{stakes.big_bet}"
@@ -134,7 +139,7 @@ def one(hand: LoggedHand) -> str:
     ]
     size = hand.table.seats if hand.table else max(name)
     table = (hand.table.name or hand.table.id) if hand.table else hand.id
-    button = "" if rules.game is Game.STUD_HI_LO else f" Seat #{deal.button} is the button"
+    button = f" Seat #{deal.button} is the button" if rules.variant.button_shown else ""
     lines.append(f"Table '{table}' {size}-max{button}")
     lines += [f"Seat {s.seat}: {s.player} ({s.stack} in chips)" for s in deal.seats]
     lines += [
@@ -196,7 +201,7 @@ def one(hand: LoggedHand) -> str:
                 lines.append(f"*** {heading} *** {old}[{' '.join(map(str, cards))}]")
                 board += cards
             case Acted(seat=seat, action=action, amount=amount, total=total, all_in=all_in):
-                lines.append(f"{name[seat]}: {_act(action, amount, total, level, rules.game)}")
+                lines.append(f"{name[seat]}: {_act(action, amount, total, level, rules.variant)}")
                 lines[-1] += " and is all-in" if all_in else ""
                 level = max(level, total)
                 if action is Action.FOLD:
@@ -225,7 +230,7 @@ def one(hand: LoggedHand) -> str:
             case Shown(seat=seat, cards=cards, set_aside=aside):
                 shown = " ".join(map(str, cards))
                 whole = (*cards, *board)
-                what = describe(rules, whole) if len(whole) >= 5 else "openers"
+                what = describe(rules, cards, board) if len(whole) >= 5 else "openers"
                 if aside:
                     what += f"{';' if len(whole) >= 5 else ':'} set aside [{_cards(aside)}]"
                 lines.append(f"{name[seat]}: shows [{shown}] ({what})")
@@ -254,7 +259,7 @@ def one(hand: LoggedHand) -> str:
             won[share.seat] = won.get(share.seat, 0) + share.amount
     for s in deal.seats:
         marks = ""
-        if rules.game is not Game.STUD_HI_LO:
+        if rules.variant.button_shown:
             if s.seat == deal.button:
                 marks += " (button)"
             if s.seat == deal.small_blind:
@@ -281,15 +286,16 @@ def one(hand: LoggedHand) -> str:
 _RANK_WORDS = {w: r for r, w in enumerate(RANK_NAMES)} | {w: r for r, w in enumerate(RANK_PLURALS)}
 
 
-def describe(rules: Rules, cards: tuple[Card, ...]) -> str:
-    """A shown hand as PokerStars describes it: the high hand, and in the
-    split games ``HI: ...; LO: ...`` (no ``LO`` without a low)."""
-    best = _words(high(cards))
-    if rules.game is Game.STUD_HI_LO:
-        under = eight_or_better(cards)
-    elif rules.game is Game.DRAW_DECLARE:
-        under = low(cards, rules.low)
-    else:
+def describe(rules: Rules, cards: Sequence[Card], board: Sequence[Card]) -> str:
+    """A shown hand as PokerStars describes it: the high hand, razz's
+    ``Lo: 8,7,5,4,3``, and in the split games ``HI: ...; LO: ...`` (no
+    ``LO`` without a low). The game values the player's ``cards`` with the
+    ``board`` as it plays them: Omaha's two and three apart."""
+    value, under = rules.variant.values(cards, board, rules.low)
+    if value.system is not System.HIGH:
+        return f"Lo: {_low_words(value)}"
+    best = _words(value)
+    if not rules.variant.high_low:
         return best
     return f"HI: {best}" + (f"; LO: {_low_words(under)}" if under else "")
 
@@ -350,7 +356,7 @@ def eastern(moment: datetime) -> datetime:
     return (moment + timedelta(hours=hours)).replace(tzinfo=None)
 
 
-def _act(action: Action, amount: int, total: int, level: int, game: Game) -> str:
+def _act(action: Action, amount: int, total: int, level: int, game: Variant) -> str:
     """A completion is stud's; in hold'em (completing a short all-in bet)
     PokerStars has it as a raise."""
     match action:
@@ -364,7 +370,7 @@ def _act(action: Action, amount: int, total: int, level: int, game: Game) -> str
             return f"bets {amount}"
         case Action.BRING_IN:
             return f"brings in for {amount}"
-        case Action.COMPLETE if game is Game.STUD_HI_LO:
+        case Action.COMPLETE if game.bring_in:
             return f"completes it to {total}"
     return f"raises {total - level} to {total}"
 

@@ -6,7 +6,8 @@ Prometheus (:mod:`feltline.metrics`). ``feltline serve`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -20,16 +21,23 @@ from feltline.api.play import PlayServicer
 from feltline.api.rail import Rail
 from feltline.api.replay import ReplayServicer
 from feltline.api.server import ADMIT, Server, Service, Tls, service
+from feltline.api.sessions import SessionServicer
 from feltline.api.tables import TableServicer
 from feltline.api.tally import Tally
+from feltline.api.tournaments import TournamentServicer
 from feltline.api.watch import WatchServicer
 from feltline.api.watch import add_to_server as add_watch_service
 from feltline.cardroom.clock import Clock, Seconds, wall_clock
+from feltline.cardroom.register import INTERVAL
 from feltline.cardroom.room import Room
+from feltline.cardroom.work import Committed
+from feltline.domain.hand import Sealed
 from feltline.projections.projector import Projector
 from feltline_protos.v1 import (
     accounts_pb2,
     accounts_pb2_grpc,
+    auth_pb2,
+    auth_pb2_grpc,
     ledger_pb2,
     ledger_pb2_grpc,
     matches_pb2,
@@ -40,6 +48,8 @@ from feltline_protos.v1 import (
     replay_pb2_grpc,
     tables_pb2,
     tables_pb2_grpc,
+    tournaments_pb2,
+    tournaments_pb2_grpc,
     watch_pb2,
 )
 
@@ -83,12 +93,24 @@ def services(
             matches_pb2_grpc.add_MatchServiceServicer_to_server,
             MatchServicer(room, clock, rail),
         ),
+        service(
+            tournaments_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+            tournaments_pb2_grpc.add_TournamentServiceServicer_to_server,
+            TournamentServicer(room, clock),
+        ),
+        service(
+            auth_pb2.DESCRIPTOR.services_by_name["SessionService"],
+            auth_pb2_grpc.add_SessionServiceServicer_to_server,
+            SessionServicer(room.signer),
+        ),
     ]
 
 
 class Feltline:
     """A running server on ``address`` (``host:port``; port 0 picks a free
-    one, then in :attr:`port`), over TLS if ``tls`` is given; ``metered``,
+    one, then in :attr:`port`), over TLS if ``tls`` is given; given a
+    ``web_port``, to browsers there too (:mod:`feltline.api.web`; the port
+    then in :attr:`web_port`), answering pages of ``web_origins``; ``metered``,
     it keeps the metrics of :mod:`feltline.metrics` (served apart, by
     :func:`feltline.metrics.serve`)."""
 
@@ -108,6 +130,9 @@ class Feltline:
         project: bool = True,
         advertise: str = "",
         metered: bool = False,
+        checkpoint_every: float | None = INTERVAL,
+        web_port: int | None = None,
+        web_origins: Iterable[str] = (),
     ) -> None:
         self.room = room
         self.projector = projector
@@ -138,15 +163,36 @@ class Feltline:
                 self.port = self.server.add_insecure_port(address)
             else:
                 self.port = self.server.add_secure_port(address, tls)
+            self.host = address.rpartition(":")[0]
+            self.web_port = (
+                None
+                if web_port is None
+                else self.server.add_web_port(
+                    f"{self.host}:{web_port}", tls=tls, origins=web_origins
+                )
+            )
         except OSError:
             self.server.stop()
             raise
-        self.host = address.rpartition(":")[0]
         # Where the other processes on the store send this one the requests
         # for its tables (feltline.api.forward).
         room.owners.advertise(advertise or self.target)
         self.tally = Tally(room) if metered else None
         self._unread: Callable[[], None] | None = None  # the projector's metrics, when kept
+        # The transparency log: leaves logged as hands are sealed, a
+        # checkpoint signed every ``checkpoint_every`` seconds while it grows
+        # (None: only on demand, nothing logged meanwhile: a bench's baseline).
+        self._checkpoint_every = checkpoint_every
+        self._register = threading.Thread(
+            target=room.register.run,
+            args=(checkpoint_every or INTERVAL,),
+            name="feltline-register",
+            daemon=True,
+        )
+
+    def _sealed(self, committed: Committed) -> None:
+        if any(isinstance(record, Sealed) for record, _ in committed.records):
+            self.room.register.heard()
 
     @property
     def target(self) -> str:
@@ -165,6 +211,9 @@ class Feltline:
             self.tally.start()
         self.server.start()
         self.table_clock.start(self._tick_every)
+        if self._checkpoint_every is not None:
+            self.room.listen(self._sealed)
+            self._register.start()
         if self.projector is not None and self.project:
             self.room.listen(self.projector.poke)
             self.projector.start()
@@ -181,6 +230,9 @@ class Feltline:
         if self._unread is not None:
             self._unread()
         self.table_clock.stop()
+        self.room.register.stop()
+        if self._register.is_alive():
+            self._register.join()
         self.room.owners.stop()
         self.rail.stop()
         self.server.stop(grace)

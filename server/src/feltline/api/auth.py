@@ -30,6 +30,8 @@ from feltline.api.tokens import Caller, ExpiredToken, Role, TokenError
 from feltline_protos.v1 import auth_pb2, errors_pb2
 
 Clock = Callable[[], datetime]
+# The one call an invite's token may make.
+SIGN_IN = "/feltline.v1.SessionService/CreateSession"
 _CALLER: ContextVar[Caller] = ContextVar("feltline_caller")
 
 
@@ -52,6 +54,12 @@ class AuthInterceptor(intercept.Interceptor):
     def enter(self, call: grpc.HandlerCallDetails, request: Any, context: Any) -> intercept.Scope:
         try:
             caller = self.authenticate(call.invocation_metadata)
+            if caller.invite and call.method != SIGN_IN:
+                raise ApiError(
+                    errors_pb2.ERROR_REASON_TOKEN_INVALID,
+                    "an invite's token only signs in (SessionService.CreateSession): "
+                    "open the link in the web table, which does",
+                )
         except (ApiError, TokenError) as e:
             refusal = from_exception(e)
             who = _claims(e.caller) if isinstance(e, ExpiredToken) else {}

@@ -86,6 +86,37 @@ def _deck_shuffled(e: hand.DeckShuffled, where: Where) -> tuple[str, Message]:
 
 
 @_body.register
+def _seed_drawn(e: hand.SeedDrawn, where: Where) -> tuple[str, Message]:
+    return "seed_drawn", events_pb2.SeedDrawn(seed=e.seed or None)
+
+
+@_body.register
+def _contributions_opened(e: hand.ContributionsOpened, where: Where) -> tuple[str, Message]:
+    return "contributions_opened", events_pb2.ContributionsOpened(
+        seats=e.seats, required=e.required
+    )
+
+
+@_body.register
+def _contribution_committed(e: hand.ContributionCommitted, where: Where) -> tuple[str, Message]:
+    return "contribution_committed", events_pb2.ContributionCommitted(
+        seat=e.seat, commitment=e.commitment
+    )
+
+
+@_body.register
+def _reveals_opened(e: hand.RevealsOpened, where: Where) -> tuple[str, Message]:
+    return "reveals_opened", events_pb2.RevealsOpened(seats=e.seats)
+
+
+@_body.register
+def _contribution_revealed(e: hand.ContributionRevealed, where: Where) -> tuple[str, Message]:
+    return "contribution_revealed", events_pb2.ContributionRevealed(
+        seat=e.seat, contribution=e.contribution
+    )
+
+
+@_body.register
 def _street_began(e: hand.StreetBegan, where: Where) -> tuple[str, Message]:
     return "street_began", events_pb2.StreetBegan(step=e.step, name=e.name, order=e.order)
 
@@ -282,6 +313,7 @@ def _hand_dealt(e: table.HandDealt, where: Where) -> tuple[str, Message]:
         time=_time(e.at),
         commitment=e.commitment,
         hand_id=where.hand_id,
+        turn=None if e.turn is None else rotation_turn(e.turn),
         **_deal(e.deal),
     )
 
@@ -309,26 +341,20 @@ def _table_closed(e: table.TableClosed, where: Where) -> tuple[str, Message]:
     return "table_closed", events_pb2.TableClosed(close_time=_time(e.at), reason=e.reason)
 
 
+@_body.register
+def _stakes_changed(e: table.StakesChanged, where: Where) -> tuple[str, Message]:
+    return "stakes_changed", events_pb2.StakesChanged(stakes=stakes(e.stakes, e.stakes.raise_cap))
+
+
 # ---- settings
 
 
 def rules(r: engine_rules.Rules) -> common_pb2.Rules:
     """A hand's rules, every default filled in (the raise cap included)."""
-    s = r.stakes
-    fixed = s.structure is Structure.FIXED_LIMIT
+    fixed = r.stakes.structure is Structure.FIXED_LIMIT
     return common_pb2.Rules(
-        game=common_pb2.Game.Value("GAME_" + r.game.name),
-        stakes=common_pb2.Stakes(
-            structure=common_pb2.Structure.Value("STRUCTURE_" + s.structure.name),
-            small_bet=s.small_bet,
-            big_bet=s.big_bet,
-            ante=s.ante,
-            small_blind=s.small_blind,
-            big_blind=s.big_blind,
-            bring_in=s.bring_in,
-            raise_cap=r.raise_cap if fixed else None,
-            uncapped_heads_up=s.uncapped_heads_up,
-        ),
+        game=game(r.game),
+        stakes=stakes(r.stakes, r.raise_cap if fixed else None),
         low=common_pb2.LowSystem.Value("LOW_SYSTEM_" + r.low.name),
         joker=r.joker,
         draw_limit_small=r.draw_limit_small,
@@ -337,6 +363,21 @@ def rules(r: engine_rules.Rules) -> common_pb2.Rules:
         if r.rake is None
         else common_pb2.Rake(basis_points=r.rake.basis_points, cap=r.rake.cap),
         fixed_seats=r.fixed_seats,
+    )
+
+
+def stakes(s: engine_rules.Stakes, raise_cap: int | None) -> common_pb2.Stakes:
+    """Stakes, with the raise cap the game gives them (None but in fixed limit)."""
+    return common_pb2.Stakes(
+        structure=common_pb2.Structure.Value("STRUCTURE_" + s.structure.name),
+        small_bet=s.small_bet,
+        big_bet=s.big_bet,
+        ante=s.ante,
+        small_blind=s.small_blind,
+        big_blind=s.big_blind,
+        bring_in=s.bring_in,
+        raise_cap=raise_cap,
+        uncapped_heads_up=s.uncapped_heads_up,
     )
 
 
@@ -350,10 +391,26 @@ def table_config(c: house.TableConfig) -> common_pb2.TableConfig:
         ante_cap=c.ante_cap,
     )
     config.action_clock.FromSeconds(c.action_clock)
+    config.seat_entropy = common_pb2.SeatEntropy.Value("SEAT_ENTROPY_" + c.seat_entropy.name)
+    config.contribution_window.FromMilliseconds(c.contribution_window_ms)
     if c.time_charge is not None:
         config.time_charge.amount = c.time_charge.amount
         config.time_charge.window.FromSeconds(c.time_charge.window)
+    if c.rotation is not None:
+        config.rotation.games.extend(game(g) for g in c.rotation.games)
+        config.rotation.hands_per_game = c.rotation.hands
     return config
+
+
+def rotation_turn(turn: house.Turn) -> common_pb2.RotationTurn:
+    """A mixed table's hand: its game, its place in the game's turn, the game after."""
+    return common_pb2.RotationTurn(
+        game=game(turn.game), hand=turn.hand, hands=turn.hands, next_game=game(turn.next)
+    )
+
+
+def game(g: engine_rules.Game) -> common_pb2.Game.ValueType:
+    return common_pb2.Game.Value("GAME_" + g.name)
 
 
 # ---- pieces

@@ -39,14 +39,17 @@ from feltline.cardroom.errors import (
     MatchTable,
     OwnedElsewhere,
     Stale,
+    StoreAway,
     StoreFull,
+    TournamentNotFound,
+    TournamentTable,
     Unreadable,
 )
 from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
-from feltline.engine import table
+from feltline.engine import table, tournament
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")
@@ -67,6 +70,7 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_INVALID_CONFIG: Code.INVALID_ARGUMENT,
     R.ERROR_REASON_ILLEGAL_AMOUNT: Code.INVALID_ARGUMENT,
     R.ERROR_REASON_ILLEGAL_DRAW: Code.INVALID_ARGUMENT,
+    R.ERROR_REASON_ILLEGAL_CONTRIBUTION: Code.INVALID_ARGUMENT,
     R.ERROR_REASON_INVALID_CURSOR: Code.INVALID_ARGUMENT,
     R.ERROR_REASON_TABLE_NOT_FOUND: Code.NOT_FOUND,
     R.ERROR_REASON_ACCOUNT_NOT_FOUND: Code.NOT_FOUND,
@@ -90,6 +94,9 @@ CODES: Mapping[Reason, Code] = {
     R.ERROR_REASON_MATCH_TABLE: Code.FAILED_PRECONDITION,
     R.ERROR_REASON_OVERLOADED: Code.RESOURCE_EXHAUSTED,
     R.ERROR_REASON_ACCOUNT_UNREADABLE: Code.DATA_LOSS,
+    R.ERROR_REASON_TOURNAMENT_NOT_FOUND: Code.NOT_FOUND,
+    R.ERROR_REASON_TOURNAMENT_TABLE: Code.FAILED_PRECONDITION,
+    R.ERROR_REASON_REGISTRATION_REFUSED: Code.FAILED_PRECONDITION,
 }
 
 # The reason for each rule error the engine raises; a subclass not listed
@@ -98,6 +105,7 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     engine.ConfigError: R.ERROR_REASON_INVALID_CONFIG,
     engine.IllegalAmount: R.ERROR_REASON_ILLEGAL_AMOUNT,
     engine.IllegalDraw: R.ERROR_REASON_ILLEGAL_DRAW,
+    engine.IllegalContribution: R.ERROR_REASON_ILLEGAL_CONTRIBUTION,
     engine.NotYourTurn: R.ERROR_REASON_NOT_YOUR_TURN,
     engine.IllegalAction: R.ERROR_REASON_ILLEGAL_ACTION,
     engine.WrongPhase: R.ERROR_REASON_WRONG_PHASE,
@@ -111,6 +119,11 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     MatchTable: R.ERROR_REASON_MATCH_TABLE,
     SeatError: R.ERROR_REASON_SEAT_UNAVAILABLE,
     WaitingForTables: R.ERROR_REASON_WRONG_PHASE,
+    TournamentNotFound: R.ERROR_REASON_TOURNAMENT_NOT_FOUND,
+    TournamentTable: R.ERROR_REASON_TOURNAMENT_TABLE,
+    tournament.RegistrationError: R.ERROR_REASON_REGISTRATION_REFUSED,
+    tournament.NotRunning: R.ERROR_REASON_WRONG_PHASE,
+    tournament.WaitingToDeal: R.ERROR_REASON_WRONG_PHASE,
     # The server, not the caller, makes seeds and hand results: a refusal
     # of one is the server's fault.
     table.SeedError: R.ERROR_REASON_UNSPECIFIED,
@@ -222,7 +235,7 @@ def from_exception(error: Exception) -> ApiError:
             R.ERROR_REASON_CONFLICT,
             "another request changed the table first; send the same request again",
         )
-    if isinstance(error, OperationalError):  # the database does not answer, for now
+    if isinstance(error, OperationalError | StoreAway):  # the database does not answer, for now
         return ApiError(
             R.ERROR_REASON_TRY_AGAIN,
             "the store did not answer (it may be restarting): send the same request "

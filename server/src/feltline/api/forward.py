@@ -40,6 +40,16 @@ if TYPE_CHECKING:
 R = errors_pb2.ErrorReason
 FORWARDED = "feltline-forwarded-by"  # the metadata a forwarded call carries
 RETRY = 0.5  # seconds a client waits before sending again a call no owner took
+# An owner frozen (SIGSTOP, a stalled VM) keeps its connection open: a ping
+# unanswered in 10 s ends the forwarded call UNAVAILABLE ("cannot be
+# reached", with a retry hint) instead of at the client's deadline; by the
+# retry, its lease may have lapsed and this process takes the table.
+PEER_OPTIONS = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.ping_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+)
 # Metadata of the transport, not of the call: never passed on.
 TRANSPORT = frozenset({"user-agent", "te", "content-type", "grpc-accept-encoding"})
 
@@ -69,12 +79,17 @@ class Forwarding(grpc.aio.ServerInterceptor):
         call = handler.unary_unary
         method = handler_call_details.method
         serialize = handler.response_serializer
+        # The call's metadata as it arrived, read now: a call whose client
+        # went away before a thread took it (a process frozen, then thawed)
+        # has its metadata freed under it, and read later it is garbage that
+        # gRPC logs at error level.
+        metadata = tuple(handler_call_details.invocation_metadata or ())
 
         def unary(request: Any, context: grpc.ServicerContext) -> Any:
             try:
                 return call(request, context)
             except OwnedElsewhere as moved:
-                return self._forward(method, request, context, moved)
+                return self._forward(method, request, context, moved, metadata)
 
         def passing(response: Any) -> bytes:  # the owner's answer is bytes already
             if isinstance(response, bytes):
@@ -87,11 +102,16 @@ class Forwarding(grpc.aio.ServerInterceptor):
         )
 
     def _forward(
-        self, method: str, request: Any, context: grpc.ServicerContext, moved: OwnedElsewhere
+        self,
+        method: str,
+        request: Any,
+        context: grpc.ServicerContext,
+        moved: OwnedElsewhere,
+        arrived: tuple[tuple[str, str | bytes], ...],
     ) -> bytes | None:
         metadata = [
             (key, value)
-            for key, value in context.invocation_metadata()
+            for key, value in arrived
             if not key.startswith((":", "grpc-")) and key not in TRANSPORT
         ]
         if any(key == FORWARDED for key, _ in metadata) or not moved.address:
@@ -137,7 +157,7 @@ class Forwarding(grpc.aio.ServerInterceptor):
             channel = self._channels.get(address)
             if channel is None:
                 if self.tls is None:
-                    channel = grpc.insecure_channel(address)
+                    channel = grpc.insecure_channel(address, options=PEER_OPTIONS)
                 else:  # the peers' certificates are this server's kind
                     channel = grpc.secure_channel(
                         address,
@@ -146,6 +166,7 @@ class Forwarding(grpc.aio.ServerInterceptor):
                             private_key=self.tls.key,
                             certificate_chain=self.tls.chain,
                         ),
+                        options=PEER_OPTIONS,
                     )
                 self._channels[address] = channel
             return channel

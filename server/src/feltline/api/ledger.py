@@ -329,7 +329,7 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
         require_role(*HOUSE)
         view = self._view("ledger")
         try:
-            t = books.tally(view, self._views().follower.app.name)
+            t = books.tally(view, self._views().follower.names())
         except books.Moving:
             raise ApiError(
                 R.ERROR_REASON_TRY_AGAIN,

@@ -1,7 +1,10 @@
 """``PlayService.Act``: a player's decision at its own seat, refused when
 the hand has moved on since the state the player saw (the Room checks that
 against the stored hand, :func:`feltline.cardroom.room.current_to`), answered
-as the first time when its request id comes again."""
+as the first time when its request id comes again. ``PlayService.Contribute``:
+its seat's commitment or reveal to the hand's deck (``feltline-deck-v2``),
+answered with the server's signature over the hand's chain once it is
+stored, which the seat keeps."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card, CardError
-from feltline.engine.commands import Act, Declare, Draw
+from feltline.engine.commands import Act, Commit, Declare, Draw, Reveal
 from feltline.engine.errors import IllegalDraw
 from feltline.engine.events import Action, Choice, HandEnded
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
@@ -61,6 +64,45 @@ class PlayServicer(play_pb2_grpc.PlayServiceServicer):
         self.room = room
         self.clock = clock
         self.rail = rail
+
+    def Contribute(
+        self, request: play_pb2.ContributeRequest, context: grpc.ServicerContext
+    ) -> play_pb2.ContributeResponse:
+        caller = require_role(auth_pb2.ROLE_PLAYER)
+        key = views.parse_id(request.table_id)
+        number = request.hand_number
+        step = request.WhichOneof("step")
+        with self.room.lock(key):
+            seat = views.seat_of(self.room.table(key).table, caller.player_id)
+            if seat is None:  # perhaps seated through another server since the last look
+                seat = views.player_seat(self.room.table(key, fresh=True).table, caller, key)
+            move = (
+                Commit(seat, request.commitment)
+                if step == "commitment"
+                else Reveal(seat, request.contribution)
+            )
+            outcome = self.room.play(key, number, request.request_id, move, at=self.clock.seconds())
+            # The chain as it stands now covers the seat's record, stored
+            # now or (a repeated request) before: its signature is the receipt.
+            stream = self.room.hand(key, number)
+            log_action(
+                "contribute",
+                table_id=str(key),
+                hand_number=number,
+                seat=seat,
+                step=step,
+                request_id=request.request_id,
+                repeated=outcome.repeated,
+            )
+            self.clock.changed(key)
+        receipt = play_pb2.ContributionReceipt(
+            hand_id=str(hand_id(key, number)),
+            position=stream.version,
+            link=stream.link.hex(),
+            signature=self.room.vouch(stream.link),
+            public_key=self.room.public_key,
+        )
+        return play_pb2.ContributeResponse(receipt=receipt)
 
     def Act(
         self, request: play_pb2.ActRequest, context: grpc.ServicerContext

@@ -34,7 +34,10 @@ from feltline.api.rail import Rail
 from feltline.api.redaction import Viewer, sees_down_cards, view
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
+from feltline.audit.checkpoint import Note
+from feltline.audit.leaves import hand_leaf
 from feltline.cardroom.errors import Unreadable
+from feltline.cardroom.register import NotCosigned, NotLogged
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
 from feltline.engine.cards import Card
@@ -86,6 +89,7 @@ HISTORIES: dict[replay_pb2.ExportFormat.ValueType, Format] = {
     replay_pb2.EXPORT_FORMAT_HTML: FORMATS["html"],
 }
 CHOICES = (Posted, Acted, Drew, Declared)
+WATCH_EVERY = 0.25  # seconds between looks for a new checkpoint
 
 
 @dataclass(frozen=True)
@@ -459,7 +463,9 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
         who = self.viewer(caller, f)
         stored = self.records(f)
         return replay_pb2.GetHandResponse(
-            hand=self.summary(f, stored), events=self.events(who, f, stored)
+            hand=self.summary(f, stored),
+            events=self.events(who, f, stored),
+            inclusion=self.inclusion(f),
         )
 
     async def StreamHandSteps(
@@ -723,6 +729,102 @@ class ReplayServicer(replay_pb2_grpc.ReplayServiceServicer):
             result=next(r for r in summary.seats if r.seat == seat),
             choices=self.events(who, f, mine),
             events=self.events(who, f, stored),
+            inclusion=self.inclusion(f),
+        )
+
+    # ---- the transparency log (docs/transparency.md)
+
+    def checkpoint(self, note: str) -> replay_pb2.Checkpoint:
+        """A signed note as the API serves it, with the key that signed it."""
+        body = Note.parse(note).checkpoint
+        return replay_pb2.Checkpoint(
+            note=note,
+            origin=body.origin,
+            size=body.size,
+            root_hash=body.root,
+            verifier_key=self.room.register.verifier_key,
+        )
+
+    def inclusion(self, f: Finished) -> replay_pb2.InclusionProof | None:
+        """The hand's inclusion proof against the newest checkpoint, one
+        signed now if none covers it yet; None if it is not logged."""
+        register = self.room.register
+        try:
+            index, size, proof = register.inclusion(f.id)
+        except NotLogged:
+            register.checkpoint()
+            try:
+                index, size, proof = register.inclusion(f.id)
+            except NotLogged:
+                return None
+        note = register.note(size)
+        return replay_pb2.InclusionProof(
+            leaf=hand_leaf(str(f.id), register.seal(index)).decode(),
+            leaf_index=index,
+            tree_size=size,
+            hashes=proof,
+            checkpoint=self.checkpoint(note),
+        )
+
+    def GetCheckpoint(
+        self, request: replay_pb2.GetCheckpointRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.GetCheckpointResponse:
+        require_role(*ANYONE)
+        return replay_pb2.GetCheckpointResponse(
+            checkpoint=self.checkpoint(self.room.register.checkpoint())
+        )
+
+    async def WatchCheckpoints(
+        self,
+        request: replay_pb2.WatchCheckpointsRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[replay_pb2.WatchCheckpointsResponse]:
+        require_role(*ANYONE)
+        register = self.room.register
+        sent = await asyncio.to_thread(register.checkpoint)
+        yield replay_pb2.WatchCheckpointsResponse(checkpoint=self.checkpoint(sent))
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            note = register.latest()
+            if note is not None and note != sent:
+                sent = note
+                yield replay_pb2.WatchCheckpointsResponse(checkpoint=self.checkpoint(note))
+
+    def AddCosignature(
+        self, request: replay_pb2.AddCosignatureRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.AddCosignatureResponse:
+        require_role(*ANYONE)
+        try:
+            note = self.room.register.cosign(request.note, request.witness_key)
+        except NotCosigned as e:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_REQUEST,
+                f"no cosignature kept: {e}",
+                violations=[("note", str(e))],
+            ) from None
+        return replay_pb2.AddCosignatureResponse(checkpoint=self.checkpoint(note))
+
+    def GetConsistencyProof(
+        self, request: replay_pb2.GetConsistencyProofRequest, context: grpc.ServicerContext
+    ) -> replay_pb2.GetConsistencyProofResponse:
+        require_role(*ANYONE)
+        register = self.room.register
+        newest = register.size()
+        first, second = request.first_size, request.second_size or newest
+        if second > newest:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_REQUEST,
+                f"the newest checkpoint is of {newest} leaves, not {second}",
+                violations=[("second_size", f"at most {newest}, or 0 for the newest")],
+            )
+        if first > second:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_REQUEST,
+                f"a tree of {second} leaves cannot extend one of {first}",
+                violations=[("first_size", f"at most second_size ({second})")],
+            )
+        return replay_pb2.GetConsistencyProofResponse(
+            first_size=first, second_size=second, hashes=register.consistency(first, second)
         )
 
 

@@ -16,6 +16,10 @@ validation, so an unauthenticated caller learns nothing about its
 request), with standard health checking and server reflection; a metered
 server counts every call first (:mod:`feltline.api.rpc_metrics`). Health
 reports SERVING for the server (``""``) and for each service given.
+
+Given a web port (:meth:`Server.add_web_port`), the same handlers, through
+the same interceptor objects, are also served to browsers
+(:mod:`feltline.api.web`) on the same event loop.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Coroutine, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 from cryptography import x509
@@ -43,15 +47,43 @@ from feltline.api.admission import Admission
 from feltline.api.auth import AuthInterceptor, Clock, utc_now
 from feltline.api.errors import ErrorInterceptor
 from feltline.api.forward import Forwarding
+from feltline.api.intercept import Handler
 from feltline.api.rpc_metrics import RpcMetrics
 from feltline.api.validation import ValidationInterceptor
 
 S = TypeVar("S")
 T = TypeVar("T")
 
+# Calls gRPC holds for the server before it drops some (OPTIONS): ten
+# times the watches of 250 tables of four, all opened at once.
+PENDING = 10_000
 # grpc shares a port by default (SO_REUSEPORT): a second server on a port
 # in use would start, and the kernel would split clients between the two.
-OPTIONS = (("grpc.so_reuseport", 0),)
+OPTIONS = (
+    ("grpc.so_reuseport", 0),
+    # Clients may ping every 5 s, with or without calls in flight: the SDK
+    # pings every 10 s to find a frozen server (feltline_client.client).
+    # gRPC's name for the interval is "min_ping_interval_without_data_ms"
+    # (GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS); a name it does
+    # not know is ignored, and its 5 minutes then made every client's third
+    # ping on a quiet watch a GOAWAY "too_many_pings" (tests/api/test_keepalive.py).
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    # And the server pings its clients, so that a watcher whose machine went
+    # away does not hold its stream (and its place) for the kernel's hours.
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    # Calls that arrived and that grpc.aio has not yet taken (it takes them
+    # one at a time on the event loop) wait in gRPC's queue. Past 1,000 of
+    # them, by default, gRPC drops calls at random, more of them the longer
+    # the queue, and each caller sees a bare CANCELLED that no log shows:
+    # every watcher of a few hundred tables opening its watch at once (the
+    # clients of a restarted server coming back) lost a few watches so. The
+    # queue holds such a surge; admission refuses what is too much, with a
+    # hint, once each call is taken.
+    ("grpc.server.max_pending_requests", PENDING),
+    ("grpc.server.max_pending_requests_hard_limit", 2 * PENDING),
+)
 # Unary calls in hand at once, running or waiting for a thread: past it a
 # call is refused (docs/performance.md, "Overload", says how it was chosen).
 ADMIT = 16
@@ -105,28 +137,32 @@ class Server:
         self._thread.start()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="feltline-rpc")
         self.admission = Admission(self._pool, admit)
-        self._server = self._run(self._build(list(services), key, clock, metered))
+        self.interceptors: list[grpc.aio.ServerInterceptor] = [
+            *([RpcMetrics()] if metered else []),
+            self.admission,
+            AuthInterceptor(key, clock=clock),
+            self._forwarding,
+            ErrorInterceptor(),
+            ValidationInterceptor(),
+        ]
+        # Each method's handler as the gRPC server is given it, by path:
+        # what the web port serves too.
+        self.handlers = Handlers()
+        self._web: list[tuple[socket.socket, Tls | None, tuple[str, ...]]] = []
+        self._web_stopping = asyncio.Event()
+        self._web_serving: list[Future[None]] = []
+        self._server = self._run(self._build(list(services)))
 
-    async def _build(
-        self, services: list[Service], key: Ed25519PublicKey, clock: Clock, metered: bool
-    ) -> grpc.aio.Server:
+    async def _build(self, services: list[Service]) -> grpc.aio.Server:
         server = grpc.aio.server(
-            migration_thread_pool=self._pool,
-            options=OPTIONS,
-            interceptors=[
-                *([RpcMetrics()] if metered else []),
-                self.admission,
-                AuthInterceptor(key, clock=clock),
-                self._forwarding,
-                ErrorInterceptor(),
-                ValidationInterceptor(),
-            ],
+            migration_thread_pool=self._pool, options=OPTIONS, interceptors=self.interceptors
         )
         checker = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(checker, server)
         names = [health.SERVICE_NAME, reflection.SERVICE_NAME]
         for each in services:
             each.add(server)
+            each.add(cast(grpc.aio.Server, self.handlers))
             await checker.set(each.name, health_pb2.HealthCheckResponse.SERVING)
             names.append(each.name)
         await checker.set(health.OVERALL_HEALTH, health_pb2.HealthCheckResponse.SERVING)
@@ -153,6 +189,24 @@ class Server:
 
         return self._listen(address, add)
 
+    def add_web_port(
+        self, address: str, *, tls: Tls | None = None, origins: Iterable[str] = ()
+    ) -> int:
+        """Serve the same services to browsers (Connect and gRPC-Web) on
+        ``address``, over TLS if ``tls`` is given, answering cross-origin
+        calls from ``origins`` only; the port, or :class:`ListenError`."""
+        # Imported here: connectrpc and hypercorn take most of a second to
+        # load, which a server without a web port need not spend.
+        from feltline.api import web  # noqa: PLC0415
+
+        try:
+            sock = web.listen(address)
+        except (OSError, ValueError):
+            why = why_not(address) or "it cannot be bound"
+            raise ListenError(f"cannot listen on {address}: {why}") from None
+        self._web.append((sock, tls, tuple(origins)))
+        return int(sock.getsockname()[1])
+
     def _listen(self, address: str, add: Callable[[], Coroutine[Any, Any, int]]) -> int:
         try:
             port = self._run(add())
@@ -165,18 +219,48 @@ class Server:
 
     def start(self) -> None:
         self._run(self._server.start())
+        if self._web:
+            self._serve_web()
+
+    def _serve_web(self) -> None:
+        from feltline.api import web  # noqa: PLC0415 (loaded by add_web_port already)
+
+        for sock, tls, origins in self._web:
+            app = web.Origins(web.Site(web.WebApi(self.handlers, self.interceptors)), origins)
+            keys = None if tls is None else (tls.chain, tls.key, tls.client_ca)
+            self._web_serving.append(
+                asyncio.run_coroutine_threadsafe(
+                    web.run(app, sock, self._web_stopping, keys), self._loop
+                )
+            )
 
     def stop(self, grace: float | None = None) -> None:
         """Stop serving, letting calls finish for ``grace`` seconds; then the
         loop and the threads end."""
         if not self._thread.is_alive():
             return
+        self._loop.call_soon_threadsafe(self._web_stopping.set)
+        for serving in self._web_serving:
+            serving.result()
+        for sock, _, _ in self._web:
+            sock.close()  # one never served
         self._run(self._server.stop(grace))
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
         self._pool.shutdown(wait=False)
         self._forwarding.close()
+
+
+class Handlers(dict[str, Handler]):
+    """The handlers a service adds to a server, by method path: a
+    stand-in for the server that keeps them, for the web port."""
+
+    def add_generic_rpc_handlers(self, _: object) -> None:
+        """The same handlers come by name too (below)."""
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Handler]) -> None:
+        self.update({f"/{service}/{name}": handler for name, handler in handlers.items()})
 
 
 @dataclass(frozen=True)

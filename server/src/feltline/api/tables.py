@@ -7,7 +7,7 @@ from uuid import UUID
 
 import grpc
 
-from feltline.api import views
+from feltline.api import convert, views
 from feltline.api.auth import require_role
 from feltline.api.errors import ApiError
 from feltline.api.logging import log_action
@@ -95,9 +95,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
                 unreadable.append(str(key))
                 continue
             assert t.config is not None
-            game = common_pb2.Game.Value("GAME_" + t.config.rules.game.name)
+            rotation = t.config.rotation
+            dealt = rotation.games if rotation is not None else (t.config.rules.game,)
+            games = {common_pb2.GAME_UNSPECIFIED, *map(convert.game, dealt)}
             state = tables_pb2.TABLE_STATE_CLOSED if t.closed else tables_pb2.TABLE_STATE_OPEN
-            if request.game in (common_pb2.GAME_UNSPECIFIED, game) and request.state in (
+            if request.game in games and request.state in (
                 tables_pb2.TABLE_STATE_UNSPECIFIED,
                 state,
             ):

@@ -72,6 +72,7 @@ class Caller:
     player_id: str
     token_id: str
     expires: datetime
+    invite: bool = False  # an invite's token: it only signs in (sessions.py)
 
 
 def mint(
@@ -82,14 +83,16 @@ def mint(
     ttl: timedelta,
     player_id: str = "",
     token_id: str | None = None,
+    invite: bool = False,
 ) -> str:
     """A token for ``role`` (and for a player, ``player_id``), valid from
-    ``now`` for ``ttl``. Refuses claims :func:`verify` would refuse."""
+    ``now`` for ``ttl``; an ``invite``'s, good only to sign in with. Refuses
+    claims :func:`verify` would refuse."""
     check_claims(role, player_id)
     if not timedelta(0) < ttl <= timedelta(seconds=LONGEST_TTL):
         raise ValueError(f"a token lives above 0 and at most a year, not {ttl}")
     claims = auth_pb2.TokenClaims(
-        role=role, player_id=player_id, token_id=token_id or str(uuid.uuid4())
+        role=role, player_id=player_id, token_id=token_id or str(uuid.uuid4()), invite=invite
     )
     claims.issue_time.FromDatetime(now)
     claims.expire_time.FromDatetime(now + ttl)
@@ -134,7 +137,7 @@ def signed(token: str, key: Ed25519PublicKey) -> Caller:
     if not claims.HasField("expire_time"):
         raise InvalidToken("the token has no expiry")
     expires = claims.expire_time.ToDatetime(tzinfo=UTC)
-    return Caller(claims.role, claims.player_id, claims.token_id, expires)
+    return Caller(claims.role, claims.player_id, claims.token_id, expires, claims.invite)
 
 
 def check_claims(role: Role, player_id: str) -> None:

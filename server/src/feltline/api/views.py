@@ -17,8 +17,15 @@ from feltline.api.redaction import Viewer, sees_down_cards
 from feltline.api.tokens import Caller
 from feltline.domain.hand import HandStream
 from feltline.domain.table import TableStream
-from feltline.engine.events import Action, Event, StreetBegan
-from feltline.engine.house import DEFAULT_ACTION_CLOCK, DEFAULT_ANTE_CAP, TableConfig, TimeCharge
+from feltline.engine.events import Action, Entropy, Event, StreetBegan
+from feltline.engine.house import (
+    DEFAULT_ACTION_CLOCK,
+    DEFAULT_ANTE_CAP,
+    DEFAULT_CONTRIBUTION_WINDOW_MS,
+    Rotation,
+    TableConfig,
+    TimeCharge,
+)
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.state import Hand, Phase
 from feltline.engine.table import Table
@@ -34,6 +41,8 @@ PHASES = {
     Phase.DRAWING: tables_pb2.HAND_PHASE_DRAWING,
     Phase.DECLARING: tables_pb2.HAND_PHASE_DECLARING,
     Phase.ENDED: tables_pb2.HAND_PHASE_ENDED,
+    Phase.COMMITTING: tables_pb2.HAND_PHASE_COMMITTING,
+    Phase.REVEALING: tables_pb2.HAND_PHASE_REVEALING,
 }
 
 
@@ -125,6 +134,10 @@ def table_message(stream: TableStream, hand: HandStream | None, caller: Caller) 
         )
     if t.button is not None:
         message.button = t.button
+    if t.config.rotation is not None:
+        turn = t.turn if t.dealt is not None else t.config.next_turn(t.turn, 0)
+        assert turn is not None
+        message.turn.CopyFrom(convert.rotation_turn(turn))
     if t.pot.total:
         message.carried_pot.CopyFrom(
             tables_pb2.CarriedPot(
@@ -220,21 +233,10 @@ def legal(options: Choices) -> tables_pb2.LegalActions:
 def table_config(c: common_pb2.TableConfig) -> TableConfig:
     """A request's table settings (already validated field by field); the
     game's own checks come when the table opens."""
-    r, s = c.rules, c.rules.stakes
-    stakes = Stakes(
-        Structure[common_pb2.Structure.Name(s.structure).removeprefix("STRUCTURE_")],
-        small_bet=s.small_bet,
-        big_bet=s.big_bet,
-        ante=s.ante,
-        small_blind=s.small_blind,
-        big_blind=s.big_blind,
-        bring_in=s.bring_in,
-        raise_cap=s.raise_cap if s.HasField("raise_cap") else None,
-        uncapped_heads_up=s.uncapped_heads_up if s.HasField("uncapped_heads_up") else True,
-    )
+    r = c.rules
     rules = Rules(
         Game[common_pb2.Game.Name(r.game).removeprefix("GAME_")],
-        stakes,
+        stakes(r.stakes),
         joker=r.joker,
         fixed_seats=r.fixed_seats,
         rake=Rake(r.rake.basis_points, r.rake.cap) if r.HasField("rake") else None,
@@ -251,14 +253,40 @@ def table_config(c: common_pb2.TableConfig) -> TableConfig:
         charge = TimeCharge(c.time_charge.amount)
         if c.time_charge.HasField("window"):
             charge = TimeCharge(c.time_charge.amount, c.time_charge.window.seconds)
+    rotation = None
+    if c.HasField("rotation"):
+        games = (Game[common_pb2.Game.Name(g).removeprefix("GAME_")] for g in c.rotation.games)
+        rotation = Rotation(tuple(games), c.rotation.hands_per_game)
     return TableConfig(
         rules,
         c.seats,
+        rotation=rotation,
         min_buy_in=c.min_buy_in if c.HasField("min_buy_in") else None,
         max_buy_in=c.max_buy_in if c.HasField("max_buy_in") else None,
         time_charge=charge,
         ante_cap=c.ante_cap if c.HasField("ante_cap") else DEFAULT_ANTE_CAP,
         action_clock=c.action_clock.seconds if c.HasField("action_clock") else DEFAULT_ACTION_CLOCK,
+        seat_entropy=Entropy.OFF
+        if c.seat_entropy == common_pb2.SEAT_ENTROPY_UNSPECIFIED
+        else Entropy[common_pb2.SeatEntropy.Name(c.seat_entropy).removeprefix("SEAT_ENTROPY_")],
+        contribution_window_ms=c.contribution_window.ToMilliseconds()
+        if c.HasField("contribution_window")
+        else DEFAULT_CONTRIBUTION_WINDOW_MS,
+    )
+
+
+def stakes(s: common_pb2.Stakes) -> Stakes:
+    """A request's stakes (a table's, or a tournament level's)."""
+    return Stakes(
+        Structure[common_pb2.Structure.Name(s.structure).removeprefix("STRUCTURE_")],
+        small_bet=s.small_bet,
+        big_bet=s.big_bet,
+        ante=s.ante,
+        small_blind=s.small_blind,
+        big_blind=s.big_blind,
+        bring_in=s.bring_in,
+        raise_cap=s.raise_cap if s.HasField("raise_cap") else None,
+        uncapped_heads_up=s.uncapped_heads_up if s.HasField("uncapped_heads_up") else True,
     )
 
 

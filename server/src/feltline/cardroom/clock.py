@@ -2,7 +2,9 @@
 for what happens at a table when nobody asks. The dealer deals the next
 hand once one ends and enough players sit (at an idle table once it has
 been still for ``settle`` seconds, so players sitting down together all get
-into the first hand); the clock acts for a player whose time is up.
+into the first hand); the clock acts for a player whose time is up, and
+closes a hand's contribution window (``feltline-deck-v2``) once it has
+run out.
 
 Both work from what is stored, never from memory alone, so a restarted
 server carries on where the last one stopped: deadlines are counted from
@@ -39,9 +41,11 @@ from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
+from feltline.engine.state import Phase
 from feltline.engine.table import Table
+from feltline.engine.tournament import Start
 from feltline.engine.turn import waiting_on
-from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
+from feltline.store.faults import AccountUnreadable, StoreAway, StoreFull, Unreadable
 from feltline.store.streams import Conflict
 
 Seconds = Callable[[], int]
@@ -83,7 +87,16 @@ class Clock:
         self._dirty: set[UUID] = set()
         self._deadlines = Deadlines()
         self._dealing: set[UUID] = set()
+        # Each table whose hand waits on its seats' contributions: which
+        # window (the hand and its phase) and when, on the monotonic clock,
+        # it closes. Counted from the tick that first sees it open, in
+        # milliseconds, as the action clock's whole seconds cannot.
+        self._windows: dict[UUID, tuple[tuple[int, str], float]] = {}
         self._clocked = -1  # none yet: the first tick works out every table
+        # Scheduled tournaments not started yet, with their start times, and
+        # how far the store's tournaments have been read.
+        self._scheduled: dict[UUID, int] = {}
+        self._tournaments_read: tuple[int, ...] = ()
         room.listen(self._committed)
         room.owners.on_taken(self.stale)
 
@@ -138,6 +151,8 @@ class Clock:
         place = self.room.match_of(table_id)
         if place is not None:
             return self._deal_match(table_id, *place)
+        if self.room.tournament_of(table_id) is not None:
+            return self._deal_tournament(table_id)
         if _players(table) < 2:
             return False
         number = table.hands + 1
@@ -158,6 +173,39 @@ class Clock:
             return False
         self._logged("deal_match", table_id=str(table_id), match_id=str(match), table=number)
         return True
+
+    def _deal_tournament(self, table_id: UUID) -> bool:
+        """Deal a tournament's table its next hand, if its director lets it now."""
+        try:
+            number = self.room.deal_tournament(table_id, at=self.seconds()).number
+        except (RuleError, StoreFull, Conflict):  # a break, hand for hand, players to come
+            return False
+        if number:
+            self._logged("deal_tournament", table_id=str(table_id), hand_number=number)
+        return bool(number)
+
+    def _start_tournaments(self, now: int) -> None:
+        """Start every scheduled tournament whose time has come (its
+        director's: the seats drawn and the tables opened, or cancelled with
+        refunds when too few registered). Another process may start it
+        first; then it is found started."""
+        found, self._tournaments_read = self.room.streams.tournaments(self._tournaments_read)
+        for key in found:
+            created = self.room.tournament(key).tournament.created
+            if created is not None and created.start is Start.SCHEDULED:
+                self._scheduled[key] = created.starts_at
+        for key, starts in list(self._scheduled.items()):
+            if starts > now:
+                continue
+            try:
+                state = self.room.tournament(key).tournament
+                if state.started_at is None and not state.over:
+                    self.room.start_tournament(key, at=now)
+                    self._logged("tournament_started", table_id="", tournament_id=str(key))
+            except (RuleError, Conflict, StoreFull, OwnedElsewhere) as e:
+                log.warning("tournament_not_started", tournament_id=str(key), error=str(e))
+                continue
+            del self._scheduled[key]
 
     def tick(self) -> int:
         """Catch up with what other processes stored; act for every player
@@ -180,7 +228,10 @@ class Clock:
                 self.stale(t for t in self._tables() if start or not self.room.as_of(t)[0])
             self._reschedule()
             now = self.seconds()
+            self._start_tournaments(now)
             due = self._deadlines.pop_due(now)
+            closing = time.monotonic()
+            due += [t for t, (_, ends) in self._windows.items() if ends <= closing]
             visit = list(dict.fromkeys([*due, *self._dealing]))
             made = 0
             try:
@@ -238,13 +289,22 @@ class Clock:
         table = stream.table
         due: int | None = None
         dealing = False
+        window: tuple[int, str] | None = None
         if table.config is not None:
             if table.dealt is not None:
                 hand = self.room.hand(table_id, table.hands)
                 if waiting_on(hand.hand):
                     due = hand.since + table.config.action_clock
+                if hand.hand.phase in _CONTRIBUTING:
+                    window = (table.hands, hand.hand.phase.value)
             else:
                 dealing = self._may_deal(stream)
+        if window is None:
+            self._windows.pop(table_id, None)
+        elif self._windows.get(table_id, (None, 0.0))[0] != window:
+            assert table.config is not None
+            ends = time.monotonic() + table.config.contribution_window_ms / 1000
+            self._windows[table_id] = (window, ends)
         self._deadlines.set(table_id, due)
         if dealing:
             self._dealing.add(table_id)
@@ -266,12 +326,18 @@ class Clock:
             return 0
         if table.dealt is None:
             still = time.monotonic() - self._touched.get(table_id, 0.0)
-            match = self.room.match_of(table_id) is not None  # seated by the match: no settling
-            if (match or still >= self.settle) and self.deal_if_ready(table_id):
+            # Seated by a match or a tournament's director: no settling.
+            seated = (
+                self.room.match_of(table_id) is not None
+                or self.room.tournament_of(table_id) is not None
+            )
+            if (seated or still >= self.settle) and self.deal_if_ready(table_id):
                 self.touched(table_id)
                 self._announce(table_id)
             return 0
         stream = self.room.hand(table_id, table.hands)
+        if stream.hand.phase in _CONTRIBUTING:
+            return self._close_window(table_id, table.hands, now)
         if now < stream.since + table.config.action_clock:
             return 0
         waiting = waiting_on(stream.hand)
@@ -280,6 +346,23 @@ class Clock:
         seat = waiting[0]
         self.room.time_out(table_id, table.hands, f"clock-{stream.version}-{seat}", seat, at=now)
         self._logged("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
+        self.touched(table_id)
+        try:
+            self.deal_if_ready(table_id)
+        finally:
+            self._announce(table_id)
+        return 1
+
+    def _close_window(self, table_id: UUID, number: int, now: int) -> int:
+        """Close the hand's contribution window if it has run out: the hand
+        goes on without the seats that did not keep up (or, every seat's
+        commitment being required, is cancelled, and the next is dealt)."""
+        window = self._windows.get(table_id)
+        if window is None or window[1] > time.monotonic():
+            return 0
+        del self._windows[table_id]
+        self.room.close_contributions(table_id, number, at=now)
+        self._logged("contributions_closed", table_id=str(table_id), hand_number=number)
         self.touched(table_id)
         try:
             self.deal_if_ready(table_id)
@@ -297,17 +380,31 @@ class Clock:
         self._thread.start()
 
     def _run(self, every: float) -> None:
-        while not self._stop.wait(every):
+        while not self._stop.wait(self.pause(every)):
             try:
                 self.tick()
+            except StoreAway:  # logged once by the store (store_away): the next tick tries again
+                pass
             except Exception:
                 log.exception("clock_failed")
+
+    def pause(self, every: float) -> float:
+        """How long to wait for the next tick: ``every`` seconds, or less
+        when a contribution window closes sooner, so that it closes on time
+        (it opens at the first tick that sees it)."""
+        if not self._windows:
+            return every
+        soonest = min(ends for _, ends in self._windows.values())
+        return min(every, max(0.0, soonest - time.monotonic()))
 
     def stop(self) -> None:
         """Stop ticking, and stop a tick under way at its next table."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
+
+
+_CONTRIBUTING = (Phase.COMMITTING, Phase.REVEALING)
 
 
 def _players(table: Table) -> int:

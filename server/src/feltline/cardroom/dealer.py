@@ -1,10 +1,13 @@
 """What the dealer does inside a request's unit of work: deal a hand from
 its seed, fold players who stood up when their turn comes, and settle a
 hand that ended at its table (and at a match's table, hand the chips back
-to the match's bank and record the deal) in the same transaction."""
+to the match's bank and record the deal; at a tournament's, have its
+director record the result and carry out what follows) in the same
+transaction."""
 
 from __future__ import annotations
 
+from feltline.cardroom import director
 from feltline.cardroom.work import Work
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id, hand_id
@@ -25,7 +28,8 @@ def deal(work: Work, key: str, request: str, seed: bytes, at: int) -> int:
     config = work.table.table.config
     assert config is not None
     work.hand = HandStream.new(hand_id(work.table.id, dealt.hand))
-    work.at_hand(f"table/{key}", StartHand(config.rules, dealt.deal, seed), request, at)
+    start = StartHand(config.rules_at(dealt.turn), dealt.deal, seed, config.seat_entropy)
+    work.at_hand(f"table/{key}", start, request, at)
     started = work.hand_events[0]
     if not isinstance(started, HandStarted) or started.commitment != dealt.commitment:
         raise RuntimeError(f"hand {dealt.hand} does not start from the table's commitment")
@@ -50,6 +54,9 @@ def follow(work: Work, table_key: str, hand_key: str, request: str, at: int) -> 
                 work.table.table.hands,
             )
             _end_deal(work, table_key, request)
+            tournament = work.held.tournament_of(work.table)
+            if tournament is not None:
+                director.hand_ended(work, *tournament, table_key=table_key, request=request, at=at)
             return
         waiting = waiting_on(hand)
         leaving = work.table.table.leaving if waiting else ()

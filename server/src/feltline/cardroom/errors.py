@@ -1,6 +1,6 @@
 """The cardroom's own refusals, beside the engine's rule errors: each has
 the ``kind`` the API maps to a status code. The store's failures a use
-case passes on (:class:`Conflict`, :class:`StoreFull`, :class:`Unreadable`,
+case passes on (:class:`Conflict`, :class:`StoreAway`, :class:`StoreFull`, :class:`Unreadable`,
 :class:`AccountUnreadable`)
 are named here too, so that its callers need not reach into the store."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from feltline.engine.errors import Kind, RuleError
-from feltline.store.faults import AccountUnreadable, StoreFull, Unreadable
+from feltline.store.faults import AccountUnreadable, StoreAway, StoreFull, Unreadable
 from feltline.store.streams import Conflict
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "NotFound",
     "OwnedElsewhere",
     "Stale",
+    "StoreAway",
     "StoreFull",
     "Unreadable",
 ]
@@ -45,6 +46,17 @@ class MatchNotFound(NotFound):
 class MatchTable(RuleError):
     """A seating or dealing request at a table whose seats, chips and deals
     belong to a duplicate match: the match seats its players for each deal."""
+
+    kind = Kind.PRECONDITION
+
+
+class TournamentNotFound(NotFound):
+    """A tournament the store does not hold."""
+
+
+class TournamentTable(RuleError):
+    """A seating, dealing or closing request at a table whose seats and
+    chips belong to a tournament: its director seats, moves and deals."""
 
     kind = Kind.PRECONDITION
 

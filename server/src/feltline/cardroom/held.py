@@ -47,6 +47,8 @@ class Held:
         self._locks: dict[UUID, threading.RLock] = {}
         self._guard = threading.Lock()
         self._matches: dict[UUID, tuple[UUID, int]] = {}  # a match's tables: the match and place
+        # Every table looked at: the tournament it belongs to and its number there, or None.
+        self._tournaments: dict[UUID, tuple[UUID, int] | None] = {}
 
     def lock(self, table_id: UUID) -> threading.RLock:
         """The table's one lock: a request, the dealer and the clock at a
@@ -152,6 +154,20 @@ class Held:
             _, key, number = opened.split("/")
             known = self._matches[stream.id] = (UUID(key), int(number))
         return known
+
+    def tournament_of(self, stream: TableStream) -> tuple[UUID, int] | None:
+        """The tournament a table belongs to and its number there, or None:
+        its director opened it under the key ``tournament-table/<id>/<n>``."""
+        if stream.version == 0:
+            return None
+        if stream.id not in self._tournaments:
+            opened = next((k for k in stream.commands if k.startswith("tournament-table/")), None)
+            if opened is None:
+                self._tournaments[stream.id] = None
+            else:
+                _, key, number = opened.split("/")
+                self._tournaments[stream.id] = (UUID(key), int(number))
+        return self._tournaments[stream.id]
 
     def keep(
         self, stream: TableStream, hand: HandStream | None, accounts: Mapping[UUID, Account]

@@ -56,7 +56,7 @@ class Owners:
         self._guard = threading.Lock()
         self._known: dict[UUID, None] | None = None  # every table, in the order opened
         self._scanning = threading.Lock()
-        self._scanned_from = 1  # where the next reading of the log starts
+        self._scanned_from: tuple[int, ...] = ()  # where the next reading of the log starts
         self._scanned_at = -1  # the store's epoch at the last reading
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

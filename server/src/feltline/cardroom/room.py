@@ -42,12 +42,22 @@ from typing import cast
 from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
-from feltline.cardroom import dealer
-from feltline.cardroom.errors import ClockRunning, MatchNotFound, MatchTable, NotFound, Stale
+from feltline.audit.keys import Signer
+from feltline.cardroom import dealer, director
+from feltline.cardroom.errors import (
+    ClockRunning,
+    MatchNotFound,
+    MatchTable,
+    NotFound,
+    Stale,
+    TournamentNotFound,
+    TournamentTable,
+)
 from feltline.cardroom.held import AsOf, Held
 from feltline.cardroom.owners import Owners
+from feltline.cardroom.register import Register
 from feltline.cardroom.work import Committed, Outcome, Work
-from feltline.domain.account import Account, AccountEvent, CashOut, Mint
+from feltline.domain.account import Account, AccountEvent, CashOut, InsufficientChips, Mint
 from feltline.domain.hand import HandStream, Recorded, Sealed, StoredHandEvent
 from feltline.domain.ids import (
     account_id,
@@ -55,14 +65,28 @@ from feltline.domain.ids import (
     check_command_id,
     fingerprint,
     hand_id,
+    house_id,
     match_id,
     match_table_id,
+    pool_id,
     table_id,
+    tournament_id,
+    tournament_table_id,
 )
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.tournament import TournamentStream
 from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Cancel, Declare, Draw, TimeOut
+from feltline.engine.commands import (
+    Act,
+    Cancel,
+    CloseContributions,
+    Commit,
+    Declare,
+    Draw,
+    Reveal,
+    TimeOut,
+)
 from feltline.engine.deck import SEED_BYTES
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import Action, Choice, Event
@@ -80,13 +104,15 @@ from feltline.engine.table import (
     StandUp,
     TableCommand,
 )
+from feltline.engine.tournament import Band, Level, NotRunning, Start, Tournament, WaitingToDeal
 from feltline.store.config import StoreConfig
 from feltline.store.leases import Fenced
 from feltline.store.rows import StoredRows
 from feltline.store.signing import open_streams
 from feltline.store.streams import Conflict, Stored, Streams
 
-Move = Act | Draw | Declare | TimeOut  # what a seat does in a hand
+# What a seat does in a hand, or the clock for it.
+Move = Act | Draw | Declare | TimeOut | Commit | Reveal | CloseContributions
 RETRIES = 8
 BACKOFF = 0.002  # seconds, times the attempt: spreads out writers that keep colliding
 
@@ -124,6 +150,53 @@ class DealMatch:
     at: int
 
 
+@dataclass(frozen=True, slots=True)
+class CreateTournament:
+    """What makes two tournament creations the same request."""
+
+    name: str
+    config: TableConfig
+    levels: tuple[Level, ...]
+    buy_in: int
+    fee: int
+    stack: int
+    payouts: tuple[Band, ...]
+    start: Start
+    entrants: int
+    minimum: int
+    starts_at: int
+    late_until: int
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Enter:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTournament:
+    reason: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class StartTournament:
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealTournament:
+    tournament: str
+    table: int
+    at: int
+
+
 class Room:
     """The cardroom's use cases over one store's :class:`Streams`."""
 
@@ -131,6 +204,8 @@ class Room:
         self.streams = streams
         self.held = Held(streams)
         self.owners = Owners(streams, self.held)
+        # The transparency log's keeper (docs/transparency.md).
+        self.register = Register(streams, origin=streams.env.get("FELTLINE_LOG_ORIGIN", ""))
         self.retries = RETRIES
         self._listeners: list[Callable[[Committed], None]] = []
 
@@ -205,6 +280,7 @@ class Room:
 
         def stand(work: Work, request: str) -> Outcome:
             self._not_a_match_table(work.table)
+            self._not_a_tournament_table(work.table)
             number = work.table.table.hands if work.table.table.dealt is not None else 0
             work.at_table(command_id, command, request, hand=number)
             if number:
@@ -221,6 +297,7 @@ class Room:
 
         def deal(work: Work, request: str) -> Outcome:
             self._not_a_match_table(work.table)
+            self._not_a_tournament_table(work.table)
             seed = secrets.token_bytes(SEED_BYTES)
             number = dealer.deal(work, command_id, request, seed, at)
             return work.outcome(work.table.commands[command_id].events, number)
@@ -238,6 +315,7 @@ class Room:
 
         def close(work: Work, request: str) -> Outcome:
             self._not_a_match_table(work.table)
+            self._not_a_tournament_table(work.table)
             table = work.table.table
             number = table.hands if table.dealt is not None and not table.closed else 0
             if number:
@@ -391,6 +469,273 @@ class Room:
                 f"table {stream.id} belongs to a duplicate match: the match seats and deals it"
             )
 
+    # ---- tournaments
+
+    def create_tournament(
+        self,
+        command_id: str,
+        name: str,
+        config: TableConfig,
+        levels: tuple[Level, ...],
+        *,
+        buy_in: int,
+        fee: int,
+        stack: int,
+        payouts: tuple[Band, ...],
+        start: Start,
+        entrants: int,
+        minimum: int = 0,
+        starts_at: int = 0,
+        late_until: int = 0,
+        by: str,
+        at: int,
+    ) -> UUID:
+        """Create a tournament as admin ``by`` (its set-up: docs/rules.md,
+        "Tournaments"); the seat draws' seed is drawn now and only its
+        commitment is public. Its id follows from the command id."""
+        key = tournament_id(check_command_id(command_id))
+        request = CreateTournament(
+            name,
+            config,
+            levels,
+            buy_in,
+            fee,
+            stack,
+            payouts,
+            start,
+            entrants,
+            minimum,
+            starts_at,
+            late_until,
+            by,
+        )
+
+        def create(state: Tournament) -> list[Event]:
+            if state.created is not None:
+                raise ConfigError(f"tournament {key} exists already: create it under a new id")
+            return Tournament.create(
+                name,
+                config,
+                levels,
+                buy_in=buy_in,
+                fee=fee,
+                stack=stack,
+                payouts=payouts,
+                start=start,
+                entrants=entrants,
+                minimum=minimum,
+                starts_at=starts_at,
+                late_until=late_until,
+                seed=secrets.token_bytes(SEED_BYTES),
+                by=by,
+                at=at,
+            )
+
+        self._at_tournament(key, command_id, request, create, at=at, new=True)
+        return key
+
+    def tournament(self, key: UUID, *, fresh: bool = False) -> TournamentStream:
+        """The tournament as stored now (with ``fresh``, after a look)."""
+        if fresh:
+            self.look()
+        stream = self.streams.tournament(key)
+        if stream.version == 0:
+            raise TournamentNotFound(f"there is no tournament {key}")
+        return stream
+
+    def tournaments(self) -> list[UUID]:
+        """Every tournament in the store, in the order created."""
+        return self.streams.tournaments()[0]
+
+    def register_tournament(self, key: UUID, command_id: str, player: str, *, at: int) -> bool:
+        """Enter ``player``: the buy-in moves from their account to the
+        prize pool and the fee to the house, in the transaction that
+        records the entry (and, when it fills a sit-and-go, draws the
+        seats and opens the tables). False when the same request came before."""
+
+        def enter(state: Tournament) -> list[Event]:
+            if not self.has_account(player):
+                raise NotFound(f"{player} has no account: chips are minted for a player first")
+            return state.register(player, at)
+
+        def pay(work: Work, state: Tournament) -> None:
+            setup = state.setup
+            where = f"tournament/{key}/{command_id}"
+            fingerprinted = fingerprint(Enter(player))
+            source = account_id(player)
+            owned = self.balance(player)
+            if owned < setup.buy_in + setup.fee:
+                raise InsufficientChips(
+                    f"{player} has {owned} chips off the table, not the "
+                    f"{setup.buy_in + setup.fee} the buy-in and fee take"
+                )
+            work.move(where, fingerprinted, setup.buy_in, source=source, to=pool_id(key))
+            work.move(where, fingerprinted, setup.fee, source=source, to=house_id())
+
+        return self._at_tournament(key, command_id, Enter(player), enter, pay=pay, at=at)
+
+    def unregister_tournament(self, key: UUID, command_id: str, player: str, *, at: int) -> bool:
+        """Withdraw ``player``'s entry before the start: the buy-in and the
+        fee go back to their account. False when the same request came before."""
+
+        def withdraw(state: Tournament) -> list[Event]:
+            return state.unregister(player, at)
+
+        def refund(work: Work, state: Tournament) -> None:
+            setup = state.setup
+            where = f"tournament/{key}/{command_id}"
+            fingerprinted = fingerprint(Withdraw(player))
+            to = account_id(player)
+            work.move(where, fingerprinted, setup.buy_in, source=pool_id(key), to=to)
+            work.move(where, fingerprinted, setup.fee, source=house_id(), to=to)
+
+        return self._at_tournament(key, command_id, Withdraw(player), withdraw, pay=refund, at=at)
+
+    def cancel_tournament(
+        self, key: UUID, command_id: str, *, reason: str, by: str, at: int
+    ) -> bool:
+        """Stop the tournament, as admin ``by``, between hands: the refunds
+        the rules give (docs/rules.md) go back to the players' accounts and
+        its tables close. False when the same request came before."""
+
+        def cancel(state: Tournament) -> list[Event]:
+            playing = sorted(n for n, t in state.tables.items() if t.playing)
+            if playing and not state.over:
+                raise NotRunning(
+                    f"tables {playing} are playing a hand: a tournament is cancelled between hands"
+                )
+            return state.cancel(at, reason)
+
+        return self._at_tournament(key, command_id, CancelTournament(reason, by), cancel, at=at)
+
+    def start_tournament(self, key: UUID, *, at: int) -> bool:
+        """Start a scheduled tournament at its time (the director's, on the
+        clock): the seats drawn and its tables opened, or cancelled with
+        refunds when too few registered. False if it had started already."""
+        return self._at_tournament(
+            key, f"start-{at}", StartTournament(at), lambda state: state.start(at), at=at
+        )
+
+    def _at_tournament(
+        self,
+        key: UUID,
+        command_id: str,
+        what: object,
+        decide: Callable[[Tournament], list[Event]],
+        *,
+        pay: Callable[[Work, Tournament], None] | None = None,
+        at: int,
+        new: bool = False,
+    ) -> bool:
+        """Decide a request at the tournament and commit it with what its
+        director carries out (:func:`feltline.cardroom.director.record`),
+        again after a conflict; False when the same request came before."""
+        check_command_id(command_id)
+        request = fingerprint(what)
+        for attempt in range(self.retries):
+            _back_off(attempt)
+            stream = self.streams.tournament(key)
+            if stream.version == 0 and not new:
+                raise TournamentNotFound(f"there is no tournament {key}")
+            if stream.repeat(command_id, request) is not None:
+                return False
+            events = decide(stream.tournament)
+            work = Work(self.held, self.streams.table(tournament_table_id(key, 1)))
+            if pay is not None:
+                pay(work, stream.tournament)
+            director.record(work, stream, command_id, request, events, at=at)
+            try:
+                self._commit_tournament(work)
+            except Conflict:
+                self.held.forget_accounts(work.accounts)
+                continue
+            return True
+        raise Conflict(f"tournament {key} kept changing under this request; try again")
+
+    def _commit_tournament(self, work: Work) -> None:
+        """Commit ``work``, at whichever of the tournament's tables it
+        touched (each taken by this process if nobody holds it), and tell
+        the listeners what was stored at each."""
+        tables = [work.table.id] if work.table.version else []
+        tables += [t for t in work.others if t not in tables]
+        for table in tables:
+            self.owners.serve(table)
+        try:
+            stored = self.streams.commit(work.records, tables=tables)
+        except Fenced:
+            for table in tables:
+                self.owners.lost(table)
+                self.held.forget(table, work.accounts)
+            raise Conflict("a tournament table's lease was lost; try again") from None
+        except BaseException:
+            for table in tables:
+                self.held.forget(table, work.accounts)
+            raise
+        self.held.remember_accounts(work.accounts)
+        for table in tables:
+            self.held.forget(table, {})
+            self.owners.opened(table)
+        self._tell(work, stored, tables, 0)
+
+    def _tell(self, work: Work, stored: list[Stored], tables: list[UUID], hand: int) -> None:
+        """Tell the listeners what ``work`` stored at each of ``tables``."""
+        signed = {id(r): s for r, s in zip(work.records, stored, strict=True)}
+        for table in tables:
+            # The request's own table takes its hand's records too.
+            made = tuple(
+                (cast(TableRecord | StoredHandEvent, signed[id(r)]), e)
+                for r, e in work.made
+                if r.originator_id == table
+                or (table == work.table.id and r.originator_id not in work.others)
+            )
+            if made:
+                number = hand if table == work.table.id else 0
+                for listener in self._listeners:
+                    listener(Committed(table, number, made))
+
+    def tournament_of(self, table_id: UUID) -> tuple[UUID, int] | None:
+        """The tournament a table belongs to and its number there, or None."""
+        return self.held.tournament_of(self.table(table_id))
+
+    def deal_tournament(self, table_id: UUID, *, at: int) -> Outcome:
+        """Deal a tournament's table its next hand, if its director lets it
+        now (else the tournament's refusal, a :class:`WaitingToDeal`): the
+        clock's level changes first, then the hand begun at the current
+        level's stakes, from a fresh seed as every deal."""
+        where = self.tournament_of(table_id)
+        if where is None:
+            raise NotFound(f"table {table_id} belongs to no tournament")
+        key, number = where
+
+        def deal(work: Work, request: str) -> Outcome:
+            table = work.table.table
+            if table.closed:
+                raise WaitingToDeal(f"table {number} has closed")
+            if table.dealt is not None:
+                raise HandInProgressError(f"table {number} is playing hand {table.hands}")
+            command_key = f"tournament/deal/{table.hands + 1}"
+            director.advance(work, key, request, at)
+            try:
+                director.begin_hand(
+                    work, key, number, table_key=command_key, request=request, at=at
+                )
+            except WaitingToDeal:
+                if not work.records:
+                    raise
+                return work.outcome(())  # the level changes stand
+            dealt = dealer.deal(work, command_key, request, secrets.token_bytes(SEED_BYTES), at)
+            return work.outcome(work.table.commands[command_key].events, dealt)
+
+        return self._run(table_id, None, DealTournament(str(key), number, at), deal)
+
+    def _not_a_tournament_table(self, stream: TableStream) -> None:
+        where = self.held.tournament_of(stream)
+        if where is not None:
+            raise TournamentTable(
+                f"table {stream.id} is table {where[1]} of tournament {where[0]}: "
+                "its director seats, moves and deals"
+            )
+
     # ---- hands
 
     def act(
@@ -435,6 +780,27 @@ class Room:
         seen: int | None = None,
     ) -> Outcome:
         return self.play(table_id, hand, command_id, Declare(seat, choice), at=at, seen=seen)
+
+    def commit(
+        self, table_id: UUID, hand: int, command_id: str, seat: int, commitment: str, *, at: int
+    ) -> Outcome:
+        """A seat commits to its contribution to the hand's deck
+        (``feltline-deck-v2``): the SHA-256 of its 32 bytes, in hex."""
+        return self.play(table_id, hand, command_id, Commit(seat, commitment), at=at)
+
+    def reveal(
+        self, table_id: UUID, hand: int, command_id: str, seat: int, contribution: bytes, *, at: int
+    ) -> Outcome:
+        """A seat reveals the 32 bytes it committed to."""
+        return self.play(table_id, hand, command_id, Reveal(seat, contribution), at=at)
+
+    def close_contributions(self, table_id: UUID, hand: int, *, at: int) -> Outcome:
+        """The contribution window ran out (the clock's to say): the hand
+        goes on without the seats that did not keep up. Filed under the
+        hand's position, so a second close of the same window is a repeat."""
+        stream = self.held.hand(self.table(table_id), hand)
+        command_id = f"window-{stream.version}"
+        return self.play(table_id, hand, command_id, CloseContributions(), at=at)
 
     def time_out(
         self, table_id: UUID, hand: int, command_id: str, seat: int, *, at: int
@@ -520,6 +886,17 @@ class Room:
         """The key every record of this room is signed with, in hex."""
         return self.streams.signer.public_hex
 
+    @property
+    def signer(self) -> Signer:
+        """The room's key, which its servers' bearer tokens are signed with
+        too (a session's token given for an invite's)."""
+        return self.streams.signer
+
+    def vouch(self, link: bytes) -> str:
+        """The room's signature (hex) of a chain's link: a receipt for every
+        record the link covers (a seat's contribution to the deck)."""
+        return self.streams.signer.sign(link).hex()
+
     def others_wrote(self) -> int:
         """How many times another process was seen to store something
         (:mod:`feltline.store.elsewhere`): what was read at a lower count
@@ -588,6 +965,7 @@ class Room:
     def _at_table(self, table_id: UUID, command_id: str, command: TableCommand) -> Outcome:
         def run(work: Work, request: str) -> Outcome:
             self._not_a_match_table(work.table)
+            self._not_a_tournament_table(work.table)
             return work.outcome(work.at_table(command_id, command, request))
 
         return self._run(table_id, command_id, command, run)
@@ -684,8 +1062,11 @@ class Room:
                         raise
                     looked = True
                     continue
+                tables = [table_id, *work.others]
                 try:
-                    stored = self.streams.commit(work.records, tables=(table_id,))
+                    for other in work.others:  # a tournament's, that a move touched
+                        self.owners.serve(other)
+                    stored = self.streams.commit(work.records, tables=tables)
                 except Conflict:  # another writer got there first: catch up, decide again
                     self.held.outdated(table_id)
                     self.held.forget_accounts(work.accounts)
@@ -698,15 +1079,9 @@ class Room:
                     self.held.forget(table_id, work.accounts)  # stored or not, nobody knows
                     raise
                 self.held.keep(work.table, work.hand, work.accounts)
-                if work.made:
-                    signed = {id(r): s for r, s in zip(work.records, stored, strict=True)}
-                    made = tuple(
-                        (cast(TableRecord | StoredHandEvent, signed[id(r)]), e)
-                        for r, e in work.made
-                    )
-                    committed = Committed(table_id, outcome.number, made)
-                    for listener in self._listeners:
-                        listener(committed)
+                for other in work.others:
+                    self.held.forget(other, {})
+                self._tell(work, stored, tables, outcome.number)
                 return outcome
         raise Conflict(f"table {table_id} kept changing under this request; try again")
 

@@ -12,6 +12,7 @@ from feltline.domain.account import Account, AccountEvent
 from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
 from feltline.domain.ids import account_id
 from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.tournament import TournamentStream
 from feltline.engine.commands import Command
 from feltline.engine.events import Event
 from feltline.engine.table import ChipsAdded, SatDown, StoodUp, Table, TableCommand, TableEvent
@@ -58,7 +59,10 @@ class Work:
         self.accounts: dict[UUID, Account] = {}
         self.records: list[Stored] = []
         self.made: list[tuple[TableRecord | StoredHandEvent, Event | None]] = []
-        self.bank: UUID | None = None  # a match table's: where its seats' chips come from
+        self.bank: UUID | None = None  # a match's or tournament's: where its seats' chips come from
+        # A tournament's other tables that the request moves players to or from.
+        self.others: dict[UUID, TableStream] = {}
+        self.tournament: TournamentStream | None = None  # as this request has changed it
 
     @property
     def hand_events(self) -> tuple[Event, ...]:
@@ -72,16 +76,55 @@ class Work:
         )
 
     def at_table(
-        self, key: str, command: TableCommand, request: str, hand: int = 0
+        self,
+        key: str,
+        command: TableCommand,
+        request: str,
+        hand: int = 0,
+        *,
+        table: UUID | None = None,
     ) -> tuple[TableEvent, ...]:
-        before = self.table.table
-        records, self.table = self.table.execute(key, command, request=request, hand=hand)
+        """Decide ``command`` at the request's table, or at ``table``, another
+        of its tournament's (read as stored, and committed with the rest)."""
+        if table is None or table == self.table.id:
+            stream = self.table
+        else:
+            stream = self.others.get(table) or self.held.streams.table(table)
+        before = stream.table
+        records, stream = stream.execute(key, command, request=request, hand=hand)
+        if stream.id == self.table.id:
+            self.table = stream
+        else:
+            self.others[stream.id] = stream
         self.records += records
-        events = self.table.commands[key].events[-len(records) :] if records else ()
+        events = stream.commands[key].events[-len(records) :] if records else ()
         self.made += zip(records, events, strict=True)
         for event in events:
-            self._settle(f"{self.table.id}/{key}", request, event, before)
+            self._settle(stream.id, f"{stream.id}/{key}", request, event, before)
         return events
+
+    def move(self, key: str, request: str, amount: int, *, source: UUID, to: UUID) -> None:
+        """Move account chips from account ``source`` to account ``to``: an
+        entry fee, a prize, a refund."""
+        if amount == 0:
+            return
+        for account in (source, to):
+            if account not in self.accounts:
+                self.accounts[account] = self.held.account(account)
+        sent = self.accounts[source].transfer(key, request, amount, to=to, player=str(source))
+        self.accounts[source] = self.accounts[source].apply(sent)
+        got = self.accounts[to].receive(key, request, amount, source=source)
+        self.accounts[to] = self.accounts[to].apply(got)
+        self.records += [sent, got]
+
+    def mint(self, key: str, request: str, amount: int, *, by: str) -> None:
+        """Make ``amount`` chips in :attr:`bank`: a tournament's own chips."""
+        assert self.bank is not None
+        if self.bank not in self.accounts:
+            self.accounts[self.bank] = self.held.account(self.bank)
+        minted = self.accounts[self.bank].mint(key, request, amount, by)
+        self.accounts[self.bank] = self.accounts[self.bank].apply(minted)
+        self.records.append(minted)
 
     def at_hand(self, key: str, command: Command, request: str, at: int) -> None:
         assert self.hand is not None
@@ -103,25 +146,25 @@ class Work:
             self.accounts[key] = self.held.account(key)
         return self.accounts[key]
 
-    def _settle(self, key: str, request: str, event: TableEvent, before: Table) -> None:
+    def _settle(
+        self, table: UUID, key: str, request: str, event: TableEvent, before: Table
+    ) -> None:
         """Move the chips a table event brings on or takes off the table."""
         moved: AccountEvent
         match event:
             case SatDown(seat=seat, player=player, buy_in=amount):
                 moved = self.account(player).buy_in(
-                    key, request, amount, player=player, table=self.table.id, seat=seat
+                    key, request, amount, player=player, table=table, seat=seat
                 )
             case ChipsAdded(seat=seat, amount=amount):
                 occupant = before.seat(seat)
                 assert occupant is not None
                 player = occupant.player
                 moved = self.account(player).buy_in(
-                    key, request, amount, player=player, table=self.table.id, seat=seat
+                    key, request, amount, player=player, table=table, seat=seat
                 )
             case StoodUp(seat=seat, player=player, stack=amount) if amount > 0:
-                moved = self.account(player).returned(
-                    key, request, amount, table=self.table.id, seat=seat
-                )
+                moved = self.account(player).returned(key, request, amount, table=table, seat=seat)
             case _:
                 return
         self.accounts[moved.originator_id] = self.accounts[moved.originator_id].apply(moved)

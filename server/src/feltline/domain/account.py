@@ -114,6 +114,23 @@ class Returned(AccountEvent):
 
 
 @dataclass(frozen=True)
+class Transferred(AccountEvent):
+    """Chips sent to another account (``to``) in the same transaction as
+    its :class:`Received`: an entry to a tournament, to its prize pool
+    and the house; a prize or a refund, back. Chips move between accounts
+    in no other way."""
+
+    to: UUID
+
+
+@dataclass(frozen=True)
+class Received(AccountEvent):
+    """Chips an account (``source``) sent here with its :class:`Transferred`."""
+
+    source: UUID
+
+
+@dataclass(frozen=True)
 class Account:
     """``minted`` and ``cashed_out`` are the account's totals of each, for
     checking that every chip is accounted for; ``link`` the chain link after
@@ -161,6 +178,20 @@ class Account:
         event = Returned(self.id, self.version + 1, key, request, amount, "", table, seat)
         return self._next(event)
 
+    def transfer(
+        self, key: str, request: str, amount: int, *, to: UUID, player: str
+    ) -> Transferred:
+        """Send ``amount`` chips to account ``to`` (which records
+        :meth:`receive` in the same commit); ``player`` names the holder
+        in a refusal."""
+        _positive(amount, "move")
+        self._cover(amount, player)
+        return self._next(Transferred(self.id, self.version + 1, key, request, amount, "", to))
+
+    def receive(self, key: str, request: str, amount: int, *, source: UUID) -> Received:
+        _positive(amount, "move")
+        return self._next(Received(self.id, self.version + 1, key, request, amount, "", source))
+
     def _next(self, event: E) -> E:
         """``event`` with the link that chains it after this account's last."""
         link = chain.link(
@@ -195,7 +226,7 @@ class Account:
             case Minted():
                 minted += event.amount
                 balance += event.amount
-            case Returned():
+            case Returned() | Received():
                 balance += event.amount
             case CashedOut():
                 cashed_out += event.amount

@@ -29,7 +29,7 @@ from feltline.domain.chained import Signed, TamperedError, follow
 from feltline.domain.ids import fingerprint
 from feltline.engine.commands import Command
 from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import commitment, shuffle
+from feltline.engine.deck import commitment, deck_seed, shuffle
 from feltline.engine.events import DeckShuffled, Event, HandEnded, HandStarted, StreetBegan
 from feltline.engine.evolve import evolve
 from feltline.engine.hand import NEW_HAND, play
@@ -249,11 +249,17 @@ class HandStream:
 
     def _derives(self, shuffled: DeckShuffled) -> bool:
         """Whether a hand's deck is the one its seed gives, and the seed the
-        one it committed to before the deal."""
+        one it committed to before the deal: under ``feltline-deck-v2`` the
+        server's seed (stored before the contributions) mixed with the
+        seats' revealed contributions."""
+        hand = self.hand
+        seed = hand.seed or shuffled.seed
+        mixed = deck_seed(seed, dict(hand.contributions)) if hand.contributors else seed
         return (
             shuffled.purpose == "deck"
-            and commitment(shuffled.seed) == self.commitment
-            and shuffled.cards == shuffle(shuffled.seed, fresh_deck(self.hand.rules))
+            and commitment(seed) == self.commitment
+            and shuffled.seed == mixed
+            and shuffled.cards == shuffle(mixed, fresh_deck(hand.rules))
         )
 
     def _sealed(self, seal: Sealed) -> HandStream:

@@ -23,6 +23,7 @@ TABLES = UUID("0b6f4f36-8e35-4cf1-9c36-6a8f4be1f0a1")
 ACCOUNTS = UUID("5d0f8a53-3b0e-4d7e-8a61-2f1c9e5b7c42")
 SERVER = UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77")
 MATCHES = UUID("3f7d2b90-51c4-4a8e-9e0d-7c6b5a4f3e21")
+TOURNAMENTS = UUID("a4c1e7d2-6b93-4f58-8e2a-0d7f3b91c564")
 
 
 class CommandIdError(RuleError):
@@ -38,10 +39,14 @@ def check_command_id(command_id: str) -> str:
 
 
 def fingerprint(command: object) -> str:
-    """What makes two requests the same: everything but a deal's seed, which
-    the server draws afresh for every attempt."""
+    """What makes two requests the same: everything but what the server
+    draws afresh for every attempt, a deal's seed and the time on its clock
+    (``at``): a client's retry a second later is the same request, not
+    another under a used id."""
     if isinstance(command, StartHand | DealHand):
         command = replace(command, seed=b"")
+    if getattr(command, "at", None):
+        command = replace(command, at=0)  # type: ignore[type-var]
     data: JSON = encode_command(command)
     return hashlib.sha256(canonical(data)).hexdigest()
 
@@ -74,6 +79,33 @@ def bank_id(match: UUID, table: int) -> UUID:
     return uuid5(match, f"bank/{table}")
 
 
+def tournament_id(command_id: str) -> UUID:
+    """The tournament a creating command creates: the same id on a repeat."""
+    return uuid5(TOURNAMENTS, command_id)
+
+
+def tournament_table_id(tournament: UUID, table: int) -> UUID:
+    """Table ``table`` of a tournament, counting from 1 as its director does."""
+    return uuid5(tournament, f"table/{table}")
+
+
+def pool_id(tournament: UUID) -> UUID:
+    """The account that holds a tournament's prize pool: the buy-ins, in
+    account chips, until the prizes (or the refunds) are paid from it."""
+    return uuid5(tournament, "pool")
+
+
+def chips_id(tournament: UUID) -> UUID:
+    """The account that holds a tournament's own chips while nobody plays
+    them: minted when it starts, never a player's (as a match's bank)."""
+    return uuid5(tournament, "chips")
+
+
+def house_id() -> UUID:
+    """The cardroom's account the tournaments' fees go to."""
+    return uuid5(SERVER, "house")
+
+
 def account_id(player: str) -> UUID:
     return uuid5(ACCOUNTS, player)
 
@@ -81,3 +113,8 @@ def account_id(player: str) -> UUID:
 def server_keys_id() -> UUID:
     """The one stream of the keys the store was signed with."""
     return uuid5(SERVER, "keys")
+
+
+def log_id() -> UUID:
+    """The one stream of the transparency log: its leaves and checkpoints."""
+    return uuid5(SERVER, "log")

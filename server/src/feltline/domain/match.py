@@ -41,7 +41,7 @@ from feltline.engine.deck import SEED_BYTES, commitment
 from feltline.engine.duplicate import chip_results, matchpoints, scores
 from feltline.engine.errors import ConfigError, Kind, RuleError
 from feltline.engine.events import NOBODY, Event
-from feltline.engine.house import DUPLICATE_MAX_SEATS, TableConfig
+from feltline.engine.house import TableConfig
 
 MAX_DEALS = 500
 MAX_TABLES = 16
@@ -118,8 +118,14 @@ class DealRevealed(Event):
 
 
 MATCH_EVENT_TYPES: Mapping[str, tuple[type[Event], int]] = {
-    cls.__name__: (cls, 1)
-    for cls in (MatchCreated, DecksDrawn, SeatTaken, DealPlayed, DealRevealed)
+    cls.__name__: (cls, version)
+    for cls, version in (
+        (MatchCreated, 3),  # 1: settings of before seat entropy; 2: before mixed tables
+        (DecksDrawn, 1),
+        (SeatTaken, 1),
+        (DealPlayed, 1),
+        (DealRevealed, 1),
+    )
 }
 
 
@@ -193,7 +199,7 @@ class Match:
     ) -> list[Event]:
         """A new match's events; ``config`` must be a valid duplicate table's."""
         game = config.rules.game
-        if game not in DUPLICATE_MAX_SEATS:
+        if not config.rules.variant.duplicate_seats:
             raise ConfigError(f"{game} is not offered in a duplicate match")
         if not 2 <= len(tables) <= MAX_TABLES:
             raise ConfigError(f"a match has 2 to {MAX_TABLES} tables, not {len(tables)}")

@@ -87,6 +87,13 @@ def play(
         with admin:
             table = admin.create_table(wanted.message, wanted.name)
             print(f"{table.display_name}: {stakes(table.config)}; id {table.table_id}", file=out)
+            if server.local is not None:  # a server of our own serves the web table too
+                spectator = connection.mint(server.signer, auth_pb2.ROLE_SPECTATOR)
+                web = f"http://{server.local.host}:{server.local.web_port}"
+                print(
+                    f"watch in a browser: {web}/#/table/{table.table_id}&token={spectator}",
+                    file=out,
+                )
             bots: list[tuple[Player, threading.Thread]] = []
             try:
                 _seat_bots(args, server, admin, table.table_id, buy_in, into=bots)
@@ -149,7 +156,7 @@ def _server(args: argparse.Namespace) -> Iterator[Server]:
             raise Refused(str(e)) from None
         stack.callback(room.close)
         build_tables()  # now, not at the first showdown
-        local = Feltline(room, room.streams.signer.public_key, tick=0.2).start()
+        local = Feltline(room, room.streams.signer.public_key, tick=0.2, web_port=0).start()
         stack.callback(local.stop)
         yield Server(local.target, room.streams.signer, local)
 

@@ -6,33 +6,29 @@ one line, before anything is sent."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from feltline.engine.errors import ConfigError
+from feltline.engine.events import Entropy
+from feltline.engine.games import VARIANTS, named
+from feltline.engine.games.variant import Variant
 from feltline.engine.house import (
     DEFAULT_ACTION_CLOCK,
     DEFAULT_ANTE_CAP,
+    DEFAULT_CONTRIBUTION_WINDOW_MS,
     DEFAULT_WINDOW,
+    Rotation,
     TableConfig,
     TimeCharge,
 )
-from feltline.engine.rules import DRAW_GAMES, Game, Rake, Rules, Stakes, Structure
+from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.values import System
 from feltline_protos.v1 import common_pb2
 
-# The house's stakes when none are given: each game's usual structure and a
-# small game's chips (the bring-in and the ante are stud's and draw's).
-STRUCTURE = {
-    Game.HOLDEM: Structure.NO_LIMIT,
-    Game.STUD_HI_LO: Structure.FIXED_LIMIT,
-    Game.DRAW_DECLARE: Structure.FIXED_LIMIT,
-    Game.JACKPOTS: Structure.FIXED_LIMIT,
-}
-SMALL_BET = 10
-BLINDS = (5, 10)
-ANTE = {Game.STUD_HI_LO: 2, Game.DRAW_DECLARE: 5, Game.JACKPOTS: 5, Game.HOLDEM: 0}
-BRING_IN = 3
+# The stakes not given are the game's house stakes (its module in
+# feltline.engine.games).
 DRAW_LIMITS = (5, 3)  # most cards drawn with fewer than six players, and with six or more
 SEATS = 6
 LOWS = [s.value for s in System if s is not System.HIGH]
@@ -64,10 +60,20 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
     group = parser.add_argument_group("table settings (docs/rules.md)")
     add = group.add_argument
     games = [g.value for g in Game]
+    # One game, or a mixed table's rotation of games: never both.
+    which = group.add_mutually_exclusive_group(required=game_required)
     if game_required:
-        add("--game", required=True, choices=games, help="the game")
+        which.add_argument("--game", choices=games, help="the game")
     else:
-        add("--game", default=Game.HOLDEM.value, choices=games, help="the game (default holdem)")
+        which.add_argument(
+            "--game", default=Game.HOLDEM.value, choices=games, help="the game (default holdem)"
+        )
+    which.add_argument(
+        "--rotation",
+        help="instead of --game, a mixed table: its games in turn, comma-separated, e.g. "
+        "holdem,omaha-hi-lo,razz,stud,stud-hi-lo (H.O.R.S.E.), each once; fixed limit "
+        "by default, every game's forced bets set with these options",
+    )
     add(
         "--structure",
         choices=[s.value for s in Structure],
@@ -76,18 +82,18 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
     add(
         "--small-bet",
         type=int,
-        help=f"fixed limit: the small bet (default: the big blind in hold'em, else "
-        f"{SMALL_BET}); pot and no limit: the minimum bet (hold'em: the big blind)",
+        help="fixed limit: the small bet (default: the big blind in a blind game, else "
+        "the house's); pot and no limit: the minimum bet (a blind game: the big blind)",
     )
     add("--big-bet", type=int, help="fixed limit: the big bet (default twice the small bet)")
     add(
         "--ante",
         type=int,
-        help="the ante (default: 2 in stud, 5 in draw games, none in hold'em)",
+        help="the ante (default: the game's house ante)",
     )
-    add("--small-blind", type=int, help=f"hold'em: the small blind (default {BLINDS[0]})")
-    add("--big-blind", type=int, help=f"hold'em: the big blind (default {BLINDS[1]})")
-    add("--bring-in", type=int, help=f"stud: the bring-in (default {BRING_IN})")
+    add("--small-blind", type=int, help="blind games: the small blind (default: the house's)")
+    add("--big-blind", type=int, help="blind games: the big blind (default: the house's)")
+    add("--bring-in", type=int, help="the stud games: the bring-in (default: the house's)")
     add(
         "--raise-cap",
         type=int,
@@ -98,9 +104,18 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
         action="store_true",
         help="fixed limit: keep the cap with two players active (default: unlimited then)",
     )
+    add(
+        "--hands-per-game",
+        type=int,
+        help="a mixed table: hands of each game (default 0: an orbit)",
+    )
     add("--seats", type=int, default=SEATS, help=f"seats at the table (default {SEATS})")
     add("--low", choices=LOWS, default=System.ACE_TO_FIVE.value, help="draw-declare: the low")
-    add("--joker", action="store_true", help="stud: deal a 53rd card, the joker (default off)")
+    add(
+        "--joker",
+        action="store_true",
+        help="stud high-low: deal a 53rd card, the joker (default off)",
+    )
     add(
         "--draw-limit-small",
         type=int,
@@ -137,6 +152,21 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
         help=f"seconds a player has to act (default {DEFAULT_ACTION_CLOCK})",
     )
     add(
+        "--seat-entropy",
+        choices=[e.value for e in Entropy],
+        default=Entropy.OFF.value,
+        help="whether the seats contribute to each deck (feltline-deck-v2, docs/deck.md): "
+        "off (the server's seed alone), optional, or required (a hand waits for every "
+        "seat's commitment, or is cancelled) (default off)",
+    )
+    add(
+        "--contribution-window",
+        type=int,
+        default=DEFAULT_CONTRIBUTION_WINDOW_MS,
+        help="milliseconds the seats have to commit, then to reveal "
+        f"(default {DEFAULT_CONTRIBUTION_WINDOW_MS})",
+    )
+    add(
         "--min-buy-in",
         type=int,
         help="the smallest buy-in (default 10 big bets, or 40 big blinds)",
@@ -151,42 +181,56 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
 
 def settings(args: argparse.Namespace) -> Settings:
     """The table the options describe, checked as the engine would check it."""
-    game = Game(args.game)
-    structure = Structure(args.structure) if args.structure else STRUCTURE[game]
-    holdem = game is Game.HOLDEM
-    small_blind = _chips("--small-blind", args.small_blind, BLINDS[0] if holdem else 0)
-    big_blind = _chips("--big-blind", args.big_blind, BLINDS[1] if holdem else 0)
-    if not holdem and (small_blind or big_blind):
-        raise SettingError(f"{game} has no blinds: only hold'em takes --small-blind, --big-blind")
-    small_bet = _chips("--small-bet", args.small_bet, big_blind or SMALL_BET)
-    fixed = structure is Structure.FIXED_LIMIT
-    if holdem and not fixed and small_bet != big_blind:  # the engine would bet the blind
+    rotation = _rotation(args)
+    game = Game(args.game) if rotation is None else rotation.games[0]
+    games = (game,) if rotation is None else rotation.games
+    what = str(game) if rotation is None else "this rotation"
+
+    def has(feature: Callable[[Variant], bool]) -> bool:
+        return any(feature(VARIANTS[g]) for g in games)
+
+    house = _house(games)
+    structure = Structure(args.structure) if args.structure else house.structure
+    small_blind = _chips("--small-blind", args.small_blind, house.small_blind)
+    big_blind = _chips("--big-blind", args.big_blind, house.big_blind)
+    if not has(lambda v: v.blinds) and (small_blind or big_blind):
         raise SettingError(
-            f"in {structure} hold'em the minimum bet is the big blind: set --big-blind, "
-            "not --small-bet"
+            f"{what} has no blinds: only {named(lambda v: v.blinds)} takes "
+            "--small-blind, --big-blind"
+        )
+    small_bet = _chips("--small-bet", args.small_bet, big_blind or house.small_bet)
+    fixed = structure is Structure.FIXED_LIMIT
+    if has(lambda v: v.blinds) and not fixed and small_bet != big_blind:
+        # the engine would bet the blind
+        blinds = VARIANTS[game].title if rotation is None else named(lambda v: v.blinds)
+        raise SettingError(
+            f"in {structure} {blinds} the minimum bet is the big blind: "
+            "set --big-blind, not --small-bet"
         )
     big_bet = _chips("--big-bet", args.big_bet, 2 * small_bet if fixed else 0)
     if not fixed and big_bet:
         raise SettingError(f"--big-bet is for fixed limit, not {structure}")
-    bring_in = _chips("--bring-in", args.bring_in, BRING_IN if game is Game.STUD_HI_LO else 0)
-    if bring_in and game is not Game.STUD_HI_LO:
-        raise SettingError(f"{game} has no bring-in: only stud takes --bring-in")
+    bring_in = _chips("--bring-in", args.bring_in, house.bring_in)
+    if bring_in and not has(lambda v: v.bring_in):
+        raise SettingError(
+            f"{what} has no bring-in: only {named(lambda v: v.bring_in)} takes --bring-in"
+        )
     if args.raise_cap is not None and not fixed:
         raise SettingError(f"--raise-cap is for fixed limit, not {structure}")
     if args.capped_heads_up and not fixed:
         raise SettingError(f"--capped-heads-up is for fixed limit, not {structure}")
     given = (args.draw_limit_small, args.draw_limit_large)
-    if game not in DRAW_GAMES and given != (None, None):  # even a default's value, given
-        raise SettingError(f"{game} has no draw: the draw limits are for draw games")
+    if not has(lambda v: v.draws) and given != (None, None):  # even a default's value, given
+        raise SettingError(f"{what} has no draw: the draw limits are for draw games")
     draw_small = _draw_limit("--draw-limit-small", args.draw_limit_small, DRAW_LIMITS[0])
     draw_large = _draw_limit("--draw-limit-large", args.draw_limit_large, DRAW_LIMITS[1])
-    if args.ante_cap != DEFAULT_ANTE_CAP and game is not Game.JACKPOTS:
-        raise SettingError("--ante-cap is for jackpots, whose pots carry over")
+    if args.ante_cap != DEFAULT_ANTE_CAP and not has(lambda v: v.openers):
+        raise SettingError(f"--ante-cap is for {named(lambda v: v.openers)}, whose pots carry over")
     stakes = Stakes(
         structure,
         small_bet=small_bet,
         big_bet=big_bet,
-        ante=_chips("--ante", args.ante, ANTE[game]),
+        ante=_chips("--ante", args.ante, house.ante),
         small_blind=small_blind,
         big_blind=big_blind,
         bring_in=bring_in,
@@ -215,6 +259,9 @@ def settings(args: argparse.Namespace) -> Settings:
         time_charge=charge,
         ante_cap=args.ante_cap,
         action_clock=args.action_clock,
+        seat_entropy=Entropy(args.seat_entropy),
+        contribution_window_ms=args.contribution_window,
+        rotation=rotation,
     )
     try:
         config.validate()
@@ -227,8 +274,48 @@ def settings(args: argparse.Namespace) -> Settings:
     except ValueError as e:
         raise SettingError(f"a setting is too large to send ({e})") from None
     _contract(message)
-    name = f"{game} table" if args.name is None else args.name
+    default = f"{game} table" if rotation is None else "mixed table"
+    name = default if args.name is None else args.name
     return Settings(config, message, name)
+
+
+def _rotation(args: argparse.Namespace) -> Rotation | None:
+    """``--rotation``'s games and ``--hands-per-game``."""
+    if args.rotation is None:
+        if args.hands_per_game is not None:
+            raise SettingError("--hands-per-game needs --rotation")
+        return None
+    games = []
+    for name in args.rotation.split(","):
+        try:
+            games.append(Game(name.strip()))
+        except ValueError:
+            known = ", ".join(g.value for g in Game)
+            raise SettingError(
+                f"--rotation: no game {name.strip()!r} (the games: {known})"
+            ) from None
+    hands = 0 if args.hands_per_game is None else args.hands_per_game
+    return Rotation(tuple(games), hands)
+
+
+def _house(games: tuple[Game, ...]) -> Stakes:
+    """The house stakes of a table of ``games``: the first game's, and each
+    forced bet it does not post from the first game that does; a mixed
+    table is fixed limit, as its stud games are."""
+    stakes = VARIANTS[games[0]].stakes
+    if len(games) == 1:
+        return stakes
+    stakes = replace(stakes, structure=Structure.FIXED_LIMIT, big_bet=2 * stakes.small_bet)
+    for game in games[1:]:
+        other = VARIANTS[game].stakes
+        stakes = replace(
+            stakes,
+            ante=stakes.ante or other.ante,
+            small_blind=stakes.small_blind or other.small_blind,
+            big_blind=stakes.big_blind or other.big_blind,
+            bring_in=stakes.bring_in or other.bring_in,
+        )
+    return stakes
 
 
 def _draw_limit(option: str, given: int | None, default: int) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from google.protobuf.message import Message
 
 from feltline.floor import connection, settings
-from feltline_client.table import find_table, pot_counted
+from feltline_client.table import find_table, game_name, pot_counted, rotation_said
 from feltline_protos.v1 import common_pb2, tables_pb2
 
 STATUS = {
@@ -88,7 +88,11 @@ def close_table(args: argparse.Namespace) -> int:
 def stakes(config: common_pb2.TableConfig) -> str:
     """The game and its chips as a card room would post them."""
     rules, s = config.rules, config.rules.stakes
-    game = common_pb2.Game.Name(rules.game).removeprefix("GAME_").lower().replace("_", "-")
+    game = game_name(rules.game)
+    if config.HasField("rotation"):
+        each = config.rotation.hands_per_game
+        game = "mixed " + "/".join(game_name(g) for g in config.rotation.games)
+        game += f" ({each} hands each)" if each else " (an orbit each)"
     structure = common_pb2.Structure.Name(s.structure).removeprefix("STRUCTURE_")
     parts = [game, structure.lower().replace("_", "-")]
     if s.big_bet:  # fixed limit: posted by its bets, the blinds after
@@ -124,6 +128,8 @@ def summary(table: tables_pb2.Table) -> str:
 def describe(table: tables_pb2.Table) -> list[str]:
     """A table for its operator: settings, seats, and the hand being played."""
     lines = [summary(table)]
+    if table.HasField("turn"):
+        lines.append(f"  game: {rotation_said(table.turn)}")
     for seat in table.seats:
         status = STATUS.get(seat.status, "")
         lines.append(f"  seat {seat.seat:<2} {seat.player_id:<16} stack {seat.stack:<8} {status}")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from feltline.projections.ledger import books, unbalanced
 from feltline.projections.view import View
+from feltline.store.log import ordinal
 
 COLUMNS = "notification_id, line, kind, debit, credit, amount, table_id, hand, seat, player, event"
 TALLY_ATTEMPTS = 5  # reads, each retried when the projector moved during it
@@ -44,6 +45,7 @@ def _entries(
         "ORDER BY notification_id, line LIMIT ?",
         (*values, int(limit)),
     )
+    players = _players(view, {book for row in found for book in row[3:5] if not row[9]})
     return [
         Entry(
             int(n),
@@ -55,11 +57,25 @@ def _entries(
             str(table or ""),
             int(hand or 0),
             None if seat is None else int(seat),
-            str(player or ""),
+            str(player or players.get(debit) or players.get(credit) or ""),
             str(event),
         )
         for n, line, kind, debit, credit, amount, table, hand, seat, player, event in found
     ]
+
+
+def _players(view: View, books: set[str]) -> dict[str, str]:
+    """The player of each account book among ``books``, for the entries
+    that name none (those with the mint or the cashier)."""
+    accounts = [b.removeprefix("account:") for b in books if b.startswith("account:")]
+    if not accounts:
+        return {}
+    found = view.rows(
+        "SELECT account, player FROM ledger_players "
+        f"WHERE account IN ({', '.join('?' * len(accounts))})",
+        accounts,
+    )
+    return {f"account:{account}": str(player) for account, player in found}
 
 
 def book_entries(
@@ -143,14 +159,15 @@ class Moving(Exception):
     """The projector applied notifications during every attempt to read."""
 
 
-def tally(view: View, application: str) -> Tally:
+def tally(view: View, names: Sequence[str]) -> Tally:
     """The ledger's tally. Each read is a transaction of its own, so the
-    figures are taken again until the position is the same before and
-    after them; :class:`Moving` if it never is."""
+    figures are taken again until the positions (of each partition of the
+    log, tracked under ``names``) are the same before and after them;
+    :class:`Moving` if they never are."""
     for _ in range(TALLY_ATTEMPTS):
-        before = view.position(application)
-        made = _tally(view, before)
-        if view.position(application) == before:
+        before = view.positions(names)
+        made = _tally(view, sum(ordinal(n, len(names)) for n in before))
+        if view.positions(names) == before:
             return made
     raise Moving(f"the ledger moved during each of {TALLY_ATTEMPTS} reads")
 

@@ -138,6 +138,13 @@ class HandIndex(Projection[HandIndexView]):
         key = str(record.originator_id)
         with self.view.applying(tracking) as cursor:
             match event_of(record):
+                case hand_events.HandStarted(rules=rules):
+                    # The hand's own game: a mixed table's rotates.
+                    stakes = json.dumps(_plain(rules.stakes), sort_keys=True)
+                    cursor.run(
+                        "UPDATE hand_index SET game = ?, stakes = ? WHERE hand_id = ?",
+                        (str(rules.game), stakes, key),
+                    )
                 case (
                     hand_events.Posted(seat=seat, amount=amount)
                     | hand_events.Acted(seat=seat, amount=amount)

@@ -2,7 +2,8 @@
 book to another, with the hand, event, table, seat and player it names.
 
 Books: ``mint`` (where minted chips come from, so its balance is minus
-everything minted), ``account:<id>``, ``seat:<table>:<n>``, ``pot:<table>``
+everything minted), ``account:<id>`` (a player's, a tournament's prize
+pool, the house's fees), ``seat:<table>:<n>``, ``pot:<table>``
 (the hand being played), ``carried:<table>`` (a jackpots pot between
 deals), ``house:<table>`` (rake and time charges) and ``cashier`` (cashed
 out). An entry moves ``amount`` from its credit book to its debit book, so
@@ -23,7 +24,14 @@ from eventsourcing.dispatch import singledispatchmethod
 from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
-from feltline.domain.account import AccountEvent, BoughtIn, CashedOut, Minted, Returned
+from feltline.domain.account import (
+    AccountEvent,
+    BoughtIn,
+    CashedOut,
+    Minted,
+    Returned,
+    Transferred,
+)
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import account_id, hand_id
 from feltline.domain.table import TableRecord
@@ -112,7 +120,7 @@ class Ledger(Projection[LedgerView]):
     @singledispatchmethod
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         with self.view.applying(tracking):
-            pass  # seals and server keys move no chips
+            pass  # seals and server keys move no chips; a Received, its Transferred does
 
     @process_event.register
     def _minted(self, event: Minted, tracking: Tracking) -> None:
@@ -132,6 +140,11 @@ class Ledger(Projection[LedgerView]):
         seat = seat_book(str(event.table), event.seat)
         self._account(event, tracking, "cash-out", credit=seat, table=event.table, seat=event.seat)
 
+    @process_event.register
+    def _transferred(self, event: Transferred, tracking: Tracking) -> None:
+        """One entry for both sides: the :class:`Received` committed with it adds none."""
+        self._account(event, tracking, "transfer", debit=account_book(event.to))
+
     def _account(
         self,
         event: AccountEvent,
@@ -143,11 +156,14 @@ class Ledger(Projection[LedgerView]):
         table: UUID | None = None,
         seat: int | None = None,
     ) -> None:
-        """An account's entry, the other side a seat, the mint or the cashier."""
-        account = str(event.originator_id)
-        book = account_book(account)
+        """An account's entry, the other side a seat, the mint or the cashier.
+        The player is the seat's, stored with the table in the same commit;
+        an entry with the mint or the cashier names none, and readers take
+        the account's player from ``ledger_players`` (:mod:`.books`): what a
+        view knew of other streams when it applied the entry would depend
+        on the order partitions of the log were read in."""
+        book = account_book(event.originator_id)
         with self.view.applying(tracking) as cursor:
-            known = cursor.rows("SELECT player FROM ledger_players WHERE account = ?", (account,))
             entries = _Entries(cursor, tracking, type(event).__name__)
             entries.move(
                 kind,
@@ -156,7 +172,7 @@ class Ledger(Projection[LedgerView]):
                 event.amount,
                 table="" if table is None else str(table),
                 seat=seat,
-                player=str(known[0][0]) if known else "",
+                player="" if table is None or seat is None else entries.player(str(table), seat),
             )
 
     @process_event.register

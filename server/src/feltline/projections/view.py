@@ -49,30 +49,31 @@ class View(TrackingRecorder):
 
     @contextmanager
     def batch(
-        self, after: tuple[str, int] | None = None, within: View | None = None
+        self, after: Mapping[str, int] | None = None, within: View | None = None
     ) -> Iterator[None]:
         """One transaction for the events processed inside; the last
-        tracking position seen is recorded in it, at the end. ``after``
-        (application, position) is where the caller believes the view is:
-        if another process moved or dropped it meanwhile, :class:`Moved`.
-        ``within``, a view on the same connections with its batch open,
-        lends its transaction: the views commit together, one lock taken
-        and one commit made for all of them."""
+        tracking position seen of each partition of the log is recorded in
+        it, at the end. ``after`` (each partition's tracking name and
+        position) is where the caller believes the view is: if another
+        process moved or dropped it meanwhile, :class:`Moved`. ``within``,
+        a view on the same connections with its batch open, lends its
+        transaction: the views commit together, one lock taken and one
+        commit made for all of them."""
         lent = None if within is None else getattr(within._local, "cursor", None)
         with self._transaction() if lent is None else nullcontext(lent) as cursor:
-            if after is not None:
+            for name, position in (after or {}).items():
                 (found,) = cursor.rows(
                     f"SELECT MAX(notification_id) FROM {self._tracking_table} "
                     "WHERE application_name = ?",
-                    (after[0],),
+                    (name,),
                 )[0]
-                if int(found or 0) != after[1]:
-                    raise Moved(f"view {self.name} is at {found or 0}, not {after[1]}")
-            self._local.cursor, self._local.tracking = cursor, None
+                if int(found or 0) != position:
+                    raise Moved(f"view {self.name} is at {found or 0} of {name}, not {position}")
+            self._local.cursor, self._local.tracking = cursor, {}
             try:
                 yield
-                if self._local.tracking is not None:
-                    self._track(cursor.raw, self._local.tracking)
+                for tracking in self._local.tracking.values():
+                    self._track(cursor.raw, tracking)
             finally:
                 self._local.cursor = None
 
@@ -85,7 +86,7 @@ class View(TrackingRecorder):
                 yield cursor
             return
         yield self._local.cursor
-        self._local.tracking = tracking
+        self._local.tracking[tracking.application_name] = tracking
 
     def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
         """A read outside any batch, in a transaction of its own that writes
@@ -96,6 +97,10 @@ class View(TrackingRecorder):
     def position(self, application_name: str) -> int:
         """The last notification applied (0 for none)."""
         return int(self.max_tracking_id(application_name) or 0)
+
+    def positions(self, names: Sequence[str]) -> tuple[int, ...]:
+        """The last notification applied of each partition, tracked under ``names``."""
+        return tuple(self.position(name) for name in names)
 
     def drop(self) -> None:
         """Forget every row and the position, to rebuild from zero."""

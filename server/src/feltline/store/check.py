@@ -23,10 +23,12 @@ from uuid import UUID
 
 from feltline.domain.account import AccountEvent
 from feltline.domain.hand import Recorded, Sealed
-from feltline.domain.ids import hand_id
+from feltline.domain.ids import hand_id, pool_id
 from feltline.domain.keys import KEY_RECORDS
 from feltline.domain.match import MatchRecord
 from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.tournament import TournamentRecord
+from feltline.domain.transparency import LOG_RECORDS
 from feltline.engine.deck import commitment
 from feltline.engine.events import HandEnded, HandStarted
 from feltline.engine.state import Phase
@@ -79,6 +81,8 @@ def check(streams: Streams) -> Ledger:
             _check_hand(streams, stream, number, ledger)
     for key in kinds["match"]:
         _check_match(streams, key, ledger)
+    for key in kinds["tournament"]:
+        _check_tournament(streams, key, ledger)
     strays = kinds["hand"] - expected_hands
     if strays:
         ledger.problems.append(f"{len(strays)} hand streams belong to no table's deal")
@@ -96,6 +100,8 @@ def _streams(streams: Streams) -> dict[str, set[UUID]]:
         "account": tuple(AccountEvent.__subclasses__()),
         "server": KEY_RECORDS,
         "match": (MatchRecord,),
+        "tournament": (TournamentRecord,),
+        "log": LOG_RECORDS,
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
     for notification in streams.notifications():
@@ -121,6 +127,18 @@ def _check_match(streams: Streams, key: UUID, ledger: Ledger) -> None:
                 ledger.problems.append(
                     f"match {key}: table {table} dealt deal {number} from another deck"
                 )
+
+
+def _check_tournament(streams: Streams, key: UUID, ledger: Ledger) -> None:
+    """The prize pool's account holds the buy-ins not yet paid out: none
+    once the tournament is over (paid in prizes or refunded)."""
+    tournament = streams.tournament(key).tournament  # checks the chain and signature
+    if tournament.created is None:
+        return
+    held = streams.account(pool_id(key)).balance
+    due = 0 if tournament.over else tournament.pool - sum(tournament.paid.values())
+    if held != due:
+        ledger.problems.append(f"tournament {key}: its prize pool holds {held} chips, not {due}")
 
 
 def _check_hand(streams: Streams, stream: TableStream, number: int, ledger: Ledger) -> None:

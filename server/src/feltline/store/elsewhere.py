@@ -6,8 +6,9 @@ Asking the store about every table it serves, every fraction of a second,
 costs a query per table even when nothing happened anywhere, which is
 most of the time at a table of people. One question serves them all: the
 store numbers every event it stores (its notification id), so if the
-highest number grew by exactly as many events as this process stored
-since, nobody else wrote. Gaps in the numbering (a PostgreSQL sequence
+highest number of each partition of the log (:mod:`feltline.store.log`)
+grew by exactly as many events as this process stored there since, nobody
+else wrote. Gaps in the numbering (a PostgreSQL sequence
 skips the numbers of a transaction that failed) only make the answer a
 cautious yes.
 
@@ -32,15 +33,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
+from feltline.store.log import ordinal, partition_of
+
 
 class Elsewhere:
-    """Counts this process's stored events against the store's highest
-    notification id, ``highest()`` (None while the store is empty)."""
+    """Counts this process's stored events against the highest notification
+    id of each of the store's partitions, ``heads()``."""
 
-    def __init__(self, highest: Callable[[], int | None]) -> None:
-        self._highest = highest
+    def __init__(self, heads: Callable[[], Sequence[int]], partitions: int = 1) -> None:
+        self._heads = heads
+        self._k = partitions
         self._lock = threading.Lock()
-        self._mark = highest() or 0
+        self._mark = tuple(heads())
         self._ours: list[int] = []  # ids stored here since the mark
         self._unknown = False
         self._in_flight = 0  # rows this process is storing, their ids not yet known
@@ -72,17 +76,21 @@ class Elsewhere:
     def look(self) -> int:
         """Ask the store, and return :attr:`epoch`: a reader that saw a
         lower count since its last look knows someone else stored events."""
-        current = self._highest() or 0
+        current = tuple(self._heads())
+        k = self._k
         with self._lock:
-            ours = [i for i in self._ours if i > self._mark]
-            mine = sum(1 for i in ours if i <= current)
-            unexplained = current - self._mark - mine
+            ours = [i for i in self._ours if i > self._mark[partition_of(i, k)]]
+            mine = sum(1 for i in ours if i <= current[partition_of(i, k)])
+            grew = sum(
+                ordinal(c, k) - ordinal(m, k) for c, m in zip(current, self._mark, strict=True)
+            )
+            unexplained = grew - mine
             self.unsettled = not self._unknown and 0 < unexplained <= self._in_flight
             if self.unsettled:
                 self._ours = ours  # perhaps ours in flight: a later look settles it
                 return self.epoch
             if self._unknown or unexplained:
                 self.epoch += 1
-            self._ours = [i for i in ours if i > current]
+            self._ours = [i for i in ours if i > current[partition_of(i, k)]]
             self._mark, self._unknown = current, False
             return self.epoch

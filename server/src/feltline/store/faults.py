@@ -15,6 +15,9 @@ what it still can:
   stored, so the same request may be sent again once space returns; the
   episode is logged once when it begins and once when a commit succeeds
   again (:class:`Episode`), not on every refused request or clock tick.
+- :class:`StoreAway`: the database is known to be away (a restart, a
+  failover, a cut network), so the call was not tried
+  (:mod:`feltline.store.away`); nothing was stored.
 """
 
 from __future__ import annotations
@@ -78,6 +81,12 @@ def disk_full(error: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+class StoreAway(PersistenceError):
+    """The database is known to be away: the call was not tried (or its
+    probe found it still away). Not the library's ``OperationalError``, so
+    that its ten retries do not wait out the outage call by call."""
 
 
 class Episode:

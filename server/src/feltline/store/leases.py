@@ -43,6 +43,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import (
     InterfaceError,
+    Notification,
     OperationalError,
     PersistenceError,
     StoredEvent,
@@ -52,12 +53,16 @@ from eventsourcing.utils import retry
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier, Literal
 
+from feltline.store.away import Away
+from feltline.store.notices import Notifier
+
 # Seconds a lease lasts unrenewed: how long a dead owner's tables wait
 # (FELTLINE_LEASE_SECONDS sets it; every process on a store should agree).
 LEASE = 10.0
 # This process, as the owner of its leases: every room in it is the same owner.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 FENCED = "FL001"  # the SQLSTATE the fence raises
+MAX_PARTITIONS = 64  # more turns than any machine has cores to take them
 APPENDING = 0x6C696E65  # the advisory locks that serialize appends, one per events table ("line")
 
 
@@ -100,6 +105,12 @@ class Owner(Protocol):
 
     def share(self) -> int:
         """How many live processes share the store (this one included)."""
+
+    @property
+    def rank(self) -> int | None:
+        """This process's place among the live ones (in the order of their
+        names) at the last :meth:`share`; None before it, or when not among
+        them. The partition of the log it appends to is chosen by it."""
 
     def address_of(self, table_id: UUID) -> str:
         """Where the owner of the table serves ("" if nobody or unknown)."""
@@ -157,6 +168,10 @@ class SoleOwner:
 
     def share(self) -> int:
         return 1
+
+    @property
+    def rank(self) -> int | None:
+        return None
 
     def address_of(self, table_id: UUID) -> str:
         return self.address
@@ -253,6 +268,7 @@ class Leases:
         self._held: dict[UUID, int] = {}  # the leases held, and their epochs
         self._taken: dict[UUID, int] = {}  # when each was taken, counted in takes
         self._takes = 0
+        self._rank: int | None = None
         self._guard = threading.Lock()
         schema = Identifier(datastore.schema)
         self._sql = {name: SQL(text).format(schema=schema) for name, text in _STATEMENTS.items()}
@@ -303,8 +319,13 @@ class Leases:
         return found
 
     def share(self) -> int:
-        rows = self._run("live")
-        return max(1, int(rows[0]["n"])) if rows else 1
+        servers = [str(r["server"]) for r in self._run("live")]
+        self._rank = servers.index(self.server) if self.server in servers else None
+        return max(1, len(servers))
+
+    @property
+    def rank(self) -> int | None:
+        return self._rank
 
     def address_of(self, table_id: UUID) -> str:
         rows = self._run("where", (table_id,))
@@ -364,7 +385,7 @@ _STATEMENTS = {
         ON CONFLICT (server) DO UPDATE
             SET address = EXCLUDED.address, expires = EXCLUDED.expires""",
     "all": "SELECT table_id, expires > now() AS live FROM {schema}.feltline_leases",
-    "live": "SELECT count(*) AS n FROM {schema}.feltline_servers WHERE expires > now()",
+    "live": "SELECT server FROM {schema}.feltline_servers WHERE expires > now() ORDER BY server",
     "where": """
         SELECT s.address FROM {schema}.feltline_leases l
         JOIN {schema}.feltline_servers s ON s.server = l.owner
@@ -373,6 +394,8 @@ _STATEMENTS = {
         UPDATE {schema}.feltline_leases SET expires = '-infinity' WHERE owner = %s""",
     "gone": "DELETE FROM {schema}.feltline_servers WHERE server = %s",
 }
+
+SETTLED = "SELECT value FROM {schema}.feltline_settings WHERE name = 'partitions'"
 
 # Made with the events table, one process at a time (streams.in_turn).
 CREATE = (
@@ -407,10 +430,11 @@ CREATE = (
                 USING ERRCODE = 'FL001';
         END IF;
     END $$""",
-    # An append: the fence (if it stands on leases), the events table's
-    # turn, held to the commit, then the events, their ids in their order.
+    # An append: the fence (if it stands on leases), its partition's turn,
+    # held to the commit, then the events, numbered from the partition's
+    # sequence in their order.
     """CREATE OR REPLACE FUNCTION {schema}.feltline_append(
-        tables uuid[], epochs bigint[], lock_timeout text,
+        tables uuid[], epochs bigint[], lock_timeout text, turn text, numbers regclass,
         ids uuid[], versions bigint[], topics text[], states bytea[])
     RETURNS SETOF bigint LANGUAGE plpgsql AS $$
     BEGIN
@@ -418,31 +442,68 @@ CREATE = (
             PERFORM {schema}.feltline_fence(tables, epochs);
         END IF;
         PERFORM set_config('lock_timeout', lock_timeout, true);
-        PERFORM pg_advisory_xact_lock({appending}, hashtext({turn}));
-        NOTIFY {channel};
+        PERFORM pg_advisory_xact_lock({appending}, hashtext(turn));
         RETURN QUERY
-            INSERT INTO {schema}.{events} (originator_id, originator_version, topic, state)
-            SELECT e.id, e.version, e.topic, e.state
+            INSERT INTO {schema}.{events}
+                (notification_id, originator_id, originator_version, topic, state)
+            SELECT nextval(numbers), e.id, e.version, e.topic, e.state
             FROM unnest(ids, versions, topics, states)
                 WITH ORDINALITY AS e(id, version, topic, state, n)
             ORDER BY e.n
             RETURNING notification_id;
     END $$""",
+    # The notice that something was stored, sent after the append commits,
+    # in a transaction of its own that waits for no flush: PostgreSQL
+    # serializes every transaction that notifies, database-wide, from just
+    # before its commit until its commit is flushed, so a NOTIFY inside the
+    # append made one queue of every partition's appends again.
+    """CREATE OR REPLACE FUNCTION {schema}.feltline_notify()
+    RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        NOTIFY {channel};
+    END $$""",
+    # The store's own settings (its partitions), fixed when it is made.
+    """CREATE TABLE IF NOT EXISTS {schema}.feltline_settings (
+        name text PRIMARY KEY,
+        value text NOT NULL)""",
 )
+
+
+class PartitionsError(Exception):
+    """A store asked for a number of partitions other than the one it was made with."""
 
 
 class FencedRecorder(PostgresApplicationRecorder):
     """The library's recorder, every append of which is one call of
-    ``feltline_append``: the fence, the events table's turn (an advisory
-    lock, so that notification ids follow commit order and a role that may
-    only insert can append: ops/postgres/README.md), the notification and
-    the insert, as one statement and so one transaction. The library's own
-    append sends these as a pipeline of statements; a process frozen in the
-    middle of one (SIGSTOP, a stalled VM) left its transaction open, neither
-    running nor "idle in transaction" (so never ended by a timeout), holding
-    its leases' rows and the events table's turn: no table of it could be
-    taken over and no process could append until it thawed. A statement
-    runs to its end whatever its client does."""
+    ``feltline_append``: the fence, its partition's turn (an advisory lock,
+    so that notification ids follow commit order within the partition, and
+    a role that may only insert can append: ops/postgres/README.md), the
+    notification and the insert, as one statement and so one transaction.
+    The library's own append sends these as a pipeline of statements; a
+    process frozen in the middle of one (SIGSTOP, a stalled VM) left its
+    transaction open, neither running nor "idle in transaction" (so never
+    ended by a timeout), holding its leases' rows and the events table's
+    turn: no table of it could be taken over and no process could append
+    until it thawed. A statement runs to its end whatever its client does.
+
+    The log may be split into ``partitions`` (docs/store.md, "Partitions"):
+    one events table still, but K turns and K sequences, partition ``p``
+    numbering its rows p+1, p+1+K, ... A commit is stored whole in one
+    partition, so it is atomic whatever streams it touches, and writers in
+    different partitions never wait for one another. K is fixed when the
+    store is made (:meth:`settle`); one partition is the layout of every
+    store made before."""
+
+    partitions = 1
+
+    def __init__(self, datastore: PostgresDatastore, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        # The store's own channel: the library's is named after the table
+        # alone, which every store in the database's other schemas shares.
+        self.channel_name = f"{datastore.schema}_{self.events_table_name}"
+        self._notifier = Notifier(self._notify)  # after the append, on its own
+        self.away = Away.guard(datastore)  # an outage answered at once, not after a minute
 
     def create_table(self) -> None:
         super().create_table()
@@ -450,29 +511,106 @@ class FencedRecorder(PostgresApplicationRecorder):
             "schema": Identifier(self.datastore.schema),
             "events": Identifier(self.events_table_name),
             "channel": Identifier(self.channel_name),
-            "turn": Literal(f"{self.datastore.schema}.{self.events_table_name}"),
             "appending": Literal(APPENDING),
         }
         with self.datastore.transaction(commit=True) as curs:
             for statement in CREATE:
                 curs.execute(SQL(statement).format(**names))
 
+    def settle(self, wanted: int | None) -> None:
+        """Read the store's partitions, or make them, once, as its tables
+        are (in turn with other processes: streams.in_turn): ``wanted``
+        (None: one) for a new store; a store that already holds events
+        and no setting was made before partitions, with one. Raise
+        :class:`PartitionsError` if ``wanted`` is not what the store was
+        made with."""
+        if wanted is not None and not 1 <= wanted <= MAX_PARTITIONS:
+            raise PartitionsError(f"a store has 1 to {MAX_PARTITIONS} partitions, not {wanted}")
+        names = {
+            "schema": Identifier(self.datastore.schema),
+            "events": Identifier(self.events_table_name),
+        }
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(SQL(SETTLED).format(**names))
+            found = curs.fetchone()
+            if found is not None:
+                k = int(found["value"])
+            else:
+                curs.execute(SQL("SELECT 1 AS any FROM {schema}.{events} LIMIT 1").format(**names))
+                k = 1 if curs.fetchone() is not None else (wanted or 1)
+                self._make(curs, k)
+        if wanted is not None and wanted != k:
+            raise PartitionsError(
+                f"this store was made with {k} partition{'s' * (k != 1)}, not {wanted}: "
+                "FELTLINE_PARTITIONS applies only when a store is made"
+            )
+        schema, table = self.datastore.schema, self.events_table_name
+        sequences = (
+            [f"{table}_p{p}" for p in range(k)] if k > 1 else [f"{table}_notification_id_seq"]
+        )
+        self._numbers = [f'"{schema}"."{name}"' for name in sequences]
+        self.partitions = k
+
+    def _make(self, curs: Any, k: int) -> None:
+        """Record ``k``, and make the numbers and the index of its partitions."""
+        schema, events = Identifier(self.datastore.schema), Identifier(self.events_table_name)
+        curs.execute(
+            SQL("INSERT INTO {schema}.feltline_settings VALUES ('partitions', %s)").format(
+                schema=schema
+            ),
+            (str(k),),
+        )
+        if k == 1:
+            return  # the table's own sequence, as in every store made before
+        for p in range(k):
+            curs.execute(
+                SQL("CREATE SEQUENCE {schema}.{seq} START WITH {start} INCREMENT BY {k}").format(
+                    schema=schema,
+                    seq=Identifier(f"{self.events_table_name}_p{p}"),
+                    start=Literal(p + 1),
+                    k=Literal(k),
+                )
+            )
+        curs.execute(
+            SQL(
+                "CREATE INDEX {index} ON {schema}.{events} "
+                "(((notification_id - 1) % {k}), notification_id)"
+            ).format(
+                index=Identifier(f"{self.events_table_name}_partition"),
+                schema=schema,
+                events=events,
+                k=Literal(k),
+            )
+        )
+
+    def home(self, stream: UUID) -> int:
+        """The partition a commit for ``stream`` (its table, or its own) is stored in."""
+        return stream.int % self.partitions
+
+    def turn(self, partition: int) -> str:
+        """The name of the partition's turn (its advisory lock's key)."""
+        table = f"{self.datastore.schema}.{self.events_table_name}"
+        return table if self.partitions == 1 else f"{table}/{partition}"
+
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
         self, stored_events: Sequence[StoredEvent], **kwargs: Any
     ) -> Sequence[int] | None:
         fence: Fence | None = kwargs.get("fence")
+        partition: int = kwargs.get("partition", 0)
         epochs = fence.epochs if fence is not None else {}
         tables = sorted(epochs)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(
-                SQL("SELECT {schema}.feltline_append(%s, %s, %s, %s, %s, %s, %s)").format(
+                SQL("SELECT {schema}.feltline_append(%s, %s, %s, %s, %s, %s, %s, %s, %s)").format(
                     schema=Identifier(self.datastore.schema)
                 ),
                 (
                     tables,
                     [epochs[t] for t in tables],
                     f"{self.datastore.lock_timeout}s",
+                    self.turn(partition),
+                    self._numbers[partition],
                     [e.originator_id for e in stored_events],
                     [e.originator_version for e in stored_events],
                     [e.topic for e in stored_events],
@@ -480,7 +618,91 @@ class FencedRecorder(PostgresApplicationRecorder):
                 ),
                 prepare=True,
             )
-            return [row["feltline_append"] for row in curs.fetchall()]
+            ids = [row["feltline_append"] for row in curs.fetchall()]
+        self._notifier.poke()
+        return ids
+
+    def _notify(self) -> None:
+        with self.datastore.get_connection() as conn:
+            conn.execute(
+                SQL("SELECT {schema}.feltline_notify()").format(
+                    schema=Identifier(self.datastore.schema)
+                )
+            )
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def heads(self) -> tuple[int, ...]:
+        """Each partition's highest notification id (0 for none), read in
+        one statement and so from one snapshot: a cut of the log in which
+        every commit is whole."""
+        table = SQL("{schema}.{events}").format(
+            schema=Identifier(self.datastore.schema), events=Identifier(self.events_table_name)
+        )
+        k = self.partitions
+        if k == 1:
+            parts = [SQL("(SELECT max(notification_id) FROM {t})").format(t=table)]
+        else:
+            parts = [
+                SQL(
+                    "(SELECT max(notification_id) FROM {t} WHERE (notification_id - 1) % {k} = {p})"
+                ).format(t=table, k=Literal(k), p=Literal(p))
+                for p in range(k)
+            ]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(
+                SQL("SELECT ARRAY[{parts}]::bigint[] AS heads").format(parts=SQL(", ").join(parts)),
+                prepare=True,
+            )
+            row = curs.fetchone()
+            assert row is not None
+            return tuple(int(h or 0) for h in row["heads"])
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def page(self, partition: int, after: int, upto: int, limit: int) -> list[Notification]:
+        """Partition ``partition``'s rows after notification ``after`` up to
+        ``upto``, in order, at most ``limit``."""
+        k = self.partitions
+        where = (
+            SQL("")
+            if k == 1
+            else SQL(" AND (notification_id - 1) %% {k} = {p}").format(
+                k=Literal(k), p=Literal(partition)
+            )
+        )
+        statement = SQL(
+            "SELECT * FROM {schema}.{events} WHERE notification_id > %s AND notification_id <= %s"
+            "{where} ORDER BY notification_id LIMIT %s"
+        ).format(
+            schema=Identifier(self.datastore.schema),
+            events=Identifier(self.events_table_name),
+            where=where,
+        )
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (after, upto, limit), prepare=True)
+            return [
+                Notification(
+                    id=row["notification_id"],
+                    originator_id=row["originator_id"],
+                    originator_version=row["originator_version"],
+                    topic=row["topic"],
+                    state=bytes(row["state"]),
+                )
+                for row in curs.fetchall()
+            ]
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def placed(self, stream: UUID, version: int) -> int | None:
+        """The notification id of a stream's record at ``version`` (None: not stored)."""
+        statement = SQL(
+            "SELECT notification_id FROM {schema}.{events} "
+            "WHERE originator_id = %s AND originator_version = %s"
+        ).format(
+            schema=Identifier(self.datastore.schema), events=Identifier(self.events_table_name)
+        )
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (stream, version), prepare=True)
+            row = curs.fetchone()
+            return None if row is None else int(row["notification_id"])
 
 
 def fenced(error: BaseException) -> bool:

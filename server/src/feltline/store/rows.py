@@ -20,7 +20,7 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder
 from psycopg.sql import SQL, Identifier
 
 from feltline.store.streams import PAGE, Streams
-from feltline_replay.store import ACCOUNTS, MATCH
+from feltline_replay.store import ACCOUNTS, MATCH, TOURNAMENT
 
 
 class StoredRows:
@@ -41,6 +41,9 @@ class StoredRows:
 
     def matches(self) -> list[UUID]:
         return self._first((MATCH,))
+
+    def tournaments(self) -> list[UUID]:
+        return self._first((TOURNAMENT,))
 
     def _first(self, topics: tuple[str, ...]) -> list[UUID]:
         """The streams whose first record is of one of ``topics``, in the order stored."""

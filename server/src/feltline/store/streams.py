@@ -1,5 +1,5 @@
 """The streams the cardroom keeps, stored: one ``eventsourcing`` application
-over every table, hand, account, match and the server's keys.
+over every table, hand, account, match, tournament and the server's keys.
 
 :class:`Streams` loads a stream checked link by link and vouched for by
 its last signature, and commits what the service layer
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import IO, cast
 from uuid import UUID
 
@@ -39,6 +40,9 @@ from feltline.domain.match import MatchRecord, MatchStream
 from feltline.domain.match import project as project_match
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.table import project as project_table
+from feltline.domain.tournament import TournamentRecord, TournamentStream
+from feltline.domain.tournament import project as project_tournament
+from feltline.domain.transparency import LogRecord
 from feltline.store.commit import GroupCommit
 from feltline.store.elsewhere import Elsewhere
 from feltline.store.faults import Episode, Reported, StoreFull, disk_full
@@ -47,15 +51,26 @@ from feltline.store.leases import (
     PROCESS,
     Fence,
     Fenced,
+    FencedRecorder,
     Leases,
     Owner,
+    PartitionsError,
     SoleOwner,
     fenced,
 )
+from feltline.store.log import log_of
 from feltline.store.notices import Notices
 from feltline.store.preflight import connect_postgres
 
-Stored = StoredHandEvent | TableRecord | AccountEvent | KeyRecord | MatchRecord
+Stored = (
+    StoredHandEvent
+    | TableRecord
+    | AccountEvent
+    | KeyRecord
+    | MatchRecord
+    | TournamentRecord
+    | LogRecord
+)
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
 
@@ -75,6 +90,17 @@ def in_turn(env: Environment) -> Iterator[None]:
             yield
         finally:
             turns.execute("SELECT pg_advisory_unlock(%s)", (CREATING,))
+
+
+def settled(recorder: ApplicationRecorder, env: Mapping[str, str]) -> ApplicationRecorder:
+    """``recorder`` with its store's partitions read, or made for a new
+    store as ``FELTLINE_PARTITIONS`` asks (docs/store.md, "Partitions")."""
+    if isinstance(recorder, FencedRecorder):
+        wanted = env.get("FELTLINE_PARTITIONS", "").strip()
+        if wanted and not wanted.isdigit():
+            raise PartitionsError(f"FELTLINE_PARTITIONS is a number of partitions, not {wanted!r}")
+        recorder.settle(int(wanted) if wanted else None)
+    return recorder
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,15 +157,19 @@ class Streams(Application[UUID]):
         self.signer = signer
         self.trusted = frozenset({signer.public_hex})  # the keys the store was signed with
         self.key_held: IO[bytes] | None = None  # the key file, held against a rotation
-        self.group_commit: GroupCommit[Write] = GroupCommit(self._insert)
-        self.elsewhere = Elsewhere(self.recorder.max_notification_id)
+        self.partitioned = log_of(self.recorder)
+        self.group_commits: tuple[GroupCommit[Write], ...] = tuple(
+            GroupCommit(partial(self._insert, p)) for p in range(self.partitioned.partitions)
+        )
+        self.elsewhere = Elsewhere(self.partitioned.heads, self.partitioned.partitions)
         self.reported = Reported()
         self.full = Episode()
 
     def construct_recorder(self) -> ApplicationRecorder:
-        """The recorder, its tables made if missing, in turn (:func:`in_turn`)."""
+        """The recorder, its tables made if missing and its partitions
+        settled (:func:`settled`), in turn (:func:`in_turn`)."""
         with in_turn(Environment(self.name, self.env)):
-            return super().construct_recorder()
+            return settled(super().construct_recorder(), self.env)
 
     def close(self) -> None:
         super().close()
@@ -157,12 +187,13 @@ class Streams(Application[UUID]):
         channel = self.recorder.channel_name  # type: ignore[attr-defined]
         return Notices(Environment(self.name, self.env), channel, heard)
 
-    def _insert(self, writes: Sequence[Write]) -> None:
+    def _insert(self, partition: int, writes: Sequence[Write]) -> None:
         rows = [row for write in writes for row in write.rows]
         epochs = {t: e for w in writes if w.fence is not None for t, e in w.fence.epochs.items()}
+        fence = Fence(epochs) if epochs else None
         self.elsewhere.storing(len(rows))
         try:
-            ids = self.recorder.insert_events(rows, fence=Fence(epochs) if epochs else None)
+            ids = self.recorder.insert_events(rows, fence=fence, partition=partition)
         except BaseException:
             self.elsewhere.failed(len(rows))
             raise
@@ -217,6 +248,18 @@ class Streams(Application[UUID]):
             self.vouch("match", match_id, stream.signer)
         return stream
 
+    def tournament(self, tournament_id: UUID) -> TournamentStream:
+        """The stored tournament, or a new one if none is stored, checked like a table."""
+        with self.reported.reading(tournament_id):
+            try:
+                stream: TournamentStream = self.repository.get(
+                    tournament_id, projector_func=project_tournament
+                )
+            except AggregateNotFoundError:
+                return TournamentStream.new(tournament_id)
+            self.vouch("tournament", tournament_id, stream.signer)
+        return stream
+
     def account(self, account_id: UUID) -> Account:
         """The stored account, or an empty one. One whose events do not
         decode or do not verify raises :class:`AccountUnreadable` (logged once)."""
@@ -237,22 +280,52 @@ class Streams(Application[UUID]):
             yield from page
             start = page[-1].id + 1
 
-    def tables(self, start: int = 1) -> tuple[list[UUID], int]:
-        """The tables opened from notification ``start`` on, in the order
-        they were opened, and where a later reading starts."""
-        topic = f"{TableRecord.__module__}:{TableRecord.__qualname__}"
+    def tables(self, after: Sequence[int] = ()) -> tuple[list[UUID], tuple[int, ...]]:
+        """The tables opened after position ``after`` (each partition's last
+        notification read; none: from the start), in the order found, and
+        the position a later reading starts after."""
+        return self._begun(TableRecord, after)
+
+    def tournaments(self, after: Sequence[int] = ()) -> tuple[list[UUID], tuple[int, ...]]:
+        """The tournaments created after position ``after``, as :meth:`tables`."""
+        return self._begun(TournamentRecord, after)
+
+    def _begun(
+        self, kind: type[TableRecord | TournamentRecord], after: Sequence[int]
+    ) -> tuple[list[UUID], tuple[int, ...]]:
+        topic = f"{kind.__module__}:{kind.__qualname__}"
         found: list[UUID] = []
-        for n in self.notifications(start):
-            if n.topic == topic and n.originator_version == 1:
-                found.append(UUID(str(n.originator_id)))
-            start = n.id + 1
-        return found, start
+        positions = list(after) or [0] * self.partitioned.partitions
+        for p, head in enumerate(self.partitioned.heads()):
+            while page := self.partitioned.page(p, positions[p], head, PAGE):
+                found += [
+                    UUID(str(n.originator_id))
+                    for n in page
+                    if n.topic == topic and n.originator_version == 1
+                ]
+                positions[p] = page[-1].id
+        return found, tuple(positions)
 
     def after(self, stream_id: UUID, version: int) -> list[Stored]:
         """The stream's records after position ``version``, decoded but not
         checked: a reader of a stream already loaded whole (and so checked)
         takes only what follows."""
         return cast(list[Stored], list(self.events.get(stream_id, gt=version or None)))
+
+    def _home(self, tables: Sequence[UUID], records: Sequence[Stored]) -> int:
+        """The partition a commit is stored in: this process's own, once it
+        knows its place among the live processes (its rank, modulo the
+        partitions), so that processes append without waiting for one
+        another's turns; before that, its first table's, or its first
+        stream's when it is for no table (an account's, a match's)."""
+        k = self.partitioned.partitions
+        if k == 1:
+            return 0
+        rank = self.owner.rank
+        if rank is not None:
+            return rank % k
+        assert isinstance(self.recorder, FencedRecorder)
+        return self.recorder.home(tables[0] if tables else records[0].originator_id)
 
     def commit(self, records: Sequence[Stored], *, tables: Iterable[UUID] = ()) -> list[Stored]:
         """Store ``records`` in one transaction, the last of each stream
@@ -263,8 +336,9 @@ class Streams(Application[UUID]):
         if the disk is full (nothing stored in any case)."""
         signed = sign(records, self.signer)
         rows = [self.mapper.to_stored_event(record) for record in signed]
+        tables = tuple(tables)
         try:
-            self.group_commit([Write(rows, self.owner.fence(tables))])
+            self.group_commits[self._home(tables, signed)]([Write(rows, self.owner.fence(tables))])
         except IntegrityError as e:
             metrics.STORE_ERRORS.labels("conflict").inc()
             raise Conflict("another writer changed these streams first") from e

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/auth.proto\x12\x0b\x66\x65ltline.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb4\x01\n\x0bTokenClaims\x12\x1f\n\x04role\x18\x01 \x01(\x0e\x32\x11.feltline.v1.Role\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12.\n\nissue_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08token_id\x18\x05 \x01(\t*c\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_PLAYER\x10\x01\x12\x12\n\x0eROLE_SPECTATOR\x10\x02\x12\x10\n\x0cROLE_AUDITOR\x10\x03\x12\x0e\n\nROLE_ADMIN\x10\x04\x42\x39\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/auth.proto\x12\x0b\x66\x65ltline.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc4\x01\n\x0bTokenClaims\x12\x1f\n\x04role\x18\x01 \x01(\x0e\x32\x11.feltline.v1.Role\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12.\n\nissue_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08token_id\x18\x05 \x01(\t\x12\x0e\n\x06invite\x18\x06 \x01(\x08\"\x16\n\x14\x43reateSessionRequest\"W\n\x15\x43reateSessionResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12/\n\x0b\x65xpire_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*c\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bROLE_PLAYER\x10\x01\x12\x12\n\x0eROLE_SPECTATOR\x10\x02\x12\x10\n\x0cROLE_AUDITOR\x10\x03\x12\x0e\n\nROLE_ADMIN\x10\x04\x32h\n\x0eSessionService\x12V\n\rCreateSession\x12!.feltline.v1.CreateSessionRequest\x1a\".feltline.v1.CreateSessionResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,8 +34,14 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'feltline_protos.v1.auth_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017com.feltline.v1P\001Z\026feltline/v1;feltlinev1\252\002\013Feltline.V1'
-  _globals['_ROLE']._serialized_start=255
-  _globals['_ROLE']._serialized_end=354
+  _globals['_ROLE']._serialized_start=384
+  _globals['_ROLE']._serialized_end=483
   _globals['_TOKENCLAIMS']._serialized_start=73
-  _globals['_TOKENCLAIMS']._serialized_end=253
+  _globals['_TOKENCLAIMS']._serialized_end=269
+  _globals['_CREATESESSIONREQUEST']._serialized_start=271
+  _globals['_CREATESESSIONREQUEST']._serialized_end=293
+  _globals['_CREATESESSIONRESPONSE']._serialized_start=295
+  _globals['_CREATESESSIONRESPONSE']._serialized_end=382
+  _globals['_SESSIONSERVICE']._serialized_start=485
+  _globals['_SESSIONSERVICE']._serialized_end=589
 # @@protoc_insertion_point(module_scope)

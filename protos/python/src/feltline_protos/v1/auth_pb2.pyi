@@ -72,12 +72,18 @@ class TokenClaims(_message.Message):
     ISSUE_TIME_FIELD_NUMBER: _builtins.int
     EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     TOKEN_ID_FIELD_NUMBER: _builtins.int
+    INVITE_FIELD_NUMBER: _builtins.int
     role: Global___Role.ValueType
     """The role."""
     player_id: _builtins.str
     """For a player, the player's id; empty for other roles."""
     token_id: _builtins.str
     """A unique id for the token, for logs and revocation."""
+    invite: _builtins.bool
+    """An invite's token (`feltline invite` puts one in a link): it does
+    nothing but sign in, by SessionService.CreateSession, once; any other
+    call with it is UNAUTHENTICATED.
+    """
     @_builtins.property
     def issue_time(self) -> _timestamp_pb2.Timestamp:
         """When the token was issued."""
@@ -94,11 +100,57 @@ class TokenClaims(_message.Message):
         issue_time: _timestamp_pb2.Timestamp | None = ...,
         expire_time: _timestamp_pb2.Timestamp | None = ...,
         token_id: _builtins.str = ...,
+        invite: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "player_id", b"player_id", "role", b"role", "token_id", b"token_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "invite", b"invite", "issue_time", b"issue_time", "player_id", b"player_id", "role", b"role", "token_id", b"token_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TokenClaims: _TypeAlias = TokenClaims  # noqa: Y015
+
+@_typing.final
+class CreateSessionRequest(_message.Message):
+    """CreateSession's request: the invite is the call's bearer token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSessionRequest: _TypeAlias = CreateSessionRequest  # noqa: Y015
+
+@_typing.final
+class CreateSessionResponse(_message.Message):
+    """CreateSession's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOKEN_FIELD_NUMBER: _builtins.int
+    EXPIRE_TIME_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The session's bearer token."""
+    @_builtins.property
+    def expire_time(self) -> _timestamp_pb2.Timestamp:
+        """When it expires."""
+
+    def __init__(
+        self,
+        *,
+        token: _builtins.str = ...,
+        expire_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSessionResponse: _TypeAlias = CreateSessionResponse  # noqa: Y015

@@ -37,6 +37,16 @@ class _GameEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Game.ValueType],
     """Seven-card stud high-low, eight or better."""
     GAME_HOLDEM: _Game.ValueType  # 4
     """Texas hold'em."""
+    GAME_OMAHA: _Game.ValueType  # 5
+    """Omaha: four hole cards, a hand of exactly two of them and three of the
+    board (pot limit by default).
+    """
+    GAME_OMAHA_HI_LO: _Game.ValueType  # 6
+    """Omaha high-low, eight or better (fixed limit by default)."""
+    GAME_STUD: _Game.ValueType  # 7
+    """Seven-card stud, high only."""
+    GAME_RAZZ: _Game.ValueType  # 8
+    """Razz: seven-card stud for the ace-to-five low, no qualifier."""
 
 class Game(_Game, metaclass=_GameEnumTypeWrapper):
     """Cards everywhere in this API are strings in the engine's notation: a rank
@@ -57,6 +67,16 @@ GAME_STUD_HI_LO: Game.ValueType  # 3
 """Seven-card stud high-low, eight or better."""
 GAME_HOLDEM: Game.ValueType  # 4
 """Texas hold'em."""
+GAME_OMAHA: Game.ValueType  # 5
+"""Omaha: four hole cards, a hand of exactly two of them and three of the
+board (pot limit by default).
+"""
+GAME_OMAHA_HI_LO: Game.ValueType  # 6
+"""Omaha high-low, eight or better (fixed limit by default)."""
+GAME_STUD: Game.ValueType  # 7
+"""Seven-card stud, high only."""
+GAME_RAZZ: Game.ValueType  # 8
+"""Razz: seven-card stud for the ace-to-five low, no qualifier."""
 Global___Game: _TypeAlias = Game  # noqa: Y015
 
 class _Structure:
@@ -114,6 +134,38 @@ LOW_SYSTEM_DEUCE_TO_SEVEN: LowSystem.ValueType  # 2
 LOW_SYSTEM_ACE_TO_SIX: LowSystem.ValueType  # 3
 """Ace low, straights and flushes count; best 6-4-3-2-A."""
 Global___LowSystem: _TypeAlias = LowSystem  # noqa: Y015
+
+class _SeatEntropy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeatEntropyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatEntropy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEAT_ENTROPY_UNSPECIFIED: _SeatEntropy.ValueType  # 0
+    """Not given: off."""
+    SEAT_ENTROPY_OFF: _SeatEntropy.ValueType  # 1
+    """The server's seed alone (feltline-deck-v1)."""
+    SEAT_ENTROPY_OPTIONAL: _SeatEntropy.ValueType  # 2
+    """The seats that commit and reveal in time contribute (feltline-deck-v2)."""
+    SEAT_ENTROPY_REQUIRED: _SeatEntropy.ValueType  # 3
+    """Every seat dealt in must commit in time, or the hand is cancelled;
+    a seat that commits and does not reveal is left out (feltline-deck-v2).
+    """
+
+class SeatEntropy(_SeatEntropy, metaclass=_SeatEntropyEnumTypeWrapper):
+    """Whether the seats dealt in add their own entropy to a hand's deck."""
+
+SEAT_ENTROPY_UNSPECIFIED: SeatEntropy.ValueType  # 0
+"""Not given: off."""
+SEAT_ENTROPY_OFF: SeatEntropy.ValueType  # 1
+"""The server's seed alone (feltline-deck-v1)."""
+SEAT_ENTROPY_OPTIONAL: SeatEntropy.ValueType  # 2
+"""The seats that commit and reveal in time contribute (feltline-deck-v2)."""
+SEAT_ENTROPY_REQUIRED: SeatEntropy.ValueType  # 3
+"""Every seat dealt in must commit in time, or the hand is cancelled;
+a seat that commits and does not reveal is left out (feltline-deck-v2).
+"""
+Global___SeatEntropy: _TypeAlias = SeatEntropy  # noqa: Y015
 
 class _Declaration:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -466,6 +518,9 @@ class TableConfig(_message.Message):
     TIME_CHARGE_FIELD_NUMBER: _builtins.int
     ANTE_CAP_FIELD_NUMBER: _builtins.int
     ACTION_CLOCK_FIELD_NUMBER: _builtins.int
+    SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_WINDOW_FIELD_NUMBER: _builtins.int
+    ROTATION_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """How many seats: 2 to 8 in draw and stud games, 2 to 10 in hold'em."""
     min_buy_in: _builtins.int
@@ -478,6 +533,10 @@ class TableConfig(_message.Message):
     """
     ante_cap: _builtins.int
     """Jackpots: how many deals of one pot take antes; absent for 3."""
+    seat_entropy: Global___SeatEntropy.ValueType
+    """Whether the seats contribute to each hand's deck (feltline-deck-v2,
+    docs/deck.md); unspecified for off.
+    """
     @_builtins.property
     def rules(self) -> Global___Rules:
         """The game and its stakes."""
@@ -492,6 +551,20 @@ class TableConfig(_message.Message):
         absent for 30 seconds.
         """
 
+    @_builtins.property
+    def contribution_window(self) -> _duration_pb2.Duration:
+        """How long the seats have to commit, and then to reveal, before the hand
+        goes on without them; absent for half a second.
+        """
+
+    @_builtins.property
+    def rotation(self) -> Global___Rotation:
+        """A mixed table: the games it deals in turn; absent for a table of one
+        game. The rules name the rotation's first game, and their stakes every
+        game's forced bets (blinds, ante, bring-in), of which each hand posts
+        its own game's (docs/rules.md, "Mixed tables").
+        """
+
     def __init__(
         self,
         *,
@@ -502,19 +575,26 @@ class TableConfig(_message.Message):
         time_charge: Global___TimeCharge | None = ...,
         ante_cap: _builtins.int | None = ...,
         action_clock: _duration_pb2.Duration | None = ...,
+        seat_entropy: Global___SeatEntropy.ValueType = ...,
+        contribution_window: _duration_pb2.Duration | None = ...,
+        rotation: Global___Rotation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rules", b"rules", "time_charge", b"time_charge"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "time_charge", b"time_charge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rules", b"rules", "seats", b"seats", "time_charge", b"time_charge"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "seat_entropy", b"seat_entropy", "seats", b"seats", "time_charge", b"time_charge"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__action_clock: _TypeAlias = _typing.Literal["action_clock"]  # noqa: Y015
     _WhichOneofArgType__action_clock: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock"]  # noqa: Y015
     _WhichOneofReturnType__ante_cap: _TypeAlias = _typing.Literal["ante_cap"]  # noqa: Y015
     _WhichOneofArgType__ante_cap: _TypeAlias = _typing.Literal["_ante_cap", b"_ante_cap"]  # noqa: Y015
+    _WhichOneofReturnType__contribution_window: _TypeAlias = _typing.Literal["contribution_window"]  # noqa: Y015
+    _WhichOneofArgType__contribution_window: _TypeAlias = _typing.Literal["_contribution_window", b"_contribution_window"]  # noqa: Y015
     _WhichOneofReturnType__max_buy_in: _TypeAlias = _typing.Literal["max_buy_in"]  # noqa: Y015
     _WhichOneofArgType__max_buy_in: _TypeAlias = _typing.Literal["_max_buy_in", b"_max_buy_in"]  # noqa: Y015
     _WhichOneofReturnType__min_buy_in: _TypeAlias = _typing.Literal["min_buy_in"]  # noqa: Y015
     _WhichOneofArgType__min_buy_in: _TypeAlias = _typing.Literal["_min_buy_in", b"_min_buy_in"]  # noqa: Y015
+    _WhichOneofReturnType__rotation: _TypeAlias = _typing.Literal["rotation"]  # noqa: Y015
+    _WhichOneofArgType__rotation: _TypeAlias = _typing.Literal["_rotation", b"_rotation"]  # noqa: Y015
     _WhichOneofReturnType__time_charge: _TypeAlias = _typing.Literal["time_charge"]  # noqa: Y015
     _WhichOneofArgType__time_charge: _TypeAlias = _typing.Literal["_time_charge", b"_time_charge"]  # noqa: Y015
     @_typing.overload
@@ -522,13 +602,85 @@ class TableConfig(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__ante_cap) -> _WhichOneofReturnType__ante_cap | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__contribution_window) -> _WhichOneofReturnType__contribution_window | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__max_buy_in) -> _WhichOneofReturnType__max_buy_in | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__min_buy_in) -> _WhichOneofReturnType__min_buy_in | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rotation) -> _WhichOneofReturnType__rotation | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__time_charge) -> _WhichOneofReturnType__time_charge | None: ...
 
 Global___TableConfig: _TypeAlias = TableConfig  # noqa: Y015
+
+@_typing.final
+class Rotation(_message.Message):
+    """A mixed table's games, dealt in turn and round again."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    HANDS_PER_GAME_FIELD_NUMBER: _builtins.int
+    hands_per_game: _builtins.int
+    """How many hands each game is dealt for; 0 for an orbit: as many hands
+    as players were dealt into its first hand.
+    """
+    @_builtins.property
+    def games(self) -> _containers.RepeatedScalarFieldContainer[Global___Game.ValueType]:
+        """The games in their order, two or more, each once; each one that may
+        be dealt at a mixed table (not jackpots).
+        """
+
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___Game.ValueType] | None = ...,
+        hands_per_game: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "hands_per_game", b"hands_per_game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Rotation: _TypeAlias = Rotation  # noqa: Y015
+
+@_typing.final
+class RotationTurn(_message.Message):
+    """Where a mixed table is in its rotation."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    HANDS_FIELD_NUMBER: _builtins.int
+    NEXT_GAME_FIELD_NUMBER: _builtins.int
+    game: Global___Game.ValueType
+    """The game of the hand."""
+    hand: _builtins.int
+    """Which of the game's hands this is, from 1."""
+    hands: _builtins.int
+    """How many hands the game is dealt for this time round; 0 between hands
+    before an orbit's first, whose players are not yet known.
+    """
+    next_game: Global___Game.ValueType
+    """The game dealt after this one's last hand."""
+    def __init__(
+        self,
+        *,
+        game: Global___Game.ValueType = ...,
+        hand: _builtins.int = ...,
+        hands: _builtins.int = ...,
+        next_game: Global___Game.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "hand", b"hand", "hands", b"hands", "next_game", b"next_game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotationTurn: _TypeAlias = RotationTurn  # noqa: Y015
 
 @_typing.final
 class CardList(_message.Message):

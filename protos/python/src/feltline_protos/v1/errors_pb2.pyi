@@ -123,6 +123,21 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     affected. ErrorInfo metadata "account_id" names it. Tell the operator,
     whose server log says what is wrong.
     """
+    ERROR_REASON_ILLEGAL_CONTRIBUTION: _ErrorReason.ValueType  # 33
+    """INVALID_ARGUMENT: a contribution to the deck that does not hash to the
+    seat's commitment (feltline-deck-v2).
+    """
+    ERROR_REASON_TOURNAMENT_NOT_FOUND: _ErrorReason.ValueType  # 34
+    """NOT_FOUND: no tournament has this id."""
+    ERROR_REASON_TOURNAMENT_TABLE: _ErrorReason.ValueType  # 35
+    """FAILED_PRECONDITION: the table belongs to a tournament, whose director
+    seats, moves and deals its players; use TournamentService.
+    """
+    ERROR_REASON_REGISTRATION_REFUSED: _ErrorReason.ValueType  # 36
+    """FAILED_PRECONDITION: the tournament takes no such entry or withdrawal
+    now: the player is registered already (or not registered), it is full,
+    its registration has closed, it has started or it is over.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Every error carries a google.rpc.Status with a google.rpc.ErrorInfo
@@ -232,5 +247,20 @@ verify (a chip minted or moved without the server's key), so this
 server will not serve it, nor seat its player; other accounts are not
 affected. ErrorInfo metadata "account_id" names it. Tell the operator,
 whose server log says what is wrong.
+"""
+ERROR_REASON_ILLEGAL_CONTRIBUTION: ErrorReason.ValueType  # 33
+"""INVALID_ARGUMENT: a contribution to the deck that does not hash to the
+seat's commitment (feltline-deck-v2).
+"""
+ERROR_REASON_TOURNAMENT_NOT_FOUND: ErrorReason.ValueType  # 34
+"""NOT_FOUND: no tournament has this id."""
+ERROR_REASON_TOURNAMENT_TABLE: ErrorReason.ValueType  # 35
+"""FAILED_PRECONDITION: the table belongs to a tournament, whose director
+seats, moves and deals its players; use TournamentService.
+"""
+ERROR_REASON_REGISTRATION_REFUSED: ErrorReason.ValueType  # 36
+"""FAILED_PRECONDITION: the tournament takes no such entry or withdrawal
+now: the player is registered already (or not registered), it is full,
+its registration has closed, it has started or it is over.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

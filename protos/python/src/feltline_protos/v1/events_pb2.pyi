@@ -86,6 +86,11 @@ class Event(_message.Message):
     POT_AWARDED_FIELD_NUMBER: _builtins.int
     PASSED_OUT_FIELD_NUMBER: _builtins.int
     HAND_ENDED_FIELD_NUMBER: _builtins.int
+    SEED_DRAWN_FIELD_NUMBER: _builtins.int
+    CONTRIBUTIONS_OPENED_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_COMMITTED_FIELD_NUMBER: _builtins.int
+    REVEALS_OPENED_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_REVEALED_FIELD_NUMBER: _builtins.int
     TABLE_OPENED_FIELD_NUMBER: _builtins.int
     SAT_DOWN_FIELD_NUMBER: _builtins.int
     JOINED_POT_FIELD_NUMBER: _builtins.int
@@ -99,6 +104,7 @@ class Event(_message.Message):
     TABLE_CLOSED_FIELD_NUMBER: _builtins.int
     SAT_OUT_FIELD_NUMBER: _builtins.int
     SAT_IN_FIELD_NUMBER: _builtins.int
+    STAKES_CHANGED_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table."""
     hand_number: _builtins.int
@@ -185,6 +191,28 @@ class Event(_message.Message):
         """The hand's last event."""
 
     @_builtins.property
+    def seed_drawn(self) -> Global___SeedDrawn:
+        """feltline-deck-v2: the server's seed, stored before any seat commits
+        (withheld until the hand ends).
+        """
+
+    @_builtins.property
+    def contributions_opened(self) -> Global___ContributionsOpened:
+        """feltline-deck-v2: the seats that may commit to a contribution."""
+
+    @_builtins.property
+    def contribution_committed(self) -> Global___ContributionCommitted:
+        """feltline-deck-v2: a seat's commitment to its contribution."""
+
+    @_builtins.property
+    def reveals_opened(self) -> Global___RevealsOpened:
+        """feltline-deck-v2: the commitments are closed; these seats may reveal."""
+
+    @_builtins.property
+    def contribution_revealed(self) -> Global___ContributionRevealed:
+        """feltline-deck-v2: a seat's contribution, which hashes to its commitment."""
+
+    @_builtins.property
     def table_opened(self) -> Global___TableOpened:
         """The table opens."""
 
@@ -236,6 +264,10 @@ class Event(_message.Message):
     def sat_in(self) -> Global___SatIn:
         """A sitting-out player is dealt in again from the next hand."""
 
+    @_builtins.property
+    def stakes_changed(self) -> Global___StakesChanged:
+        """A tournament's stakes change: its next hands are dealt at these."""
+
     def __init__(
         self,
         *,
@@ -261,6 +293,11 @@ class Event(_message.Message):
         pot_awarded: Global___PotAwarded | None = ...,
         passed_out: Global___PassedOut | None = ...,
         hand_ended: Global___HandEnded | None = ...,
+        seed_drawn: Global___SeedDrawn | None = ...,
+        contributions_opened: Global___ContributionsOpened | None = ...,
+        contribution_committed: Global___ContributionCommitted | None = ...,
+        reveals_opened: Global___RevealsOpened | None = ...,
+        contribution_revealed: Global___ContributionRevealed | None = ...,
         table_opened: Global___TableOpened | None = ...,
         sat_down: Global___SatDown | None = ...,
         joined_pot: Global___JoinedPot | None = ...,
@@ -274,12 +311,13 @@ class Event(_message.Message):
         table_closed: Global___TableClosed | None = ...,
         sat_out: Global___SatOut | None = ...,
         sat_in: Global___SatIn | None = ...,
+        stakes_changed: Global___StakesChanged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "sequence", b"sequence", "shown", b"shown", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "sequence", b"sequence", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed", "sat_out", "sat_in"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "seed_drawn", "contributions_opened", "contribution_committed", "reveals_opened", "contribution_revealed", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed", "sat_out", "sat_in", "stakes_changed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -980,6 +1018,138 @@ class HandEnded(_message.Message):
 Global___HandEnded: _TypeAlias = HandEnded  # noqa: Y015
 
 @_typing.final
+class SeedDrawn(_message.Message):
+    """feltline-deck-v2 (docs/deck.md): the server's seed, stored with the
+    hand's start and before any seat commits; withheld until the hand ends.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEED_FIELD_NUMBER: _builtins.int
+    seed: _builtins.bytes
+    """The 32-byte seed; absent when withheld."""
+    def __init__(
+        self,
+        *,
+        seed: _builtins.bytes | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___SeedDrawn: _TypeAlias = SeedDrawn  # noqa: Y015
+
+@_typing.final
+class ContributionsOpened(_message.Message):
+    """feltline-deck-v2: the seats that may commit to a contribution."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    REQUIRED_FIELD_NUMBER: _builtins.int
+    required: _builtins.bool
+    """Whether the hand is cancelled unless every one of them commits in time."""
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats dealt in, each invited to contribute."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+        required: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["required", b"required", "seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributionsOpened: _TypeAlias = ContributionsOpened  # noqa: Y015
+
+@_typing.final
+class ContributionCommitted(_message.Message):
+    """feltline-deck-v2: a seat's commitment, made before it sees anyone's bytes."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    commitment: _builtins.str
+    """The SHA-256 of its 32 bytes, as 64 lowercase hex digits."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        commitment: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributionCommitted: _TypeAlias = ContributionCommitted  # noqa: Y015
+
+@_typing.final
+class RevealsOpened(_message.Message):
+    """feltline-deck-v2: the commitments are closed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats that committed in time, each to reveal."""
+
+    def __init__(
+        self,
+        *,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seats", b"seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealsOpened: _TypeAlias = RevealsOpened  # noqa: Y015
+
+@_typing.final
+class ContributionRevealed(_message.Message):
+    """feltline-deck-v2: a seat's 32 bytes; public, since without the server's
+    seed they tell nothing of the deck.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    contribution: _builtins.bytes
+    """The 32 bytes it committed to."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        contribution: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contribution", b"contribution", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributionRevealed: _TypeAlias = ContributionRevealed  # noqa: Y015
+
+@_typing.final
 class TableOpened(_message.Message):
     """The table opens."""
 
@@ -1260,6 +1430,7 @@ class HandDealt(_message.Message):
     EXTRA_BIG_BLINDS_FIELD_NUMBER: _builtins.int
     DEAD_FIELD_NUMBER: _builtins.int
     HAND_ID_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
     hand_number: _builtins.int
     """The hand's number at this table."""
     button: _builtins.int
@@ -1288,6 +1459,12 @@ class HandDealt(_message.Message):
     def extra_big_blinds(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Hold'em: newcomers posting a big blind at once."""
 
+    @_builtins.property
+    def turn(self) -> _common_pb2.RotationTurn:
+        """A mixed table: the hand's game and its place in the rotation; absent
+        at a table of one game.
+        """
+
     def __init__(
         self,
         *,
@@ -1302,19 +1479,24 @@ class HandDealt(_message.Message):
         extra_big_blinds: _abc.Iterable[_builtins.int] | None = ...,
         dead: _builtins.int = ...,
         hand_id: _builtins.str = ...,
+        turn: _common_pb2.RotationTurn | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_big_blind", b"_big_blind", "_small_blind", b"_small_blind", "big_blind", b"big_blind", "small_blind", b"small_blind", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_big_blind", b"_big_blind", "_small_blind", b"_small_blind", "_turn", b"_turn", "big_blind", b"big_blind", "small_blind", b"small_blind", "time", b"time", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_big_blind", b"_big_blind", "_small_blind", b"_small_blind", "antes", b"antes", "big_blind", b"big_blind", "button", b"button", "commitment", b"commitment", "dead", b"dead", "extra_big_blinds", b"extra_big_blinds", "hand_id", b"hand_id", "hand_number", b"hand_number", "seats", b"seats", "small_blind", b"small_blind", "time", b"time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_big_blind", b"_big_blind", "_small_blind", b"_small_blind", "_turn", b"_turn", "antes", b"antes", "big_blind", b"big_blind", "button", b"button", "commitment", b"commitment", "dead", b"dead", "extra_big_blinds", b"extra_big_blinds", "hand_id", b"hand_id", "hand_number", b"hand_number", "seats", b"seats", "small_blind", b"small_blind", "time", b"time", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__big_blind: _TypeAlias = _typing.Literal["big_blind"]  # noqa: Y015
     _WhichOneofArgType__big_blind: _TypeAlias = _typing.Literal["_big_blind", b"_big_blind"]  # noqa: Y015
     _WhichOneofReturnType__small_blind: _TypeAlias = _typing.Literal["small_blind"]  # noqa: Y015
     _WhichOneofArgType__small_blind: _TypeAlias = _typing.Literal["_small_blind", b"_small_blind"]  # noqa: Y015
+    _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
+    _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__big_blind) -> _WhichOneofReturnType__big_blind | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__small_blind) -> _WhichOneofReturnType__small_blind | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn) -> _WhichOneofReturnType__turn | None: ...
 
 Global___HandDealt: _TypeAlias = HandDealt  # noqa: Y015
 
@@ -1385,6 +1567,32 @@ class CarriedPotWon(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CarriedPotWon: _TypeAlias = CarriedPotWon  # noqa: Y015
+
+@_typing.final
+class StakesChanged(_message.Message):
+    """A tournament table's level changed: every hand from the next on is dealt
+    at these stakes (the blinds, antes and bring-in grow with the levels).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STAKES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def stakes(self) -> _common_pb2.Stakes:
+        """The new stakes; a raise cap left unset is the game's default."""
+
+    def __init__(
+        self,
+        *,
+        stakes: _common_pb2.Stakes | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stakes", b"stakes"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stakes", b"stakes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StakesChanged: _TypeAlias = StakesChanged  # noqa: Y015
 
 @_typing.final
 class TableClosed(_message.Message):

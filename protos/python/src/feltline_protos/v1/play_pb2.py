@@ -28,7 +28,7 @@ from feltline_protos.v1 import common_pb2 as feltline_dot_v1_dot_common__pb2
 from feltline_protos.v1 import events_pb2 as feltline_dot_v1_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/play.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\"\xe6\x03\n\nActRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\x0bhand_number\x18\x03 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12\x19\n\x08sequence\x18\x04 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12#\n\x05\x63heck\x18\n \x01(\x0b\x32\x12.feltline.v1.CheckH\x00\x12!\n\x04\x63\x61ll\x18\x0b \x01(\x0b\x32\x11.feltline.v1.CallH\x00\x12\x1f\n\x03\x62\x65t\x18\x0c \x01(\x0b\x32\x10.feltline.v1.BetH\x00\x12\'\n\traise_bet\x18\r \x01(\x0b\x32\x12.feltline.v1.RaiseH\x00\x12!\n\x04\x66old\x18\x0e \x01(\x0b\x32\x11.feltline.v1.FoldH\x00\x12)\n\x08\x63omplete\x18\x0f \x01(\x0b\x32\x15.feltline.v1.CompleteH\x00\x12(\n\x08\x62ring_in\x18\x10 \x01(\x0b\x32\x14.feltline.v1.BringInH\x00\x12!\n\x04\x64raw\x18\x11 \x01(\x0b\x32\x11.feltline.v1.DrawH\x00\x12\'\n\x07\x64\x65\x63lare\x18\x12 \x01(\x0b\x32\x14.feltline.v1.DeclareH\x00\x42\x0f\n\x06\x61\x63tion\x12\x05\xbaH\x02\x08\x01\"\x07\n\x05\x43heck\"\x06\n\x04\x43\x61ll\"!\n\x03\x42\x65t\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"#\n\x05Raise\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"\x06\n\x04\x46old\"&\n\x08\x43omplete\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"\t\n\x07\x42ringIn\"A\n\x04\x44raw\x12\x39\n\x08\x64iscards\x18\x01 \x03(\tB\'\xbaH$\x92\x01!\x10\x05\x18\x01\"\x1br\x19\x32\x17^([2-9TJQKA][cdhs]|Jk)$\"D\n\x07\x44\x65\x63lare\x12\x39\n\x0b\x64\x65\x63laration\x18\x01 \x01(\x0e\x32\x18.feltline.v1.DeclarationB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\"X\n\x0b\x41\x63tResponse\x12\x13\n\x0bhand_number\x18\x01 \x01(\x04\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.feltline.v1.Event2G\n\x0bPlayService\x12\x38\n\x03\x41\x63t\x12\x17.feltline.v1.ActRequest\x1a\x18.feltline.v1.ActResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x66\x65ltline/v1/play.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\"\xc8\x01\n\x11\x43ontributeRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\x0bhand_number\x18\x03 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12+\n\ncommitment\x18\n \x01(\tB\x15\xbaH\x12r\x10\x32\x0e^[0-9a-f]{64}$H\x00\x12\x1f\n\x0c\x63ontribution\x18\x0b \x01(\x0c\x42\x07\xbaH\x04z\x02h H\x00\x42\r\n\x04step\x12\x05\xbaH\x02\x08\x01\"G\n\x12\x43ontributeResponse\x12\x31\n\x07receipt\x18\x01 \x01(\x0b\x32 .feltline.v1.ContributionReceipt\"m\n\x13\x43ontributionReceipt\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08position\x18\x02 \x01(\x04\x12\x0c\n\x04link\x18\x03 \x01(\t\x12\x11\n\tsignature\x18\x04 \x01(\t\x12\x12\n\npublic_key\x18\x05 \x01(\t\"\xe6\x03\n\nActRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\x0bhand_number\x18\x03 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12\x19\n\x08sequence\x18\x04 \x01(\x04\x42\x07\xbaH\x04\x32\x02(\x01\x12#\n\x05\x63heck\x18\n \x01(\x0b\x32\x12.feltline.v1.CheckH\x00\x12!\n\x04\x63\x61ll\x18\x0b \x01(\x0b\x32\x11.feltline.v1.CallH\x00\x12\x1f\n\x03\x62\x65t\x18\x0c \x01(\x0b\x32\x10.feltline.v1.BetH\x00\x12\'\n\traise_bet\x18\r \x01(\x0b\x32\x12.feltline.v1.RaiseH\x00\x12!\n\x04\x66old\x18\x0e \x01(\x0b\x32\x11.feltline.v1.FoldH\x00\x12)\n\x08\x63omplete\x18\x0f \x01(\x0b\x32\x15.feltline.v1.CompleteH\x00\x12(\n\x08\x62ring_in\x18\x10 \x01(\x0b\x32\x14.feltline.v1.BringInH\x00\x12!\n\x04\x64raw\x18\x11 \x01(\x0b\x32\x11.feltline.v1.DrawH\x00\x12\'\n\x07\x64\x65\x63lare\x18\x12 \x01(\x0b\x32\x14.feltline.v1.DeclareH\x00\x42\x0f\n\x06\x61\x63tion\x12\x05\xbaH\x02\x08\x01\"\x07\n\x05\x43heck\"\x06\n\x04\x43\x61ll\"!\n\x03\x42\x65t\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"#\n\x05Raise\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"\x06\n\x04\x46old\"&\n\x08\x43omplete\x12\x1a\n\x02to\x18\x01 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\"\t\n\x07\x42ringIn\"A\n\x04\x44raw\x12\x39\n\x08\x64iscards\x18\x01 \x03(\tB\'\xbaH$\x92\x01!\x10\x05\x18\x01\"\x1br\x19\x32\x17^([2-9TJQKA][cdhs]|Jk)$\"D\n\x07\x44\x65\x63lare\x12\x39\n\x0b\x64\x65\x63laration\x18\x01 \x01(\x0e\x32\x18.feltline.v1.DeclarationB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\"X\n\x0b\x41\x63tResponse\x12\x13\n\x0bhand_number\x18\x01 \x01(\x04\x12\x10\n\x08sequence\x18\x02 \x01(\x04\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.feltline.v1.Event2\x96\x01\n\x0bPlayService\x12\x38\n\x03\x41\x63t\x12\x17.feltline.v1.ActRequest\x1a\x18.feltline.v1.ActResponse\x12M\n\nContribute\x12\x1e.feltline.v1.ContributeRequest\x1a\x1f.feltline.v1.ContributeResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +36,18 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'feltline_protos.v1.play_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017com.feltline.v1P\001Z\026feltline/v1;feltlinev1\252\002\013Feltline.V1'
+  _globals['_CONTRIBUTEREQUEST'].oneofs_by_name['step']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].oneofs_by_name['step']._serialized_options = b'\272H\002\010\001'
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['table_id']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\005r\003\260\001\001'
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['request_id']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['request_id']._serialized_options = b'\272H\005r\003\260\001\001'
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['hand_number']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['hand_number']._serialized_options = b'\272H\0042\002(\001'
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['commitment']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['commitment']._serialized_options = b'\272H\022r\0202\016^[0-9a-f]{64}$'
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['contribution']._loaded_options = None
+  _globals['_CONTRIBUTEREQUEST'].fields_by_name['contribution']._serialized_options = b'\272H\004z\002h '
   _globals['_ACTREQUEST'].oneofs_by_name['action']._loaded_options = None
   _globals['_ACTREQUEST'].oneofs_by_name['action']._serialized_options = b'\272H\002\010\001'
   _globals['_ACTREQUEST'].fields_by_name['table_id']._loaded_options = None
@@ -56,28 +68,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DRAW'].fields_by_name['discards']._serialized_options = b'\272H$\222\001!\020\005\030\001\"\033r\0312\027^([2-9TJQKA][cdhs]|Jk)$'
   _globals['_DECLARE'].fields_by_name['declaration']._loaded_options = None
   _globals['_DECLARE'].fields_by_name['declaration']._serialized_options = b'\272H\007\202\001\004\020\001 \000'
-  _globals['_ACTREQUEST']._serialized_start=121
-  _globals['_ACTREQUEST']._serialized_end=607
-  _globals['_CHECK']._serialized_start=609
-  _globals['_CHECK']._serialized_end=616
-  _globals['_CALL']._serialized_start=618
-  _globals['_CALL']._serialized_end=624
-  _globals['_BET']._serialized_start=626
-  _globals['_BET']._serialized_end=659
-  _globals['_RAISE']._serialized_start=661
-  _globals['_RAISE']._serialized_end=696
-  _globals['_FOLD']._serialized_start=698
-  _globals['_FOLD']._serialized_end=704
-  _globals['_COMPLETE']._serialized_start=706
-  _globals['_COMPLETE']._serialized_end=744
-  _globals['_BRINGIN']._serialized_start=746
-  _globals['_BRINGIN']._serialized_end=755
-  _globals['_DRAW']._serialized_start=757
-  _globals['_DRAW']._serialized_end=822
-  _globals['_DECLARE']._serialized_start=824
-  _globals['_DECLARE']._serialized_end=892
-  _globals['_ACTRESPONSE']._serialized_start=894
-  _globals['_ACTRESPONSE']._serialized_end=982
-  _globals['_PLAYSERVICE']._serialized_start=984
-  _globals['_PLAYSERVICE']._serialized_end=1055
+  _globals['_CONTRIBUTEREQUEST']._serialized_start=121
+  _globals['_CONTRIBUTEREQUEST']._serialized_end=321
+  _globals['_CONTRIBUTERESPONSE']._serialized_start=323
+  _globals['_CONTRIBUTERESPONSE']._serialized_end=394
+  _globals['_CONTRIBUTIONRECEIPT']._serialized_start=396
+  _globals['_CONTRIBUTIONRECEIPT']._serialized_end=505
+  _globals['_ACTREQUEST']._serialized_start=508
+  _globals['_ACTREQUEST']._serialized_end=994
+  _globals['_CHECK']._serialized_start=996
+  _globals['_CHECK']._serialized_end=1003
+  _globals['_CALL']._serialized_start=1005
+  _globals['_CALL']._serialized_end=1011
+  _globals['_BET']._serialized_start=1013
+  _globals['_BET']._serialized_end=1046
+  _globals['_RAISE']._serialized_start=1048
+  _globals['_RAISE']._serialized_end=1083
+  _globals['_FOLD']._serialized_start=1085
+  _globals['_FOLD']._serialized_end=1091
+  _globals['_COMPLETE']._serialized_start=1093
+  _globals['_COMPLETE']._serialized_end=1131
+  _globals['_BRINGIN']._serialized_start=1133
+  _globals['_BRINGIN']._serialized_end=1142
+  _globals['_DRAW']._serialized_start=1144
+  _globals['_DRAW']._serialized_end=1209
+  _globals['_DECLARE']._serialized_start=1211
+  _globals['_DECLARE']._serialized_end=1279
+  _globals['_ACTRESPONSE']._serialized_start=1281
+  _globals['_ACTRESPONSE']._serialized_end=1369
+  _globals['_PLAYSERVICE']._serialized_start=1372
+  _globals['_PLAYSERVICE']._serialized_end=1522
 # @@protoc_insertion_point(module_scope)

@@ -22,6 +22,113 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
+class ContributeRequest(_message.Message):
+    """Contribute's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    CONTRIBUTION_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The table."""
+    request_id: _builtins.str
+    """A client-chosen UUID, new for each step and reused only to retry it."""
+    hand_number: _builtins.int
+    """The hand."""
+    commitment: _builtins.str
+    """The SHA-256 of the seat's 32 bytes, as 64 lowercase hex digits."""
+    contribution: _builtins.bytes
+    """The 32 bytes the seat committed to."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        hand_number: _builtins.int = ...,
+        commitment: _builtins.str = ...,
+        contribution: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "contribution", b"contribution", "step", b"step"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "contribution", b"contribution", "hand_number", b"hand_number", "request_id", b"request_id", "step", b"step", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_step: _TypeAlias = _typing.Literal["commitment", "contribution"]  # noqa: Y015
+    _WhichOneofArgType_step: _TypeAlias = _typing.Literal["step", b"step"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_step) -> _WhichOneofReturnType_step | None: ...
+
+Global___ContributeRequest: _TypeAlias = ContributeRequest  # noqa: Y015
+
+@_typing.final
+class ContributeResponse(_message.Message):
+    """Contribute's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def receipt(self) -> Global___ContributionReceipt:
+        """The server's receipt for the step."""
+
+    def __init__(
+        self,
+        *,
+        receipt: Global___ContributionReceipt | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["receipt", b"receipt"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributeResponse: _TypeAlias = ContributeResponse  # noqa: Y015
+
+@_typing.final
+class ContributionReceipt(_message.Message):
+    """The server's signature over its hand's chain just after a seat's
+    commitment or reveal was stored: the link at `position` covers every
+    record up to it, the seat's among them (docs/audit.md, The hash chain),
+    so a hand whose stream does not hold the seat's record at or before
+    `position`, under that link, is one the server's own key contradicts.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_ID_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
+    LINK_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    hand_id: _builtins.str
+    """The hand's stream id."""
+    position: _builtins.int
+    """The hand's position the link is at: the seat's record is at or before it."""
+    link: _builtins.str
+    """The chain's link at that position, 64 hex digits."""
+    signature: _builtins.str
+    """The Ed25519 signature of the link's 32 raw bytes, 128 hex digits."""
+    public_key: _builtins.str
+    """The key that made it, 64 hex digits."""
+    def __init__(
+        self,
+        *,
+        hand_id: _builtins.str = ...,
+        position: _builtins.int = ...,
+        link: _builtins.str = ...,
+        signature: _builtins.str = ...,
+        public_key: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_id", b"hand_id", "link", b"link", "position", b"position", "public_key", b"public_key", "signature", b"signature"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContributionReceipt: _TypeAlias = ContributionReceipt  # noqa: Y015
+
+@_typing.final
 class ActRequest(_message.Message):
     """Act's request."""
 

@@ -41,6 +41,11 @@ class PlayServiceStub:
                 request_serializer=feltline_dot_v1_dot_play__pb2.ActRequest.SerializeToString,
                 response_deserializer=feltline_dot_v1_dot_play__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.Contribute = channel.unary_unary(
+                '/feltline.v1.PlayService/Contribute',
+                request_serializer=feltline_dot_v1_dot_play__pb2.ContributeRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_play__pb2.ContributeResponse.FromString,
+                _registered_method=True)
 
 
 class PlayServiceServicer:
@@ -62,6 +67,20 @@ class PlayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Contribute(self, request, context):
+        """A seat's contribution to its hand's deck (feltline-deck-v2,
+        docs/deck.md): first its commitment, then, once the commitments are
+        closed, the 32 bytes it committed to. Player only, for its own seat.
+        Refused with INVALID_ARGUMENT (ILLEGAL_CONTRIBUTION) for bytes that do
+        not hash to the seat's commitment; with FAILED_PRECONDITION
+        (WRONG_PHASE) outside the window the step is open in, or at a table
+        whose seats do not contribute; with PERMISSION_DENIED (NOT_YOUR_SEAT)
+        for a seat not dealt in. The answer is the server's signed receipt.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -69,6 +88,11 @@ def add_PlayServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=feltline_dot_v1_dot_play__pb2.ActRequest.FromString,
                     response_serializer=feltline_dot_v1_dot_play__pb2.ActResponse.SerializeToString,
+            ),
+            'Contribute': grpc.unary_unary_rpc_method_handler(
+                    servicer.Contribute,
+                    request_deserializer=feltline_dot_v1_dot_play__pb2.ContributeRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_play__pb2.ContributeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -99,6 +123,33 @@ class PlayService:
             '/feltline.v1.PlayService/Act',
             feltline_dot_v1_dot_play__pb2.ActRequest.SerializeToString,
             feltline_dot_v1_dot_play__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Contribute(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.PlayService/Contribute',
+            feltline_dot_v1_dot_play__pb2.ContributeRequest.SerializeToString,
+            feltline_dot_v1_dot_play__pb2.ContributeResponse.FromString,
             options,
             channel_credentials,
             insecure,

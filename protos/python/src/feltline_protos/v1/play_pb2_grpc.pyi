@@ -45,6 +45,16 @@ class PlayServiceStub:
     declaring step (its StreetBegan) while the hand is still in that step
     and the seat has not declared, even if others have declared since.
     """
+    Contribute: _grpc.UnaryUnaryMultiCallable[_play_pb2.ContributeRequest, _play_pb2.ContributeResponse]
+    """A seat's contribution to its hand's deck (feltline-deck-v2,
+    docs/deck.md): first its commitment, then, once the commitments are
+    closed, the 32 bytes it committed to. Player only, for its own seat.
+    Refused with INVALID_ARGUMENT (ILLEGAL_CONTRIBUTION) for bytes that do
+    not hash to the seat's commitment; with FAILED_PRECONDITION
+    (WRONG_PHASE) outside the window the step is open in, or at a table
+    whose seats do not contribute; with PERMISSION_DENIED (NOT_YOUR_SEAT)
+    for a seat not dealt in. The answer is the server's signed receipt.
+    """
 
 @_typing.type_check_only
 class PlayServiceAsyncStub(PlayServiceStub):
@@ -61,6 +71,16 @@ class PlayServiceAsyncStub(PlayServiceStub):
     it is accepted from any sequence at or after the start of the current
     declaring step (its StreetBegan) while the hand is still in that step
     and the seat has not declared, even if others have declared since.
+    """
+    Contribute: _aio.UnaryUnaryMultiCallable[_play_pb2.ContributeRequest, _play_pb2.ContributeResponse]  # type: ignore[assignment]
+    """A seat's contribution to its hand's deck (feltline-deck-v2,
+    docs/deck.md): first its commitment, then, once the commitments are
+    closed, the 32 bytes it committed to. Player only, for its own seat.
+    Refused with INVALID_ARGUMENT (ILLEGAL_CONTRIBUTION) for bytes that do
+    not hash to the seat's commitment; with FAILED_PRECONDITION
+    (WRONG_PHASE) outside the window the step is open in, or at a table
+    whose seats do not contribute; with PERMISSION_DENIED (NOT_YOUR_SEAT)
+    for a seat not dealt in. The answer is the server's signed receipt.
     """
 
 class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -81,6 +101,22 @@ class PlayServiceServicer(metaclass=_abc_1.ABCMeta):
         it is accepted from any sequence at or after the start of the current
         declaring step (its StreetBegan) while the hand is still in that step
         and the seat has not declared, even if others have declared since.
+        """
+
+    @_abc_1.abstractmethod
+    def Contribute(
+        self,
+        request: _play_pb2.ContributeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_play_pb2.ContributeResponse, _abc.Awaitable[_play_pb2.ContributeResponse]]:
+        """A seat's contribution to its hand's deck (feltline-deck-v2,
+        docs/deck.md): first its commitment, then, once the commitments are
+        closed, the 32 bytes it committed to. Player only, for its own seat.
+        Refused with INVALID_ARGUMENT (ILLEGAL_CONTRIBUTION) for bytes that do
+        not hash to the seat's commitment; with FAILED_PRECONDITION
+        (WRONG_PHASE) outside the window the step is open in, or at a table
+        whose seats do not contribute; with PERMISSION_DENIED (NOT_YOUR_SEAT)
+        for a seat not dealt in. The answer is the server's signed receipt.
         """
 
 def add_PlayServiceServicer_to_server(servicer: PlayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

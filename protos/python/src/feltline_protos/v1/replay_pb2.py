@@ -30,7 +30,7 @@ from feltline_protos.v1 import tables_pb2 as feltline_dot_v1_dot_tables__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/replay.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\nHandResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x04\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x05 \x01(\x04\x12\x0b\n\x03won\x18\x06 \x01(\x04\"\x9d\x02\n\x0bHandSummary\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x13\n\x0bhand_number\x18\x03 \x01(\x04\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.Game\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x07 \x01(\r\x12&\n\x05seats\x18\x08 \x03(\x0b\x32\x17.feltline.v1.HandResult\x12\x0c\n\x04rake\x18\t \x01(\x04\x12\x11\n\tcancelled\x18\n \x01(\x08\"\x9b\x02\n\x10ListHandsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x1d\n\x08table_id\x18\x03 \x01(\tB\x0b\xbaH\x08r\x03\xb0\x01\x01\xd8\x01\x01\x12;\n\tplayer_id\x18\x04 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\"U\n\x11ListHandsResponse\x12\'\n\x05hands\x18\x01 \x03(\x0b\x32\x18.feltline.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x0eGetHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"]\n\x0fGetHandResponse\x12&\n\x04hand\x18\x01 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event\"3\n\x16StreamHandStepsRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"b\n\x17StreamHandStepsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.feltline.v1.HandView\".\n\x11VerifyHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"r\n\rVerifyFailure\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\tstream_id\x18\x03 \x01(\t\x12\x10\n\x08position\x18\x04 \x01(\x04\x12\x10\n\x08\x65xpected\x18\x05 \x01(\t\x12\r\n\x05\x66ound\x18\x06 \x01(\t\"\x8a\x01\n\x12VerifyHandResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12&\n\x04hand\x18\x02 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12,\n\x08\x66\x61ilures\x18\x03 \x03(\x0b\x32\x1a.feltline.v1.VerifyFailure\x12\x12\n\npublic_key\x18\x04 \x01(\t\"\xe4\x02\n\x12\x45xportHandsRequest\x12\x35\n\x06\x66ormat\x18\x01 \x01(\x0e\x32\x19.feltline.v1.ExportFormatB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\x12#\n\ttable_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\xe8\x07\"\x05r\x03\xb0\x01\x01\x12\"\n\x08hand_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\x90N\"\x05r\x03\xb0\x01\x01\x12\x43\n\nplayer_ids\x18\x04 \x03(\tB/\xbaH,\x92\x01)\x10\xe8\x07\"$r\"\x10\x01\x18@2\x1c^[A-Za-z0-9][A-Za-z0-9_.-]*$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x17\n\x04last\x18\x07 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\"^\n\x13\x45xportHandsResponse\x12\r\n\x05lines\x18\x01 \x03(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12*\n\x08left_out\x18\x03 \x03(\x0b\x32\x18.feltline.v1.LeftOutHand\".\n\x0bLeftOutHand\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"Q\n\x12RecallHandsRequest\x12;\n\tplayer_id\x18\x01 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\"\xd5\x01\n\x0cRecalledHand\x12\x0e\n\x06replay\x18\x01 \x01(\x08\x12\r\n\x05title\x18\x02 \x01(\t\x12&\n\x04hand\x18\x03 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.feltline.v1.HandResult\x12#\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x12.feltline.v1.Event\x12\"\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x12.feltline.v1.Event\"?\n\x13RecallHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.feltline.v1.RecalledHand*\xb1\x01\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45XPORT_FORMAT_FELTLINE_LOG\x10\x01\x12\x15\n\x11\x45XPORT_FORMAT_PHH\x10\x02\x12\x15\n\x11\x45XPORT_FORMAT_OHH\x10\x03\x12\x1c\n\x18\x45XPORT_FORMAT_POKERSTARS\x10\x04\x12\x16\n\x12\x45XPORT_FORMAT_HTML\x10\x05\x32\xf6\x03\n\rReplayService\x12J\n\tListHands\x12\x1d.feltline.v1.ListHandsRequest\x1a\x1e.feltline.v1.ListHandsResponse\x12\x44\n\x07GetHand\x12\x1b.feltline.v1.GetHandRequest\x1a\x1c.feltline.v1.GetHandResponse\x12^\n\x0fStreamHandSteps\x12#.feltline.v1.StreamHandStepsRequest\x1a$.feltline.v1.StreamHandStepsResponse0\x01\x12M\n\nVerifyHand\x12\x1e.feltline.v1.VerifyHandRequest\x1a\x1f.feltline.v1.VerifyHandResponse\x12R\n\x0b\x45xportHands\x12\x1f.feltline.v1.ExportHandsRequest\x1a .feltline.v1.ExportHandsResponse0\x01\x12P\n\x0bRecallHands\x12\x1f.feltline.v1.RecallHandsRequest\x1a .feltline.v1.RecallHandsResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/replay.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x18\x66\x65ltline/v1/events.proto\x1a\x18\x66\x65ltline/v1/tables.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\nHandResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\x16\n\x0estarting_stack\x18\x03 \x01(\x04\x12\x13\n\x0b\x66inal_stack\x18\x04 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x05 \x01(\x04\x12\x0b\n\x03won\x18\x06 \x01(\x04\"\x9d\x02\n\x0bHandSummary\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x13\n\x0bhand_number\x18\x03 \x01(\x04\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.Game\x12.\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x62utton\x18\x07 \x01(\r\x12&\n\x05seats\x18\x08 \x03(\x0b\x32\x17.feltline.v1.HandResult\x12\x0c\n\x04rake\x18\t \x01(\x04\x12\x11\n\tcancelled\x18\n \x01(\x08\"\x9b\x02\n\x10ListHandsRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x1d\n\x08table_id\x18\x03 \x01(\tB\x0b\xbaH\x08r\x03\xb0\x01\x01\xd8\x01\x01\x12;\n\tplayer_id\x18\x04 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\"U\n\x11ListHandsResponse\x12\'\n\x05hands\x18\x01 \x03(\x0b\x32\x18.feltline.v1.HandSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"+\n\x0eGetHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"\x8d\x01\n\x0fGetHandResponse\x12&\n\x04hand\x18\x01 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.feltline.v1.Event\x12.\n\tinclusion\x18\x03 \x01(\x0b\x32\x1b.feltline.v1.InclusionProof\"3\n\x16StreamHandStepsRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"b\n\x17StreamHandStepsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Event\x12$\n\x05state\x18\x02 \x01(\x0b\x32\x15.feltline.v1.HandView\".\n\x11VerifyHandRequest\x12\x19\n\x07hand_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"r\n\rVerifyFailure\x12\r\n\x05\x63heck\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\tstream_id\x18\x03 \x01(\t\x12\x10\n\x08position\x18\x04 \x01(\x04\x12\x10\n\x08\x65xpected\x18\x05 \x01(\t\x12\r\n\x05\x66ound\x18\x06 \x01(\t\"\x8a\x01\n\x12VerifyHandResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12&\n\x04hand\x18\x02 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12,\n\x08\x66\x61ilures\x18\x03 \x03(\x0b\x32\x1a.feltline.v1.VerifyFailure\x12\x12\n\npublic_key\x18\x04 \x01(\t\"\xe4\x02\n\x12\x45xportHandsRequest\x12\x35\n\x06\x66ormat\x18\x01 \x01(\x0e\x32\x19.feltline.v1.ExportFormatB\n\xbaH\x07\x82\x01\x04\x10\x01 \x00\x12#\n\ttable_ids\x18\x02 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\xe8\x07\"\x05r\x03\xb0\x01\x01\x12\"\n\x08hand_ids\x18\x03 \x03(\tB\x10\xbaH\r\x92\x01\n\x10\x90N\"\x05r\x03\xb0\x01\x01\x12\x43\n\nplayer_ids\x18\x04 \x03(\tB/\xbaH,\x92\x01)\x10\xe8\x07\"$r\"\x10\x01\x18@2\x1c^[A-Za-z0-9][A-Za-z0-9_.-]*$\x12\x38\n\nstart_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x36\n\x08\x65nd_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x08\xbaH\x05\xb2\x01\x02\x32\x00\x12\x17\n\x04last\x18\x07 \x01(\rB\t\xbaH\x06*\x04\x18\xc0\x84=\"^\n\x13\x45xportHandsResponse\x12\r\n\x05lines\x18\x01 \x03(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12*\n\x08left_out\x18\x03 \x03(\x0b\x32\x18.feltline.v1.LeftOutHand\".\n\x0bLeftOutHand\x12\x0f\n\x07hand_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"Q\n\x12RecallHandsRequest\x12;\n\tplayer_id\x18\x01 \x01(\tB(\xbaH%r#\x18@2\x1f^([A-Za-z0-9][A-Za-z0-9_.-]*)?$\"\x85\x02\n\x0cRecalledHand\x12\x0e\n\x06replay\x18\x01 \x01(\x08\x12\r\n\x05title\x18\x02 \x01(\t\x12&\n\x04hand\x18\x03 \x01(\x0b\x32\x18.feltline.v1.HandSummary\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\'\n\x06result\x18\x05 \x01(\x0b\x32\x17.feltline.v1.HandResult\x12#\n\x07\x63hoices\x18\x06 \x03(\x0b\x32\x12.feltline.v1.Event\x12\"\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x12.feltline.v1.Event\x12.\n\tinclusion\x18\x08 \x01(\x0b\x32\x1b.feltline.v1.InclusionProof\"?\n\x13RecallHandsResponse\x12(\n\x05hands\x18\x01 \x03(\x0b\x32\x19.feltline.v1.RecalledHand\"a\n\nCheckpoint\x12\x0c\n\x04note\x18\x01 \x01(\t\x12\x0e\n\x06origin\x18\x02 \x01(\t\x12\x0c\n\x04size\x18\x03 \x01(\x04\x12\x11\n\troot_hash\x18\x04 \x01(\x0c\x12\x14\n\x0cverifier_key\x18\x05 \x01(\t\"\x82\x01\n\x0eInclusionProof\x12\x0c\n\x04leaf\x18\x01 \x01(\t\x12\x12\n\nleaf_index\x18\x02 \x01(\x04\x12\x11\n\ttree_size\x18\x03 \x01(\x04\x12\x0e\n\x06hashes\x18\x04 \x03(\x0c\x12+\n\ncheckpoint\x18\x05 \x01(\x0b\x32\x17.feltline.v1.Checkpoint\"\x16\n\x14GetCheckpointRequest\"D\n\x15GetCheckpointResponse\x12+\n\ncheckpoint\x18\x01 \x01(\x0b\x32\x17.feltline.v1.Checkpoint\"\x19\n\x17WatchCheckpointsRequest\"G\n\x18WatchCheckpointsResponse\x12+\n\ncheckpoint\x18\x01 \x01(\x0b\x32\x17.feltline.v1.Checkpoint\"g\n\x1aGetConsistencyProofRequest\x12#\n\nfirst_size\x18\x01 \x01(\x04\x42\x0f\xbaH\x0c\x32\n\x18\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x12$\n\x0bsecond_size\x18\x02 \x01(\x04\x42\x0f\xbaH\x0c\x32\n\x18\xff\xff\xff\xff\xff\xff\xff\xff\x7f\"V\n\x1bGetConsistencyProofResponse\x12\x12\n\nfirst_size\x18\x01 \x01(\x04\x12\x13\n\x0bsecond_size\x18\x02 \x01(\x04\x12\x0e\n\x06hashes\x18\x03 \x03(\x0c\"S\n\x15\x41\x64\x64\x43osignatureRequest\x12\x19\n\x04note\x18\x01 \x01(\tB\x0b\xbaH\x08r\x06\x10\x01\x18\x80\x80\x04\x12\x1f\n\x0bwitness_key\x18\x02 \x01(\tB\n\xbaH\x07r\x05\x10\x01\x18\x80\x08\"E\n\x16\x41\x64\x64\x43osignatureResponse\x12+\n\ncheckpoint\x18\x01 \x01(\x0b\x32\x17.feltline.v1.Checkpoint*\xb1\x01\n\x0c\x45xportFormat\x12\x1d\n\x19\x45XPORT_FORMAT_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45XPORT_FORMAT_FELTLINE_LOG\x10\x01\x12\x15\n\x11\x45XPORT_FORMAT_PHH\x10\x02\x12\x15\n\x11\x45XPORT_FORMAT_OHH\x10\x03\x12\x1c\n\x18\x45XPORT_FORMAT_POKERSTARS\x10\x04\x12\x16\n\x12\x45XPORT_FORMAT_HTML\x10\x05\x32\xf6\x06\n\rReplayService\x12J\n\tListHands\x12\x1d.feltline.v1.ListHandsRequest\x1a\x1e.feltline.v1.ListHandsResponse\x12\x44\n\x07GetHand\x12\x1b.feltline.v1.GetHandRequest\x1a\x1c.feltline.v1.GetHandResponse\x12^\n\x0fStreamHandSteps\x12#.feltline.v1.StreamHandStepsRequest\x1a$.feltline.v1.StreamHandStepsResponse0\x01\x12M\n\nVerifyHand\x12\x1e.feltline.v1.VerifyHandRequest\x1a\x1f.feltline.v1.VerifyHandResponse\x12R\n\x0b\x45xportHands\x12\x1f.feltline.v1.ExportHandsRequest\x1a .feltline.v1.ExportHandsResponse0\x01\x12P\n\x0bRecallHands\x12\x1f.feltline.v1.RecallHandsRequest\x1a .feltline.v1.RecallHandsResponse\x12V\n\rGetCheckpoint\x12!.feltline.v1.GetCheckpointRequest\x1a\".feltline.v1.GetCheckpointResponse\x12\x61\n\x10WatchCheckpoints\x12$.feltline.v1.WatchCheckpointsRequest\x1a%.feltline.v1.WatchCheckpointsResponse0\x01\x12h\n\x13GetConsistencyProof\x12\'.feltline.v1.GetConsistencyProofRequest\x1a(.feltline.v1.GetConsistencyProofResponse\x12Y\n\x0e\x41\x64\x64\x43osignature\x12\".feltline.v1.AddCosignatureRequest\x1a#.feltline.v1.AddCosignatureResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -72,8 +72,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXPORTHANDSREQUEST'].fields_by_name['last']._serialized_options = b'\272H\006*\004\030\300\204='
   _globals['_RECALLHANDSREQUEST'].fields_by_name['player_id']._loaded_options = None
   _globals['_RECALLHANDSREQUEST'].fields_by_name['player_id']._serialized_options = b'\272H%r#\030@2\037^([A-Za-z0-9][A-Za-z0-9_.-]*)?$'
-  _globals['_EXPORTFORMAT']._serialized_start=2426
-  _globals['_EXPORTFORMAT']._serialized_end=2603
+  _globals['_GETCONSISTENCYPROOFREQUEST'].fields_by_name['first_size']._loaded_options = None
+  _globals['_GETCONSISTENCYPROOFREQUEST'].fields_by_name['first_size']._serialized_options = b'\272H\0142\n\030\377\377\377\377\377\377\377\377\177'
+  _globals['_GETCONSISTENCYPROOFREQUEST'].fields_by_name['second_size']._loaded_options = None
+  _globals['_GETCONSISTENCYPROOFREQUEST'].fields_by_name['second_size']._serialized_options = b'\272H\0142\n\030\377\377\377\377\377\377\377\377\177'
+  _globals['_ADDCOSIGNATUREREQUEST'].fields_by_name['note']._loaded_options = None
+  _globals['_ADDCOSIGNATUREREQUEST'].fields_by_name['note']._serialized_options = b'\272H\010r\006\020\001\030\200\200\004'
+  _globals['_ADDCOSIGNATUREREQUEST'].fields_by_name['witness_key']._loaded_options = None
+  _globals['_ADDCOSIGNATUREREQUEST'].fields_by_name['witness_key']._serialized_options = b'\272H\007r\005\020\001\030\200\010'
+  _globals['_EXPORTFORMAT']._serialized_start=3298
+  _globals['_EXPORTFORMAT']._serialized_end=3475
   _globals['_HANDRESULT']._serialized_start=181
   _globals['_HANDRESULT']._serialized_end=297
   _globals['_HANDSUMMARY']._serialized_start=300
@@ -84,30 +92,50 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTHANDSRESPONSE']._serialized_end=958
   _globals['_GETHANDREQUEST']._serialized_start=960
   _globals['_GETHANDREQUEST']._serialized_end=1003
-  _globals['_GETHANDRESPONSE']._serialized_start=1005
-  _globals['_GETHANDRESPONSE']._serialized_end=1098
-  _globals['_STREAMHANDSTEPSREQUEST']._serialized_start=1100
-  _globals['_STREAMHANDSTEPSREQUEST']._serialized_end=1151
-  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_start=1153
-  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_end=1251
-  _globals['_VERIFYHANDREQUEST']._serialized_start=1253
-  _globals['_VERIFYHANDREQUEST']._serialized_end=1299
-  _globals['_VERIFYFAILURE']._serialized_start=1301
-  _globals['_VERIFYFAILURE']._serialized_end=1415
-  _globals['_VERIFYHANDRESPONSE']._serialized_start=1418
-  _globals['_VERIFYHANDRESPONSE']._serialized_end=1556
-  _globals['_EXPORTHANDSREQUEST']._serialized_start=1559
-  _globals['_EXPORTHANDSREQUEST']._serialized_end=1915
-  _globals['_EXPORTHANDSRESPONSE']._serialized_start=1917
-  _globals['_EXPORTHANDSRESPONSE']._serialized_end=2011
-  _globals['_LEFTOUTHAND']._serialized_start=2013
-  _globals['_LEFTOUTHAND']._serialized_end=2059
-  _globals['_RECALLHANDSREQUEST']._serialized_start=2061
-  _globals['_RECALLHANDSREQUEST']._serialized_end=2142
-  _globals['_RECALLEDHAND']._serialized_start=2145
-  _globals['_RECALLEDHAND']._serialized_end=2358
-  _globals['_RECALLHANDSRESPONSE']._serialized_start=2360
-  _globals['_RECALLHANDSRESPONSE']._serialized_end=2423
-  _globals['_REPLAYSERVICE']._serialized_start=2606
-  _globals['_REPLAYSERVICE']._serialized_end=3108
+  _globals['_GETHANDRESPONSE']._serialized_start=1006
+  _globals['_GETHANDRESPONSE']._serialized_end=1147
+  _globals['_STREAMHANDSTEPSREQUEST']._serialized_start=1149
+  _globals['_STREAMHANDSTEPSREQUEST']._serialized_end=1200
+  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_start=1202
+  _globals['_STREAMHANDSTEPSRESPONSE']._serialized_end=1300
+  _globals['_VERIFYHANDREQUEST']._serialized_start=1302
+  _globals['_VERIFYHANDREQUEST']._serialized_end=1348
+  _globals['_VERIFYFAILURE']._serialized_start=1350
+  _globals['_VERIFYFAILURE']._serialized_end=1464
+  _globals['_VERIFYHANDRESPONSE']._serialized_start=1467
+  _globals['_VERIFYHANDRESPONSE']._serialized_end=1605
+  _globals['_EXPORTHANDSREQUEST']._serialized_start=1608
+  _globals['_EXPORTHANDSREQUEST']._serialized_end=1964
+  _globals['_EXPORTHANDSRESPONSE']._serialized_start=1966
+  _globals['_EXPORTHANDSRESPONSE']._serialized_end=2060
+  _globals['_LEFTOUTHAND']._serialized_start=2062
+  _globals['_LEFTOUTHAND']._serialized_end=2108
+  _globals['_RECALLHANDSREQUEST']._serialized_start=2110
+  _globals['_RECALLHANDSREQUEST']._serialized_end=2191
+  _globals['_RECALLEDHAND']._serialized_start=2194
+  _globals['_RECALLEDHAND']._serialized_end=2455
+  _globals['_RECALLHANDSRESPONSE']._serialized_start=2457
+  _globals['_RECALLHANDSRESPONSE']._serialized_end=2520
+  _globals['_CHECKPOINT']._serialized_start=2522
+  _globals['_CHECKPOINT']._serialized_end=2619
+  _globals['_INCLUSIONPROOF']._serialized_start=2622
+  _globals['_INCLUSIONPROOF']._serialized_end=2752
+  _globals['_GETCHECKPOINTREQUEST']._serialized_start=2754
+  _globals['_GETCHECKPOINTREQUEST']._serialized_end=2776
+  _globals['_GETCHECKPOINTRESPONSE']._serialized_start=2778
+  _globals['_GETCHECKPOINTRESPONSE']._serialized_end=2846
+  _globals['_WATCHCHECKPOINTSREQUEST']._serialized_start=2848
+  _globals['_WATCHCHECKPOINTSREQUEST']._serialized_end=2873
+  _globals['_WATCHCHECKPOINTSRESPONSE']._serialized_start=2875
+  _globals['_WATCHCHECKPOINTSRESPONSE']._serialized_end=2946
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_start=2948
+  _globals['_GETCONSISTENCYPROOFREQUEST']._serialized_end=3051
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_start=3053
+  _globals['_GETCONSISTENCYPROOFRESPONSE']._serialized_end=3139
+  _globals['_ADDCOSIGNATUREREQUEST']._serialized_start=3141
+  _globals['_ADDCOSIGNATUREREQUEST']._serialized_end=3224
+  _globals['_ADDCOSIGNATURERESPONSE']._serialized_start=3226
+  _globals['_ADDCOSIGNATURERESPONSE']._serialized_end=3295
+  _globals['_REPLAYSERVICE']._serialized_start=3478
+  _globals['_REPLAYSERVICE']._serialized_end=4364
 # @@protoc_insertion_point(module_scope)

@@ -293,6 +293,7 @@ class GetHandResponse(_message.Message):
 
     HAND_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    INCLUSION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hand(self) -> Global___HandSummary:
         """The hand in brief."""
@@ -301,15 +302,22 @@ class GetHandResponse(_message.Message):
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
         """Every event of the hand, in order, as the caller may see it."""
 
+    @_builtins.property
+    def inclusion(self) -> Global___InclusionProof:
+        """The hand's place in the transparency log, proved against a signed
+        checkpoint: a receipt to check offline. Unset for a hand not logged.
+        """
+
     def __init__(
         self,
         *,
         hand: Global___HandSummary | None = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
+        inclusion: Global___InclusionProof | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "inclusion", b"inclusion"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "hand", b"hand"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "hand", b"hand", "inclusion", b"inclusion"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -635,6 +643,7 @@ class RecalledHand(_message.Message):
     RESULT_FIELD_NUMBER: _builtins.int
     CHOICES_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    INCLUSION_FIELD_NUMBER: _builtins.int
     replay: _builtins.bool
     """Always true: this is a replay of a hand already played, not a hand in
     play. A client shows it as such.
@@ -663,6 +672,10 @@ class RecalledHand(_message.Message):
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
         """Every event of the hand as the player may see it."""
 
+    @_builtins.property
+    def inclusion(self) -> Global___InclusionProof:
+        """The hand's place in the transparency log (as in GetHandResponse)."""
+
     def __init__(
         self,
         *,
@@ -673,10 +686,11 @@ class RecalledHand(_message.Message):
         result: Global___HandResult | None = ...,
         choices: _abc.Iterable[_events_pb2.Event] | None = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
+        inclusion: Global___InclusionProof | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "result", b"result"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "inclusion", b"inclusion", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "events", b"events", "hand", b"hand", "replay", b"replay", "result", b"result", "seat", b"seat", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "events", b"events", "hand", b"hand", "inclusion", b"inclusion", "replay", b"replay", "result", b"result", "seat", b"seat", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -707,3 +721,278 @@ class RecallHandsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RecallHandsResponse: _TypeAlias = RecallHandsResponse  # noqa: Y015
+
+@_typing.final
+class Checkpoint(_message.Message):
+    """A signed checkpoint of the transparency log (docs/transparency.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NOTE_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    ROOT_HASH_FIELD_NUMBER: _builtins.int
+    VERIFIER_KEY_FIELD_NUMBER: _builtins.int
+    note: _builtins.str
+    """The signed note, exactly as signed: the checkpoint's text (origin line,
+    tree size, base64 root hash), a blank line, and its signature lines
+    (the server's, and any witness's cosignature it carries).
+    """
+    origin: _builtins.str
+    """The origin line: the log's name, and the server key's name in the note."""
+    size: _builtins.int
+    """The number of leaves (sealed hands) in the tree."""
+    root_hash: _builtins.bytes
+    """The tree's RFC 6962 root hash (32 bytes)."""
+    verifier_key: _builtins.str
+    """The server's note verifier key: `<origin>+<key id hex>+<base64(0x01 || public key)>`."""
+    def __init__(
+        self,
+        *,
+        note: _builtins.str = ...,
+        origin: _builtins.str = ...,
+        size: _builtins.int = ...,
+        root_hash: _builtins.bytes = ...,
+        verifier_key: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["note", b"note", "origin", b"origin", "root_hash", b"root_hash", "size", b"size", "verifier_key", b"verifier_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Checkpoint: _TypeAlias = Checkpoint  # noqa: Y015
+
+@_typing.final
+class InclusionProof(_message.Message):
+    """A hand's RFC 6962 inclusion proof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAF_FIELD_NUMBER: _builtins.int
+    LEAF_INDEX_FIELD_NUMBER: _builtins.int
+    TREE_SIZE_FIELD_NUMBER: _builtins.int
+    HASHES_FIELD_NUMBER: _builtins.int
+    CHECKPOINT_FIELD_NUMBER: _builtins.int
+    leaf: _builtins.str
+    """The hand's leaf, as hashed: `{"hand":"<hand id>","link":"<its seal's link>"}`."""
+    leaf_index: _builtins.int
+    """Its index in the tree, from 0."""
+    tree_size: _builtins.int
+    """The size of the tree the proof is for: the checkpoint's."""
+    @_builtins.property
+    def hashes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """The audit path, from the leaf up (32 bytes each)."""
+
+    @_builtins.property
+    def checkpoint(self) -> Global___Checkpoint:
+        """The signed checkpoint of that tree."""
+
+    def __init__(
+        self,
+        *,
+        leaf: _builtins.str = ...,
+        leaf_index: _builtins.int = ...,
+        tree_size: _builtins.int = ...,
+        hashes: _abc.Iterable[_builtins.bytes] | None = ...,
+        checkpoint: Global___Checkpoint | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint", "hashes", b"hashes", "leaf", b"leaf", "leaf_index", b"leaf_index", "tree_size", b"tree_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InclusionProof: _TypeAlias = InclusionProof  # noqa: Y015
+
+@_typing.final
+class GetCheckpointRequest(_message.Message):
+    """GetCheckpoint's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointRequest: _TypeAlias = GetCheckpointRequest  # noqa: Y015
+
+@_typing.final
+class GetCheckpointResponse(_message.Message):
+    """GetCheckpoint's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHECKPOINT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def checkpoint(self) -> Global___Checkpoint:
+        """The newest checkpoint."""
+
+    def __init__(
+        self,
+        *,
+        checkpoint: Global___Checkpoint | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCheckpointResponse: _TypeAlias = GetCheckpointResponse  # noqa: Y015
+
+@_typing.final
+class WatchCheckpointsRequest(_message.Message):
+    """WatchCheckpoints' request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchCheckpointsRequest: _TypeAlias = WatchCheckpointsRequest  # noqa: Y015
+
+@_typing.final
+class WatchCheckpointsResponse(_message.Message):
+    """WatchCheckpoints' response: one per checkpoint."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHECKPOINT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def checkpoint(self) -> Global___Checkpoint:
+        """A checkpoint, newer than the one before it on the stream."""
+
+    def __init__(
+        self,
+        *,
+        checkpoint: Global___Checkpoint | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchCheckpointsResponse: _TypeAlias = WatchCheckpointsResponse  # noqa: Y015
+
+@_typing.final
+class GetConsistencyProofRequest(_message.Message):
+    """GetConsistencyProof's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_SIZE_FIELD_NUMBER: _builtins.int
+    SECOND_SIZE_FIELD_NUMBER: _builtins.int
+    first_size: _builtins.int
+    """The smaller tree's size (a tree size is at most 2^63 - 1)."""
+    second_size: _builtins.int
+    """The larger tree's size; 0 for the newest checkpoint's."""
+    def __init__(
+        self,
+        *,
+        first_size: _builtins.int = ...,
+        second_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_size", b"first_size", "second_size", b"second_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetConsistencyProofRequest: _TypeAlias = GetConsistencyProofRequest  # noqa: Y015
+
+@_typing.final
+class GetConsistencyProofResponse(_message.Message):
+    """GetConsistencyProof's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_SIZE_FIELD_NUMBER: _builtins.int
+    SECOND_SIZE_FIELD_NUMBER: _builtins.int
+    HASHES_FIELD_NUMBER: _builtins.int
+    first_size: _builtins.int
+    """The smaller tree's size."""
+    second_size: _builtins.int
+    """The larger tree's size (the newest checkpoint's, if asked for 0)."""
+    @_builtins.property
+    def hashes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+        """The RFC 6962 consistency proof (32 bytes each)."""
+
+    def __init__(
+        self,
+        *,
+        first_size: _builtins.int = ...,
+        second_size: _builtins.int = ...,
+        hashes: _abc.Iterable[_builtins.bytes] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_size", b"first_size", "hashes", b"hashes", "second_size", b"second_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetConsistencyProofResponse: _TypeAlias = GetConsistencyProofResponse  # noqa: Y015
+
+@_typing.final
+class AddCosignatureRequest(_message.Message):
+    """AddCosignature's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NOTE_FIELD_NUMBER: _builtins.int
+    WITNESS_KEY_FIELD_NUMBER: _builtins.int
+    note: _builtins.str
+    """The checkpoint's signed note, with the witness's cosignature line."""
+    witness_key: _builtins.str
+    """The witness's cosigner verifier key:
+    `<name>+<key id hex>+<base64(0x04 || public key)>`.
+    """
+    def __init__(
+        self,
+        *,
+        note: _builtins.str = ...,
+        witness_key: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["note", b"note", "witness_key", b"witness_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AddCosignatureRequest: _TypeAlias = AddCosignatureRequest  # noqa: Y015
+
+@_typing.final
+class AddCosignatureResponse(_message.Message):
+    """AddCosignature's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHECKPOINT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def checkpoint(self) -> Global___Checkpoint:
+        """The checkpoint with every cosignature collected so far."""
+
+    def __init__(
+        self,
+        *,
+        checkpoint: Global___Checkpoint | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checkpoint", b"checkpoint"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AddCosignatureResponse: _TypeAlias = AddCosignatureResponse  # noqa: Y015

@@ -72,6 +72,26 @@ class ReplayServiceStub:
                 request_serializer=feltline_dot_v1_dot_replay__pb2.RecallHandsRequest.SerializeToString,
                 response_deserializer=feltline_dot_v1_dot_replay__pb2.RecallHandsResponse.FromString,
                 _registered_method=True)
+        self.GetCheckpoint = channel.unary_unary(
+                '/feltline.v1.ReplayService/GetCheckpoint',
+                request_serializer=feltline_dot_v1_dot_replay__pb2.GetCheckpointRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_replay__pb2.GetCheckpointResponse.FromString,
+                _registered_method=True)
+        self.WatchCheckpoints = channel.unary_stream(
+                '/feltline.v1.ReplayService/WatchCheckpoints',
+                request_serializer=feltline_dot_v1_dot_replay__pb2.WatchCheckpointsRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_replay__pb2.WatchCheckpointsResponse.FromString,
+                _registered_method=True)
+        self.GetConsistencyProof = channel.unary_unary(
+                '/feltline.v1.ReplayService/GetConsistencyProof',
+                request_serializer=feltline_dot_v1_dot_replay__pb2.GetConsistencyProofRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_replay__pb2.GetConsistencyProofResponse.FromString,
+                _registered_method=True)
+        self.AddCosignature = channel.unary_unary(
+                '/feltline.v1.ReplayService/AddCosignature',
+                request_serializer=feltline_dot_v1_dot_replay__pb2.AddCosignatureRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_replay__pb2.AddCosignatureResponse.FromString,
+                _registered_method=True)
 
 
 class ReplayServiceServicer:
@@ -141,6 +161,43 @@ class ReplayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCheckpoint(self, request, context):
+        """The transparency log's newest checkpoint (docs/transparency.md): the
+        size and root of the Merkle tree whose leaves are the sealed hands, in
+        the C2SP tlog-checkpoint format, signed by the server's key as a C2SP
+        signed note. Every hand sealed so far is logged and, if the tree grew
+        since the last checkpoint, a new one is signed first. Any role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchCheckpoints(self, request, context):
+        """The newest checkpoint, then each new one as it is signed (at an
+        interval while hands are sealed, or on a GetCheckpoint). Any role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetConsistencyProof(self, request, context):
+        """The RFC 6962 consistency proof that the log's tree of one size extends
+        its tree of a smaller one: what a witness checks before it cosigns. Any
+        role; sizes up to the newest checkpoint's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddCosignature(self, request, context):
+        """A witness hands back its cosignature (C2SP tlog-cosignature v1) of one
+        of the log's checkpoints; the server keeps it, and serves that
+        checkpoint with every cosignature collected (at most 16). Any role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReplayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -173,6 +230,26 @@ def add_ReplayServiceServicer_to_server(servicer, server):
                     servicer.RecallHands,
                     request_deserializer=feltline_dot_v1_dot_replay__pb2.RecallHandsRequest.FromString,
                     response_serializer=feltline_dot_v1_dot_replay__pb2.RecallHandsResponse.SerializeToString,
+            ),
+            'GetCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCheckpoint,
+                    request_deserializer=feltline_dot_v1_dot_replay__pb2.GetCheckpointRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_replay__pb2.GetCheckpointResponse.SerializeToString,
+            ),
+            'WatchCheckpoints': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchCheckpoints,
+                    request_deserializer=feltline_dot_v1_dot_replay__pb2.WatchCheckpointsRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_replay__pb2.WatchCheckpointsResponse.SerializeToString,
+            ),
+            'GetConsistencyProof': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetConsistencyProof,
+                    request_deserializer=feltline_dot_v1_dot_replay__pb2.GetConsistencyProofRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_replay__pb2.GetConsistencyProofResponse.SerializeToString,
+            ),
+            'AddCosignature': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddCosignature,
+                    request_deserializer=feltline_dot_v1_dot_replay__pb2.AddCosignatureRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_replay__pb2.AddCosignatureResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -344,6 +421,114 @@ class ReplayService:
             '/feltline.v1.ReplayService/RecallHands',
             feltline_dot_v1_dot_replay__pb2.RecallHandsRequest.SerializeToString,
             feltline_dot_v1_dot_replay__pb2.RecallHandsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.ReplayService/GetCheckpoint',
+            feltline_dot_v1_dot_replay__pb2.GetCheckpointRequest.SerializeToString,
+            feltline_dot_v1_dot_replay__pb2.GetCheckpointResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchCheckpoints(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/feltline.v1.ReplayService/WatchCheckpoints',
+            feltline_dot_v1_dot_replay__pb2.WatchCheckpointsRequest.SerializeToString,
+            feltline_dot_v1_dot_replay__pb2.WatchCheckpointsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetConsistencyProof(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.ReplayService/GetConsistencyProof',
+            feltline_dot_v1_dot_replay__pb2.GetConsistencyProofRequest.SerializeToString,
+            feltline_dot_v1_dot_replay__pb2.GetConsistencyProofResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddCosignature(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/feltline.v1.ReplayService/AddCosignature',
+            feltline_dot_v1_dot_replay__pb2.AddCosignatureRequest.SerializeToString,
+            feltline_dot_v1_dot_replay__pb2.AddCosignatureResponse.FromString,
             options,
             channel_credentials,
             insecure,

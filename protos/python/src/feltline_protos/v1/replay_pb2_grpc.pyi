@@ -74,6 +74,27 @@ class ReplayServiceStub:
     and final stack, every choice it made and what it bet and won. A
     player for itself; an auditor or an admin for any player.
     """
+    GetCheckpoint: _grpc.UnaryUnaryMultiCallable[_replay_pb2.GetCheckpointRequest, _replay_pb2.GetCheckpointResponse]
+    """The transparency log's newest checkpoint (docs/transparency.md): the
+    size and root of the Merkle tree whose leaves are the sealed hands, in
+    the C2SP tlog-checkpoint format, signed by the server's key as a C2SP
+    signed note. Every hand sealed so far is logged and, if the tree grew
+    since the last checkpoint, a new one is signed first. Any role.
+    """
+    WatchCheckpoints: _grpc.UnaryStreamMultiCallable[_replay_pb2.WatchCheckpointsRequest, _replay_pb2.WatchCheckpointsResponse]
+    """The newest checkpoint, then each new one as it is signed (at an
+    interval while hands are sealed, or on a GetCheckpoint). Any role.
+    """
+    GetConsistencyProof: _grpc.UnaryUnaryMultiCallable[_replay_pb2.GetConsistencyProofRequest, _replay_pb2.GetConsistencyProofResponse]
+    """The RFC 6962 consistency proof that the log's tree of one size extends
+    its tree of a smaller one: what a witness checks before it cosigns. Any
+    role; sizes up to the newest checkpoint's.
+    """
+    AddCosignature: _grpc.UnaryUnaryMultiCallable[_replay_pb2.AddCosignatureRequest, _replay_pb2.AddCosignatureResponse]
+    """A witness hands back its cosignature (C2SP tlog-cosignature v1) of one
+    of the log's checkpoints; the server keeps it, and serves that
+    checkpoint with every cosignature collected (at most 16). Any role.
+    """
 
 @_typing.type_check_only
 class ReplayServiceAsyncStub(ReplayServiceStub):
@@ -119,6 +140,27 @@ class ReplayServiceAsyncStub(ReplayServiceStub):
     first, each marked as a replay, with when it was played, its starting
     and final stack, every choice it made and what it bet and won. A
     player for itself; an auditor or an admin for any player.
+    """
+    GetCheckpoint: _aio.UnaryUnaryMultiCallable[_replay_pb2.GetCheckpointRequest, _replay_pb2.GetCheckpointResponse]  # type: ignore[assignment]
+    """The transparency log's newest checkpoint (docs/transparency.md): the
+    size and root of the Merkle tree whose leaves are the sealed hands, in
+    the C2SP tlog-checkpoint format, signed by the server's key as a C2SP
+    signed note. Every hand sealed so far is logged and, if the tree grew
+    since the last checkpoint, a new one is signed first. Any role.
+    """
+    WatchCheckpoints: _aio.UnaryStreamMultiCallable[_replay_pb2.WatchCheckpointsRequest, _replay_pb2.WatchCheckpointsResponse]  # type: ignore[assignment]
+    """The newest checkpoint, then each new one as it is signed (at an
+    interval while hands are sealed, or on a GetCheckpoint). Any role.
+    """
+    GetConsistencyProof: _aio.UnaryUnaryMultiCallable[_replay_pb2.GetConsistencyProofRequest, _replay_pb2.GetConsistencyProofResponse]  # type: ignore[assignment]
+    """The RFC 6962 consistency proof that the log's tree of one size extends
+    its tree of a smaller one: what a witness checks before it cosigns. Any
+    role; sizes up to the newest checkpoint's.
+    """
+    AddCosignature: _aio.UnaryUnaryMultiCallable[_replay_pb2.AddCosignatureRequest, _replay_pb2.AddCosignatureResponse]  # type: ignore[assignment]
+    """A witness hands back its cosignature (C2SP tlog-cosignature v1) of one
+    of the log's checkpoints; the server keeps it, and serves that
+    checkpoint with every cosignature collected (at most 16). Any role.
     """
 
 class ReplayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -198,6 +240,51 @@ class ReplayServiceServicer(metaclass=_abc_1.ABCMeta):
         first, each marked as a replay, with when it was played, its starting
         and final stack, every choice it made and what it bet and won. A
         player for itself; an auditor or an admin for any player.
+        """
+
+    @_abc_1.abstractmethod
+    def GetCheckpoint(
+        self,
+        request: _replay_pb2.GetCheckpointRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_replay_pb2.GetCheckpointResponse, _abc.Awaitable[_replay_pb2.GetCheckpointResponse]]:
+        """The transparency log's newest checkpoint (docs/transparency.md): the
+        size and root of the Merkle tree whose leaves are the sealed hands, in
+        the C2SP tlog-checkpoint format, signed by the server's key as a C2SP
+        signed note. Every hand sealed so far is logged and, if the tree grew
+        since the last checkpoint, a new one is signed first. Any role.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchCheckpoints(
+        self,
+        request: _replay_pb2.WatchCheckpointsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_replay_pb2.WatchCheckpointsResponse], _abc.AsyncIterator[_replay_pb2.WatchCheckpointsResponse]]:
+        """The newest checkpoint, then each new one as it is signed (at an
+        interval while hands are sealed, or on a GetCheckpoint). Any role.
+        """
+
+    @_abc_1.abstractmethod
+    def GetConsistencyProof(
+        self,
+        request: _replay_pb2.GetConsistencyProofRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_replay_pb2.GetConsistencyProofResponse, _abc.Awaitable[_replay_pb2.GetConsistencyProofResponse]]:
+        """The RFC 6962 consistency proof that the log's tree of one size extends
+        its tree of a smaller one: what a witness checks before it cosigns. Any
+        role; sizes up to the newest checkpoint's.
+        """
+
+    @_abc_1.abstractmethod
+    def AddCosignature(
+        self,
+        request: _replay_pb2.AddCosignatureRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_replay_pb2.AddCosignatureResponse, _abc.Awaitable[_replay_pb2.AddCosignatureResponse]]:
+        """A witness hands back its cosignature (C2SP tlog-cosignature v1) of one
+        of the log's checkpoints; the server keeps it, and serves that
+        checkpoint with every cosignature collected (at most 16). Any role.
         """
 
 def add_ReplayServiceServicer_to_server(servicer: ReplayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

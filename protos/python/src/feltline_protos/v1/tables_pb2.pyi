@@ -64,6 +64,10 @@ class _HandPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HandPhase.V
     """Draw-declare's declaration."""
     HAND_PHASE_ENDED: _HandPhase.ValueType  # 5
     """The hand is over."""
+    HAND_PHASE_COMMITTING: _HandPhase.ValueType  # 6
+    """feltline-deck-v2: the seats commit to their contributions to the deck."""
+    HAND_PHASE_REVEALING: _HandPhase.ValueType  # 7
+    """feltline-deck-v2: the seats that committed reveal their contributions."""
 
 class HandPhase(_HandPhase, metaclass=_HandPhaseEnumTypeWrapper):
     """What the current hand waits for."""
@@ -80,6 +84,10 @@ HAND_PHASE_DECLARING: HandPhase.ValueType  # 4
 """Draw-declare's declaration."""
 HAND_PHASE_ENDED: HandPhase.ValueType  # 5
 """The hand is over."""
+HAND_PHASE_COMMITTING: HandPhase.ValueType  # 6
+"""feltline-deck-v2: the seats commit to their contributions to the deck."""
+HAND_PHASE_REVEALING: HandPhase.ValueType  # 7
+"""feltline-deck-v2: the seats that committed reveal their contributions."""
 Global___HandPhase: _TypeAlias = HandPhase  # noqa: Y015
 
 @_typing.final
@@ -100,6 +108,7 @@ class Table(_message.Message):
     CARRIED_POT_FIELD_NUMBER: _builtins.int
     CURRENT_HAND_FIELD_NUMBER: _builtins.int
     VIEWER_SEAT_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table's id, a lowercase UUID assigned by the server."""
     display_name: _builtins.str
@@ -138,6 +147,13 @@ class Table(_message.Message):
     def current_hand(self) -> Global___HandView:
         """The hand being played; absent between hands."""
 
+    @_builtins.property
+    def turn(self) -> _common_pb2.RotationTurn:
+        """A mixed table: the game of the hand being played, or between hands of
+        the next one, its place in the rotation and the game after it; absent
+        at a table of one game.
+        """
+
     def __init__(
         self,
         *,
@@ -153,10 +169,11 @@ class Table(_message.Message):
         carried_pot: Global___CarriedPot | None = ...,
         current_hand: Global___HandView | None = ...,
         viewer_seat: _builtins.int | None = ...,
+        turn: _common_pb2.RotationTurn | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_button", b"_button", "_carried_pot", b"_carried_pot", "_current_hand", b"_current_hand", "_viewer_seat", b"_viewer_seat", "button", b"button", "carried_pot", b"carried_pot", "close_time", b"close_time", "config", b"config", "create_time", b"create_time", "current_hand", b"current_hand", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_button", b"_button", "_carried_pot", b"_carried_pot", "_current_hand", b"_current_hand", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "button", b"button", "carried_pot", b"carried_pot", "close_time", b"close_time", "config", b"config", "create_time", b"create_time", "current_hand", b"current_hand", "turn", b"turn", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_button", b"_button", "_carried_pot", b"_carried_pot", "_current_hand", b"_current_hand", "_viewer_seat", b"_viewer_seat", "button", b"button", "carried_pot", b"carried_pot", "close_time", b"close_time", "config", b"config", "create_time", b"create_time", "current_hand", b"current_hand", "display_name", b"display_name", "hands_dealt", b"hands_dealt", "seats", b"seats", "state", b"state", "table_id", b"table_id", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_button", b"_button", "_carried_pot", b"_carried_pot", "_current_hand", b"_current_hand", "_turn", b"_turn", "_viewer_seat", b"_viewer_seat", "button", b"button", "carried_pot", b"carried_pot", "close_time", b"close_time", "config", b"config", "create_time", b"create_time", "current_hand", b"current_hand", "display_name", b"display_name", "hands_dealt", b"hands_dealt", "seats", b"seats", "state", b"state", "table_id", b"table_id", "turn", b"turn", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__button: _TypeAlias = _typing.Literal["button"]  # noqa: Y015
     _WhichOneofArgType__button: _TypeAlias = _typing.Literal["_button", b"_button"]  # noqa: Y015
@@ -164,6 +181,8 @@ class Table(_message.Message):
     _WhichOneofArgType__carried_pot: _TypeAlias = _typing.Literal["_carried_pot", b"_carried_pot"]  # noqa: Y015
     _WhichOneofReturnType__current_hand: _TypeAlias = _typing.Literal["current_hand"]  # noqa: Y015
     _WhichOneofArgType__current_hand: _TypeAlias = _typing.Literal["_current_hand", b"_current_hand"]  # noqa: Y015
+    _WhichOneofReturnType__turn: _TypeAlias = _typing.Literal["turn"]  # noqa: Y015
+    _WhichOneofArgType__turn: _TypeAlias = _typing.Literal["_turn", b"_turn"]  # noqa: Y015
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
     @_typing.overload
@@ -172,6 +191,8 @@ class Table(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__carried_pot) -> _WhichOneofReturnType__carried_pot | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__current_hand) -> _WhichOneofReturnType__current_hand | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn) -> _WhichOneofReturnType__turn | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
 
@@ -585,7 +606,9 @@ class ListTablesRequest(_message.Message):
     state: Global___TableState.ValueType
     """Only tables in this state; unspecified for all."""
     game: _common_pb2.Game.ValueType
-    """Only tables of this game; unspecified for all."""
+    """Only tables dealing this game (a mixed table, any of its rotation's);
+    unspecified for all.
+    """
     def __init__(
         self,
         *,
