@@ -546,9 +546,9 @@ def seated_server(
     from feltline.api import convert, tokens
     from feltline.api.tokens import Role
     from feltline.audit.keys import Signer
-    from feltline.engine.events import Entropy
-    from feltline.engine.house import TableConfig
-    from feltline.engine.rules import Game, Rules
+    from feltline.engine.hand.events import Entropy
+    from feltline.engine.hand.rules import Game, Rules
+    from feltline.engine.table.house import TableConfig
 
     with tempfile.TemporaryDirectory(prefix="feltline-apibench-") as tmp:
         key = Path(tmp) / "bench.key"

@@ -84,8 +84,8 @@ from serving import cpu_seconds
 from feltline.api import convert, tokens
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client
 from feltline_client.bots import Casual, Player
 from feltline_protos.v1 import auth_pb2

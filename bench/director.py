@@ -22,8 +22,8 @@ import statistics
 import time
 from dataclasses import replace
 
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import Band, Level, Start, Tournament, WaitingToDeal
 
 

@@ -32,8 +32,8 @@ from pokerkit import (
     State,
 )
 
-from feltline.engine.events import PassedOut, Shown
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.events import PassedOut, Shown
+from feltline.engine.hand.rules import Game, Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
 

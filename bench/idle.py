@@ -101,8 +101,8 @@ def quiet_cores(pid: int, seconds: float) -> float:
 def run_feltline(tables: int, watchers: int, seconds: float) -> float:
     from feltline.api import convert, tokens
     from feltline.audit.keys import Signer
-    from feltline.engine.house import TableConfig
-    from feltline.engine.rules import Game, Rules
+    from feltline.engine.hand.rules import Game, Rules
+    from feltline.engine.table.house import TableConfig
 
     with tempfile.TemporaryDirectory(prefix="feltline-idlebench-") as tmp:
         key = Path(tmp) / "bench.key"

@@ -48,10 +48,10 @@ from feltline.audit import chain, keys  # noqa: E402
 from feltline.audit.codec import decode_event  # noqa: E402
 from feltline.audit.keys import Signer  # noqa: E402
 from feltline.audit.rerun import difference  # noqa: E402
-from feltline.engine.dealing import fresh_deck  # noqa: E402
-from feltline.engine.deck import shuffle  # noqa: E402
-from feltline.engine.events import Event, HandStarted  # noqa: E402
-from feltline.engine.rules import Game  # noqa: E402
+from feltline.engine.cards.deck import shuffle  # noqa: E402
+from feltline.engine.hand.dealing import fresh_deck  # noqa: E402
+from feltline.engine.hand.events import Event, HandStarted  # noqa: E402
+from feltline.engine.hand.rules import Game  # noqa: E402
 from feltline_replay import log  # noqa: E402
 from feltline_replay.canonical import canonical  # noqa: E402
 from feltline_replay.export import Selection, export, hand_id, plan  # noqa: E402

@@ -43,10 +43,10 @@ from eventsourcing.domain import Aggregate, event
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.commands import Act, Draw
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.histories import LoggedHand, phh

@@ -66,7 +66,7 @@ def register_figures(hands: int) -> None:
     from feltline.audit.keys import Signer
     from feltline.cardroom.register import Register
     from feltline.cardroom.room import Room
-    from feltline.engine.rules import Game
+    from feltline.engine.hand.rules import Game
     from feltline.store.config import StoreConfig
     from feltline.store.streams import Streams
     from tests.store.play import play

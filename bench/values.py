@@ -23,22 +23,22 @@ from pokerkit import EightOrBetterLowHand, StandardHighHand
 from treys import Card as TreysCard
 from treys import Evaluator
 
-from feltline.engine.cards import STANDARD_DECK
-from feltline.engine.values import eight_or_better, high
+from feltline.engine.cards.card import STANDARD_DECK
+from feltline.engine.cards.values import eight_or_better, high
 
 PASSES = 5
 IMPORT_TIME = """
 import time
 start = time.perf_counter()
-import feltline.engine.values
-feltline.engine.values.build_tables()
+import feltline.engine.cards.values
+feltline.engine.cards.values.build_tables()
 print(time.perf_counter() - start)
 """
 IMPORT_MEMORY = """
 import tracemalloc
 tracemalloc.start()
-import feltline.engine.values
-feltline.engine.values.build_tables()
+import feltline.engine.cards.values
+feltline.engine.cards.values.build_tables()
 current, peak = tracemalloc.get_traced_memory()
 print(current, peak)
 """

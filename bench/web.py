@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests' real server
 
 from feltline.api import convert  # noqa: E402
-from feltline.engine.house import TableConfig  # noqa: E402
-from feltline.engine.rules import Game  # noqa: E402
+from feltline.engine.hand.rules import Game  # noqa: E402
+from feltline.engine.table.house import TableConfig  # noqa: E402
 from feltline_client import Client  # noqa: E402
 from feltline_protos.v1 import tables_pb2  # noqa: E402
 from tests.client.real_server import running  # noqa: E402

@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.rules import Game, Rules
 
 TABLES = {game: Rules.house(game) for game in Game}

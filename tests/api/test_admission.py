@@ -20,8 +20,8 @@ from feltline.api.admission import RETRY, Admission
 from feltline.api.app import Feltline
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import auth_pb2
 from tests.tables import TABLES

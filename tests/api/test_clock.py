@@ -15,8 +15,8 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.deadlines import Deadlines
 from feltline.cardroom.room import Room
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.faults import StoreFull
 from tests.tables import TABLES
 

@@ -12,8 +12,8 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import FeltlineError
 from feltline_protos.v1 import auth_pb2, tables_pb2, watch_pb2

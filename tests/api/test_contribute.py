@@ -14,11 +14,11 @@ import pytest
 
 from feltline.api import convert
 from feltline.audit import keys
-from feltline.engine.deck import deck_seed
-from feltline.engine.events import Entropy
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
+from feltline.engine.cards.deck import deck_seed
+from feltline.engine.hand.events import Entropy
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError
 from feltline_client.bots import Player
 from feltline_protos.v1 import auth_pb2, errors_pb2, events_pb2
@@ -135,7 +135,7 @@ def test_bots_contribute_by_themselves_and_every_hand_uses_their_bytes(live: Liv
     cancelled) only because the SDK's bots commit and reveal on their own."""
     import threading
 
-    from feltline.engine.events import ContributionRevealed, HandEnded
+    from feltline.engine.hand.events import ContributionRevealed, HandEnded
     from feltline_client.bots import CallingStation
 
     admin = live.client(ADMIN)
@@ -250,7 +250,7 @@ def test_feltline_play_contributes_for_the_person_at_the_keyboard(live: Live) ->
     from datetime import UTC, datetime, timedelta
 
     from feltline.api import tokens
-    from feltline.engine.events import ContributionRevealed, HandEnded
+    from feltline.engine.hand.events import ContributionRevealed, HandEnded
     from feltline_client.bots import CallingStation
     from feltline_client.terminal import main
 

@@ -17,12 +17,12 @@ import pytest
 from feltline.audit.keys import Signer
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
-from feltline.engine.deck import CONTRIBUTED_ALGORITHM, DECK_ALGORITHM, deck_seed
+from feltline.engine.cards.deck import CONTRIBUTED_ALGORITHM, DECK_ALGORITHM, deck_seed
 from feltline.engine.errors import IllegalContribution
-from feltline.engine.events import Entropy, HandStarted
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
+from feltline.engine.hand.events import Entropy, HandStarted
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
+from feltline.engine.table.house import TableConfig
 from feltline_replay.cli import main
 from feltline_replay.export import hand_id
 from tests.tables import TABLES

@@ -15,13 +15,14 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-import feltline.engine.events as hand
 from feltline.api.convert import Where, rules, table_config, to_proto
-from feltline.engine import table
-from feltline.engine.cards import parse_cards
-from feltline.engine.house import TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.values import System
+from feltline.engine.cards.card import parse_cards
+from feltline.engine.cards.values import System
+from feltline.engine.hand import events as hand
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table import events as table_events
+from feltline.engine.table import state as table_state
+from feltline.engine.table.house import TableConfig, TimeCharge
 from feltline_protos.v1 import common_pb2, events_pb2
 
 # As in tests/protos/test_events.py: engine names the contract spells otherwise.
@@ -82,7 +83,7 @@ SAMPLES: list[hand.Event] = [
     hand.PotAwarded(1, 300, (1, 3), 15, (hand.Share(1, 285, "scoop", "a straight flush"),)),
     hand.PassedOut(((1, 10), (3, 15)), 5),
     hand.HandEnded(((1, 400), (3, 805)), bytes(range(32)), 15, cancelled=True),
-    table.TableOpened(
+    table_events.TableOpened(
         TableConfig(
             dataclasses.replace(STUD, rake=None),
             8,
@@ -96,24 +97,28 @@ SAMPLES: list[hand.Event] = [
         1_900_000_000,
         "Friday stud",
     ),
-    table.SatDown(4, "carol", 300, 1_900_000_100, table.Entry.POSTING),
-    table.JoinedPot(4, 30),
-    table.ChipsAdded(4, 50),
-    table.LeavingAfterHand(4),
-    table.SatOut(4),
-    table.SatIn(4, table.Entry.WAITING),
-    table.StoodUp(4, "carol", 380, forfeited=12),
-    table.TimeCharged(1, 6, 3),
-    table.HandDealt(
+    table_events.SatDown(4, "carol", 300, 1_900_000_100, table_state.Entry.POSTING),
+    table_events.JoinedPot(4, 30),
+    table_events.ChipsAdded(4, 50),
+    table_events.LeavingAfterHand(4),
+    table_events.SatOut(4),
+    table_events.SatIn(4, table_state.Entry.WAITING),
+    table_events.StoodUp(4, "carol", 380, forfeited=12),
+    table_events.TimeCharged(1, 6, 3),
+    table_events.HandDealt(
         12,
         1_900_000_200,
         hand.Deal(3, SEATS, antes=False, small_blind=1, big_blind=3, extra_big_blinds=(4,), dead=9),
         "ab" * 32,
     ),
-    table.HandFinished(((1, 400), (3, 805)), rake=15, passed_out=True, carried=((1, 5),), dead=2),
-    table.CarriedPotWon(3, 60),
-    table.StakesChanged(Stakes(Structure.FIXED_LIMIT, 20, 40, ante=5, bring_in=5, raise_cap=4)),
-    table.TableClosed(1_900_000_300, "maintenance"),
+    table_events.HandFinished(
+        ((1, 400), (3, 805)), rake=15, passed_out=True, carried=((1, 5),), dead=2
+    ),
+    table_events.CarriedPotWon(3, 60),
+    table_events.StakesChanged(
+        Stakes(Structure.FIXED_LIMIT, 20, 40, ante=5, bring_in=5, raise_cap=4)
+    ),
+    table_events.TableClosed(1_900_000_300, "maintenance"),
 ]
 
 
@@ -122,11 +127,11 @@ def _engine_events() -> set[type[hand.Event]]:
     dataclass leaves its first draft among ``__subclasses__()``)."""
     return {
         value
-        for module in (hand, table)
+        for module in (hand, table_events)
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, hand.Event)
-        and value not in (hand.Event, table.TableEvent)
+        and value not in (hand.Event, table_events.TableEvent)
         and value.__module__ == module.__name__
     }
 
@@ -202,7 +207,7 @@ def test_each_event_fills_its_case_with_every_field(event: hand.Event) -> None:
     assert message.WhichOneof("kind") == case
     assert (message.table_id, message.sequence, message.redacted) == ("table-1", 17, True)
     assert message.time.ToDatetime(tzinfo=UTC) == when
-    if isinstance(event, table.TableEvent):
+    if isinstance(event, table_events.TableEvent):
         assert (message.hand_number, message.hand_id) == (0, "")
     else:
         assert (message.hand_number, message.hand_id) == (4, "hand-4")
@@ -210,7 +215,7 @@ def test_each_event_fills_its_case_with_every_field(event: hand.Event) -> None:
 
 
 def test_a_dealt_hand_carries_the_id_of_the_hand_it_deals() -> None:
-    dealt = next(e for e in SAMPLES if isinstance(e, table.HandDealt))
+    dealt = next(e for e in SAMPLES if isinstance(e, table_events.HandDealt))
     message = to_proto(dealt, Where("t", 3, hand_id="hand-12"))
     assert message.hand_dealt.hand_id == "hand-12"
     assert not message.HasField("time")  # no time given

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2, tables_pb2
 

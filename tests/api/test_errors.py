@@ -14,13 +14,13 @@ from feltline.api.errors import CODES, DOMAIN, INTERNAL_MESSAGE, ApiError, from_
 from feltline.api.tokens import Caller, ExpiredToken
 from feltline.domain.hand import CommandIdReused
 from feltline.engine import errors as engine
-from feltline.engine import table
-from feltline.engine.commands import Draw, StartHand
 from feltline.engine.errors import IllegalDraw, Kind, RuleError
-from feltline.engine.events import Deal, SeatAtStart
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
+from feltline.engine.hand.commands import Draw, StartHand
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import Deal, SeatAtStart
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
+from feltline.engine.table import errors as table_errors
 from feltline.store.streams import Conflict
 from feltline_protos.v1 import auth_pb2, errors_pb2
 from tests.engine.players import choose
@@ -96,16 +96,16 @@ def _rule_errors() -> list[type[RuleError]]:
         cls = todo.pop()
         found.append(cls)
         todo.extend(cls.__subclasses__())
-    return [cls for cls in found if cls.__module__ in (engine.__name__, table.__name__)]
+    return [cls for cls in found if cls.__module__ in (engine.__name__, table_errors.__name__)]
 
 
 # Where the code is not the one the kind suggests, and why: the contract
 # lists GAME_OPTION under FAILED_PRECONDITION, and seeds and hand results
 # come from the server, so refusing one is the server's fault.
 NOT_BY_KIND = {
-    table.GameOptionError: grpc.StatusCode.FAILED_PRECONDITION,
-    table.SeedError: grpc.StatusCode.INTERNAL,
-    table.HandResultError: grpc.StatusCode.INTERNAL,
+    table_errors.GameOptionError: grpc.StatusCode.FAILED_PRECONDITION,
+    table_errors.SeedError: grpc.StatusCode.INTERNAL,
+    table_errors.HandResultError: grpc.StatusCode.INTERNAL,
 }
 
 
@@ -124,17 +124,17 @@ def test_every_rule_error_maps_by_its_kind(cls: type[RuleError]) -> None:
     ("error", "code", "reason"),
     [
         (engine.IllegalAmount("x"), "INVALID_ARGUMENT", "ILLEGAL_AMOUNT"),
-        (table.BuyInError("x"), "INVALID_ARGUMENT", "ILLEGAL_AMOUNT"),
+        (table_errors.BuyInError("x"), "INVALID_ARGUMENT", "ILLEGAL_AMOUNT"),
         (engine.IllegalDraw("x"), "INVALID_ARGUMENT", "ILLEGAL_DRAW"),
         (engine.ConfigError("x"), "INVALID_ARGUMENT", "INVALID_CONFIG"),
-        (table.NoSuchSeatError("x"), "INVALID_ARGUMENT", "INVALID_REQUEST"),
+        (table_errors.NoSuchSeatError("x"), "INVALID_ARGUMENT", "INVALID_REQUEST"),
         (engine.NotYourTurn("x"), "FAILED_PRECONDITION", "NOT_YOUR_TURN"),
         (engine.IllegalAction("x"), "FAILED_PRECONDITION", "ILLEGAL_ACTION"),
         (engine.WrongPhase("x"), "FAILED_PRECONDITION", "WRONG_PHASE"),
-        (table.HandInProgressError("x"), "FAILED_PRECONDITION", "WRONG_PHASE"),
-        (table.TableClosedError("x"), "FAILED_PRECONDITION", "TABLE_CLOSED"),
-        (table.SeatUnavailableError("x"), "FAILED_PRECONDITION", "SEAT_UNAVAILABLE"),
-        (table.GameOptionError("x"), "FAILED_PRECONDITION", "GAME_OPTION"),
+        (table_errors.HandInProgressError("x"), "FAILED_PRECONDITION", "WRONG_PHASE"),
+        (table_errors.TableClosedError("x"), "FAILED_PRECONDITION", "TABLE_CLOSED"),
+        (table_errors.SeatUnavailableError("x"), "FAILED_PRECONDITION", "SEAT_UNAVAILABLE"),
+        (table_errors.GameOptionError("x"), "FAILED_PRECONDITION", "GAME_OPTION"),
         (engine.NotInHand("x"), "PERMISSION_DENIED", "NOT_YOUR_SEAT"),
         (Conflict("x"), "ABORTED", "CONFLICT"),
         (CommandIdReused("x"), "ALREADY_EXISTS", "REQUEST_ID_REUSED"),

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from functools import reduce
 
 from feltline.api.feed import Feed, Stored
-from feltline.engine.events import Deal, Event
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.table import HandDealt, HandFinished
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import Deal, Event
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.events import HandDealt, HandFinished
 from tests.engine.stacked import deal
 
 TABLE = uuid.uuid4()

@@ -23,8 +23,8 @@ from structlog.testing import capture_logs
 from feltline.api import convert
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2

@@ -18,8 +18,8 @@ from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError
 from feltline_protos.v1 import accounts_pb2, auth_pb2, common_pb2, play_pb2, tables_pb2
 from tests.tables import TABLES

@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import FeltlineError
 from feltline_client.client import KEEPALIVE_MS
 from feltline_protos.v1 import auth_pb2, watch_pb2

@@ -24,8 +24,8 @@ from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id
-from feltline.engine.events import PotAwarded
-from feltline.engine.pot import collect
+from feltline.engine.hand.events import PotAwarded
+from feltline.engine.hand.pot import collect
 from feltline.projections.pots import LivePot, SeatInPot, TablePots
 from feltline.projections.projector import Projector
 from feltline.store.check import check

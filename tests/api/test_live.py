@@ -16,8 +16,8 @@ import pytest
 
 from feltline import demo
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player

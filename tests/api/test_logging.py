@@ -17,10 +17,10 @@ import structlog
 from feltline.api import convert, tokens
 from feltline.api.logging import HANDLER_NAME, configure, log_action
 from feltline.audit.keys import Signer
-from feltline.engine.cards import Card
-from feltline.engine.events import CardDealt
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.events import CardDealt
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2
 from tests.tables import TABLES

@@ -17,8 +17,8 @@ import pytest
 
 from feltline.api import convert
 from feltline.domain.ids import hand_id
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2, common_pb2, matches_pb2, replay_pb2, watch_pb2

@@ -36,9 +36,9 @@ from feltline.api.app import Feltline
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.domain.ids import hand_id
-from feltline.engine.events import Acted, Declared, Drew, HandEnded
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.events import Acted, Declared, Drew, HandEnded
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams

@@ -13,8 +13,8 @@ import pytest
 
 from feltline.api import convert
 from feltline.audit.rerun import replays
-from feltline.engine.house import Rotation, TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.house import Rotation, TableConfig
 from feltline.store.check import check
 from feltline_client import FeltlineError
 from feltline_protos.v1 import auth_pb2, common_pb2

@@ -11,8 +11,8 @@ import pytest
 
 from feltline.api import convert
 from feltline.api.app import Feltline
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from tests.tables import TABLES
 
 from .conftest import Live, open_store

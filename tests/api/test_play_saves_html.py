@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from feltline.api import convert, tokens
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client.bots import CallingStation, Player
 from feltline_client.terminal import main
 from feltline_protos.v1 import auth_pb2

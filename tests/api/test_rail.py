@@ -17,10 +17,10 @@ import pytest
 from feltline.api.rail import Rail
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.events import Action
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.tables import TABLES

@@ -8,9 +8,9 @@ import threading
 from uuid import UUID
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.table import HandDealt, SatDown
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.events import HandDealt, SatDown
+from feltline.engine.table.house import TableConfig
 from feltline_client.bots import CallingStation, Player
 from feltline_client.table import Move, Spot
 from feltline_protos.v1 import auth_pb2

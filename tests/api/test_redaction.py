@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 from feltline.api.convert import Where
 from feltline.api.redaction import Viewer, sees_down_cards, view, visible, withheld
 from feltline.api.tokens import Caller
-from feltline.engine.cards import Card
-from feltline.engine.commands import StartHand
+from feltline.engine.cards.card import Card
 from feltline.engine.errors import RuleError
-from feltline.engine.events import (
+from feltline.engine.games import VARIANTS
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.hand.decide import NEW_HAND, decide
+from feltline.engine.hand.events import (
     BoardDealt,
     CardDealt,
     Deal,
@@ -31,11 +33,9 @@ from feltline.engine.events import (
     Shown,
     StubReshuffled,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.games import VARIANTS
-from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
 from feltline_protos.v1 import auth_pb2, events_pb2
 from tests.engine.players import choose
 from tests.tables import TABLES

@@ -9,9 +9,9 @@ import time
 import grpc
 import pytest
 
-from feltline.engine.cards import deck
-from feltline.engine.deck import commitment, shuffle
-from feltline.engine.rules import Game
+from feltline.engine.cards.card import deck
+from feltline.engine.cards.deck import commitment, shuffle
+from feltline.engine.hand.rules import Game
 from feltline_protos.v1 import auth_pb2, watch_pb2
 
 from .conftest import Live

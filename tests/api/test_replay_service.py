@@ -26,7 +26,7 @@ from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
-from feltline.engine.deck import commitment
+from feltline.engine.cards.deck import commitment
 from feltline.projections.projector import Projector
 from feltline.store.config import StoreConfig
 from feltline_client import Client, FeltlineError

@@ -37,9 +37,9 @@ from feltline.api.watch import WatchServicer
 from feltline.audit.keys import Signer
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams

@@ -15,10 +15,8 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.table import (
-    Entry,
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.events import (
     HandDealt,
     HandFinished,
     LeavingAfterHand,
@@ -27,6 +25,8 @@ from feltline.engine.table import (
     StoodUp,
     TableEvent,
 )
+from feltline.engine.table.house import TableConfig
+from feltline.engine.table.state import Entry
 from feltline_client import FeltlineError
 from feltline_client.bots import CallingStation, Player
 from feltline_protos.v1 import auth_pb2, common_pb2, tables_pb2

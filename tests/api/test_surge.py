@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 import grpc
 
 from feltline.api import convert, tokens
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_protos.v1 import auth_pb2, watch_pb2, watch_pb2_grpc
 from tests.tables import TABLES
 

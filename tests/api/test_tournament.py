@@ -21,8 +21,8 @@ from feltline.api.tournaments import tournament_message
 from feltline.audit.keys import Signer
 from feltline.domain.ids import tournament_table_id
 from feltline.engine.errors import RuleError
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError
 from feltline_client.bots import Casual, Player

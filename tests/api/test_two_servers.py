@@ -17,8 +17,8 @@ from feltline.api import convert, tokens
 from feltline.api.app import Feltline
 from feltline.api.tokens import Role
 from feltline.domain.ids import hand_id
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player

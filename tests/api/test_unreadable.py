@@ -18,8 +18,8 @@ from structlog.testing import capture_logs
 
 from feltline.api import convert
 from feltline.domain.ids import account_id, hand_id
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError, Seen
 from feltline_protos.v1 import auth_pb2, tables_pb2
 from tests.tables import TABLES

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from feltline.api import convert
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import FeltlineError
 from feltline_protos.v1 import auth_pb2
 from tests.tables import TABLES

@@ -29,8 +29,8 @@ from feltline.api.server import Server, Tls, service
 from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client
 from feltline_protos.v1 import auth_pb2, tables_pb2, tables_pb2_grpc
 from tests.client.real_server import make_certs

@@ -17,8 +17,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page
 
 from feltline.api import tokens
-from feltline.engine.events import CardDealt, Shown
-from feltline.engine.rules import Game
+from feltline.engine.hand.events import CardDealt, Shown
+from feltline.engine.hand.rules import Game
 from feltline_protos.v1 import auth_pb2, replay_pb2
 from tests.replay.test_html import browser
 

@@ -21,8 +21,8 @@ from playwright.sync_api import Browser
 from feltline.api import convert, tokens
 from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client
 from feltline_protos.v1 import auth_pb2
 from tests.replay.test_html import browser

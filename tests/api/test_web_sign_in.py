@@ -16,7 +16,7 @@ from playwright.sync_api import Browser
 
 from feltline import cli
 from feltline.api import tokens
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline_protos.v1 import auth_pb2, auth_pb2_grpc, common_pb2, tables_pb2, tables_pb2_grpc
 from tests.replay.test_html import browser
 

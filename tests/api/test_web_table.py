@@ -23,8 +23,8 @@ from playwright.sync_api import Browser, Page, Response
 
 from feltline.api import tokens
 from feltline.api.app import Feltline
-from feltline.engine.events import CardDealt, Shown
-from feltline.engine.rules import Game
+from feltline.engine.hand.events import CardDealt, Shown
+from feltline.engine.hand.rules import Game
 from feltline_protos.v1 import auth_pb2, common_pb2
 from tests.replay.test_html import browser
 

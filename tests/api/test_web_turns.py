@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page, Request
 
 from feltline.api import tokens
-from feltline.engine.events import Acted
-from feltline.engine.rules import Game
+from feltline.engine.hand.events import Acted
+from feltline.engine.hand.rules import Game
 from feltline_client import Seen
 from feltline_protos.v1 import auth_pb2, common_pb2, tables_pb2
 from tests.replay.test_html import browser

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
-from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Deal, Event, SeatAtStart
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.rules import Game, Rules
-from feltline.engine.state import Phase
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.hand.decide import NEW_HAND, decide
+from feltline.engine.hand.events import Deal, Event, SeatAtStart
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.hand.state import Phase
 from tests.engine.players import choose
 from tests.tables import TABLES
 

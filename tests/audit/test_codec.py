@@ -17,14 +17,37 @@ from feltline.audit.codec import (
     encode_command,
     encode_event,
 )
-from feltline.engine import table
-from feltline.engine.cards import Card
-from feltline.engine.commands import Draw
-from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.events import Acted, Action, Deal, Entropy, HandStarted, PassedOut, SeatAtStart
-from feltline.engine.house import DEFAULT_CONTRIBUTION_WINDOW_MS, TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.table import HandDealt
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import DECK_ALGORITHM
+from feltline.engine.hand.commands import Draw
+from feltline.engine.hand.events import (
+    Acted,
+    Action,
+    Deal,
+    Entropy,
+    HandStarted,
+    PassedOut,
+    SeatAtStart,
+)
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table import events as table_events
+from feltline.engine.table.commands import (
+    AddChips,
+    ChangeStakes,
+    CloseTable,
+    DealHand,
+    EndHand,
+    OpenTable,
+    SitDown,
+    SitIn,
+    SitOut,
+    StandUp,
+)
+from feltline.engine.table.decide import decide
+from feltline.engine.table.events import HandDealt, TableEvent, TableOpened
+from feltline.engine.table.evolve import evolve
+from feltline.engine.table.house import DEFAULT_CONTRIBUTION_WINDOW_MS, TableConfig, TimeCharge
+from feltline.engine.table.state import Table
 
 from .layouts import as_stored
 from .play import play
@@ -51,7 +74,7 @@ def _values(event: object) -> list[object]:
 
 
 def test_every_engine_event_class_is_registered() -> None:
-    from feltline.engine import events
+    from feltline.engine.hand import events
 
     declared = {
         cls
@@ -182,7 +205,7 @@ def test_bad_data_is_refused_saying_what_is_wrong(
 
 def test_a_record_with_a_field_too_many_is_refused_even_where_its_init_decodes_it() -> None:
     from feltline.audit.codec import _decoder
-    from feltline.engine.pot import Pot
+    from feltline.engine.hand.pot import Pot
 
     with pytest.raises(CodecError) as refused:
         _decoder(Pot)({"amount": 5, "eligible": [1], "extra": 1})
@@ -221,32 +244,32 @@ def test_canonical_form_is_sorted_and_compact() -> None:
     )
 
 
-def _table_events() -> list[table.TableEvent]:
+def _table_events() -> list[TableEvent]:
     """One of each table event: a jackpots table's two passed deals."""
     rules = Rules(Game.JACKPOTS, Stakes(Structure.FIXED_LIMIT, small_bet=2, big_bet=4, ante=1))
-    state = table.Table()
-    made: list[table.TableEvent] = []
+    state = Table()
+    made: list[TableEvent] = []
     for command in (
-        table.OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0, name="Pots"),
-        table.SitDown(1, "ann", 50, at=0),
-        table.SitDown(2, "bob", 50, at=0),
-        table.AddChips(2, 10),
-        table.DealHand(at=5, seed=bytes(32)),
-        table.EndHand(((1, 48), (2, 58)), passed_out=PassedOut(((1, 1), (2, 1)), dead=0)),
-        table.SitDown(3, "cy", 50, at=6, join_pot=True),
-        table.DealHand(at=7, seed=bytes(32)),
-        table.SitOut(2),
-        table.SitIn(2),
-        table.StandUp(1),
-        table.EndHand(
+        OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0, name="Pots"),
+        SitDown(1, "ann", 50, at=0),
+        SitDown(2, "bob", 50, at=0),
+        AddChips(2, 10),
+        DealHand(at=5, seed=bytes(32)),
+        EndHand(((1, 48), (2, 58)), passed_out=PassedOut(((1, 1), (2, 1)), dead=0)),
+        SitDown(3, "cy", 50, at=6, join_pot=True),
+        DealHand(at=7, seed=bytes(32)),
+        SitOut(2),
+        SitIn(2),
+        StandUp(1),
+        EndHand(
             ((1, 47), (2, 57), (3, 47)), passed_out=PassedOut(((1, 2), (2, 2), (3, 2)), dead=0)
         ),
-        table.StandUp(3),
-        table.ChangeStakes(Stakes(Structure.FIXED_LIMIT, small_bet=4, big_bet=8, ante=2)),
-        table.CloseTable(at=9, reason="the night is over"),
+        StandUp(3),
+        ChangeStakes(Stakes(Structure.FIXED_LIMIT, small_bet=4, big_bet=8, ante=2)),
+        CloseTable(at=9, reason="the night is over"),
     ):
-        for event in table.decide(state, command):
-            state = table.evolve(state, event)
+        for event in decide(state, command):
+            state = evolve(state, event)
             made.append(event)
     return made
 
@@ -254,10 +277,8 @@ def _table_events() -> list[table.TableEvent]:
 def test_every_table_event_class_is_registered_and_survives_json() -> None:
     declared = {
         cls
-        for cls in vars(table).values()
-        if isinstance(cls, type)
-        and issubclass(cls, table.TableEvent)
-        and cls is not table.TableEvent
+        for cls in vars(table_events).values()
+        if isinstance(cls, type) and issubclass(cls, TableEvent) and cls is not TableEvent
     }
     assert declared == {cls for cls, _ in TABLE_EVENT_TYPES.values()}
     made = _table_events()
@@ -272,15 +293,15 @@ def test_every_table_event_class_is_registered_and_survives_json() -> None:
 def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
     stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
     config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
-    event = table.TableOpened(config, 3, "Friday")
+    event = TableOpened(config, 3, "Friday")
     name, version, data = encode_event(event, TABLE_EVENT_TYPES)
     assert (name, version) == ("TableOpened", 4)
     del data["name"]
     for field in ("seat_entropy", "contribution_window_ms", "rotation"):
         del data["config"][field]
     old = decode_event(name, 1, _through_json(data), TABLE_EVENT_TYPES)
-    assert old == table.TableOpened(config, 3, "")
-    assert table.evolve(table.Table(), old).name == ""
+    assert old == TableOpened(config, 3, "")
+    assert evolve(Table(), old).name == ""
 
 
 def test_settings_stored_before_seat_entropy_load_with_it_off() -> None:
@@ -290,14 +311,14 @@ def test_settings_stored_before_seat_entropy_load_with_it_off() -> None:
     config = TableConfig(
         Rules(Game.HOLDEM, stakes), 6, seat_entropy=Entropy.REQUIRED, contribution_window_ms=80
     ).validate()
-    name, version, data = encode_event(table.TableOpened(config, 3, "Friday"), TABLE_EVENT_TYPES)
+    name, version, data = encode_event(TableOpened(config, 3, "Friday"), TABLE_EVENT_TYPES)
     assert version == 4
     assert data["config"]["seat_entropy"] == "required"
     assert data["config"]["contribution_window_ms"] == 80
     for field in ("seat_entropy", "contribution_window_ms", "rotation"):
         del data["config"][field]
     old = decode_event(name, 2, _through_json(data), TABLE_EVENT_TYPES)
-    assert isinstance(old, table.TableOpened)
+    assert isinstance(old, TableOpened)
     assert old.config == replace(
         config, seat_entropy=Entropy.OFF, contribution_window_ms=DEFAULT_CONTRIBUTION_WINDOW_MS
     )
@@ -323,7 +344,7 @@ def test_settings_and_deals_stored_before_mixed_tables_load_with_one_game() -> N
     stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
     config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
     for types, event, name, old in (
-        (TABLE_EVENT_TYPES, table.TableOpened(config, 3, "Friday"), "TableOpened", 3),
+        (TABLE_EVENT_TYPES, TableOpened(config, 3, "Friday"), "TableOpened", 3),
         (
             MATCH_EVENT_TYPES,
             MatchCreated("m", config, ("t",), 1, 500, 1, ("ab" * 32,), "admin", 3),
@@ -342,7 +363,7 @@ def test_settings_and_deals_stored_before_mixed_tables_load_with_one_game() -> N
     assert UPCASTERS["TournamentCreated", 1]({"config": {"seats": 6}}) == {
         "config": {"seats": 6, "rotation": None}
     }
-    dealt = table.HandDealt(4, 78, Deal(1, ()), "12")
+    dealt = HandDealt(4, 78, Deal(1, ()), "12")
     _, version, data = encode_event(dealt, TABLE_EVENT_TYPES)
     del data["turn"]
     assert decode_event("HandDealt", 2, _through_json(data), TABLE_EVENT_TYPES) == dealt
@@ -352,7 +373,7 @@ def test_a_record_checked_after_its_init_is_decoded_through_it() -> None:
     """Events are decoded by setting their slots, as their own ``__init__``
     would; a record with a ``__post_init__`` goes through both."""
     from feltline.audit.codec import _decoder
-    from feltline.engine.pot import Pot
+    from feltline.engine.hand.pot import Pot
 
     assert _decoder(Pot)({"amount": 5, "eligible": [1, 3]}) == Pot(5, (1, 3))
     with pytest.raises(ValueError, match="cannot hold"):

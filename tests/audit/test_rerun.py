@@ -9,10 +9,10 @@ import random
 import pytest
 
 from feltline.audit.rerun import Difference, commands, difference, replays
-from feltline.engine.commands import Act, Cancel
-from feltline.engine.events import Acted, Action, BetsCollected, Event, HandEnded, PotAwarded
-from feltline.engine.hand import NEW_HAND, play
-from feltline.engine.rules import Game
+from feltline.engine.hand.commands import Act, Cancel
+from feltline.engine.hand.decide import NEW_HAND, play
+from feltline.engine.hand.events import Acted, Action, BetsCollected, Event, HandEnded, PotAwarded
+from feltline.engine.hand.rules import Game
 from tests.tables import TABLES
 
 from .play import play as play_hand

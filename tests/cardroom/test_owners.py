@@ -12,8 +12,8 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.tables import TABLES

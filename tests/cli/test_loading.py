@@ -16,7 +16,7 @@ RUN = """
 import json, sys
 from feltline.cli import main
 status = main(sys.argv[1:])
-values = sys.modules.get("feltline.engine.values")
+values = sys.modules.get("feltline.engine.cards.values")
 print(json.dumps({
     "status": status,
     "values built": bool(values) and getattr(values, "_BUILT", True),  # before: at import
@@ -48,7 +48,7 @@ def loads(*argv: str, watched: tuple[str, ...]) -> dict[str, object]:
 
 def test_a_token_loads_neither_server_nor_client_nor_hand_values(server: Feltline) -> None:
     found = loads(
-        "token", "--role", "admin", watched=(*SERVER_SIDE, "grpc", "feltline.engine.values")
+        "token", "--role", "admin", watched=(*SERVER_SIDE, "grpc", "feltline.engine.cards.values")
     )
     assert found == {"status": 0, "values built": False, "loaded": []}
 

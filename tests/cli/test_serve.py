@@ -19,8 +19,8 @@ from feltline.api.server import ListenError
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room, open_room
 from feltline.domain.ids import log_id
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams

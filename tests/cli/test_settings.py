@@ -9,9 +9,14 @@ import argparse
 import pytest
 
 from feltline.api import convert
-from feltline.engine.house import DEFAULT_ACTION_CLOCK, DEFAULT_ANTE_CAP, TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.values import System
+from feltline.engine.cards.values import System
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table.house import (
+    DEFAULT_ACTION_CLOCK,
+    DEFAULT_ANTE_CAP,
+    TableConfig,
+    TimeCharge,
+)
 from feltline.floor.settings import SettingError, Settings, add_options, settings
 
 

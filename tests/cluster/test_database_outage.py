@@ -21,8 +21,8 @@ import pytest
 
 from feltline.api import convert, tokens
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline_client import Client
 from feltline_client.errors import FeltlineError
 from feltline_protos.v1 import auth_pb2

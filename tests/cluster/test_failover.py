@@ -28,8 +28,8 @@ import pytest
 
 from feltline.api import convert, tokens
 from feltline.audit.keys import Signer
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams

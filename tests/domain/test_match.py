@@ -25,10 +25,10 @@ from feltline.domain.match import (
 )
 from feltline.domain.match import Match as MatchState
 from feltline.domain.match import project as project_match
-from feltline.engine.deck import commitment
+from feltline.engine.cards.deck import commitment
 from feltline.engine.errors import ConfigError
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from tests.tables import TABLES
 
 CONFIG = TableConfig(replace(TABLES[Game.HOLDEM], fixed_seats=2), 2, min_buy_in=100, max_buy_in=100)

@@ -12,14 +12,15 @@ from feltline.domain.hand import CommandIdReused, HandStream
 from feltline.domain.hand import project as project_hand
 from feltline.domain.table import TableStream
 from feltline.domain.table import project as project_table
-from feltline.engine.commands import StartHand
 from feltline.engine.errors import IllegalAmount, RuleError
-from feltline.engine.events import Deal, SeatAtStart
 from feltline.engine.games import VARIANTS
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
-from feltline.engine.table import OpenTable, SatDown, SitDown
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.hand.events import Deal, SeatAtStart
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
+from feltline.engine.table.commands import OpenTable, SitDown
+from feltline.engine.table.events import SatDown
+from feltline.engine.table.house import TableConfig
 from tests.engine.players import choose
 from tests.tables import TABLES
 

@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 from feltline.domain.chained import TamperedError
 from feltline.domain.tournament import TournamentRecord, TournamentStream, project, requests
 from feltline.engine import director
-from feltline.engine.button import blind_lineup
-from feltline.engine.deck import commitment
+from feltline.engine.cards.deck import commitment
 from feltline.engine.director import Felt, without
 from feltline.engine.errors import ConfigError
-from feltline.engine.events import Event
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules
-from feltline.engine.stakes import Stakes
+from feltline.engine.hand.events import Event
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.hand.stakes import Stakes
+from feltline.engine.table.button import blind_lineup
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import (
     Band,
     Cancelled,

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import reduce
 
-from feltline.engine.cards import Card, deck, parse_cards
-from feltline.engine.commands import Command, StartHand
-from feltline.engine.events import (
+from feltline.engine.cards.card import Card, deck, parse_cards
+from feltline.engine.hand.commands import Command, StartHand
+from feltline.engine.hand.decide import NEW_HAND, advance, decide, replay
+from feltline.engine.hand.events import (
     CardDealt,
     Deal,
     DeckShuffled,
@@ -26,9 +27,8 @@ from feltline.engine.events import (
     SeatAtStart,
     Share,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, advance, decide, replay
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
 
 from .stacked import SEED, Table, order
 

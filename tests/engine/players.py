@@ -9,7 +9,7 @@ command is one of the moves :func:`random_legal` could choose, so a test can
 hold ``decide`` to accept exactly those; it judges bet sizes by the
 independent :class:`tests.engine.judge.Judge`, never by the engine's
 betting code. The policies choose from
-:func:`feltline.engine.betting.options` and the hand's state.
+:func:`feltline.engine.hand.betting.options` and the hand's state.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from feltline.engine import betting, turn
-from feltline.engine.cards import ALL_CARDS
-from feltline.engine.commands import (
+from feltline.engine.cards.card import ALL_CARDS
+from feltline.engine.cards.values import System
+from feltline.engine.games import VARIANTS
+from feltline.engine.hand import betting, turn
+from feltline.engine.hand.commands import (
     Act,
     Cancel,
     CloseContributions,
@@ -33,14 +35,12 @@ from feltline.engine.commands import (
     StartHand,
     TimeOut,
 )
-from feltline.engine.events import Action, Choice, Deal, Entropy, Event, SeatAtStart
-from feltline.engine.evolve import evolve
-from feltline.engine.games import VARIANTS
-from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.hand import play as play_command
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.state import Hand, Phase
-from feltline.engine.values import System
+from feltline.engine.hand.decide import NEW_HAND, decide
+from feltline.engine.hand.decide import play as play_command
+from feltline.engine.hand.events import Action, Choice, Deal, Entropy, Event, SeatAtStart
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.hand.state import Hand, Phase
 
 from .judge import Judge
 

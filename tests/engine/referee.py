@@ -14,8 +14,9 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from feltline.engine.cards import Card, deck
-from feltline.engine.commands import (
+from feltline.engine.cards.card import Card, deck
+from feltline.engine.errors import RuleError
+from feltline.engine.hand.commands import (
     Act,
     Cancel,
     CloseContributions,
@@ -27,8 +28,8 @@ from feltline.engine.commands import (
     StartHand,
     TimeOut,
 )
-from feltline.engine.errors import RuleError
-from feltline.engine.events import (
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import (
     EVERYONE,
     NOBODY,
     Acted,
@@ -51,10 +52,9 @@ from feltline.engine.events import (
     Shown,
     StubReshuffled,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.script import Kind
-from feltline.engine.state import Hand, Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.script import Kind
+from feltline.engine.hand.state import Hand, Phase
 
 
 def cards_in(value: object) -> Iterator[Card]:

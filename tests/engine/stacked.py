@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from feltline.engine.cards import Card, deck, parse_cards
-from feltline.engine.commands import Act, Command, Declare, Draw, StartHand, TimeOut
-from feltline.engine.events import Action, Choice, Deal, DeckShuffled, Event, SeatAtStart
-from feltline.engine.hand import NEW_HAND, advance, decide, replay
-from feltline.engine.rules import Rules
-from feltline.engine.state import Hand
+from feltline.engine.cards.card import Card, deck, parse_cards
+from feltline.engine.hand.commands import Act, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.hand.decide import NEW_HAND, advance, decide, replay
+from feltline.engine.hand.events import Action, Choice, Deal, DeckShuffled, Event, SeatAtStart
+from feltline.engine.hand.rules import Rules
+from feltline.engine.hand.state import Hand
 
 SEED = bytes(range(32))
 

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from feltline.engine.betting import Options, options
-from feltline.engine.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
 from feltline.engine.errors import (
     IllegalAction,
     IllegalAmount,
@@ -25,7 +23,10 @@ from feltline.engine.errors import (
     RuleError,
     WrongPhase,
 )
-from feltline.engine.events import (
+from feltline.engine.hand.betting import Options, options
+from feltline.engine.hand.commands import Act, Cancel, Command, Declare, Draw, StartHand, TimeOut
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -41,10 +42,9 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.state import Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.hand.state import Phase
 
 from .stacked import Table, deal
 

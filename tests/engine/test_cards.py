@@ -1,6 +1,6 @@
 import pytest
 
-from feltline.engine.cards import (
+from feltline.engine.cards.card import (
     ALL_CARDS,
     JOKER,
     Card,

@@ -7,21 +7,19 @@ from dataclasses import replace
 
 import pytest
 
-from feltline.engine.table import (
+from feltline.engine.table.commands import (
     AddChips,
-    CarriedPot,
     CloseTable,
     DealHand,
-    HandInProgressError,
     OpenTable,
     SitDown,
     StandUp,
-    StoodUp,
-    TableClosed,
-    TableClosedError,
     TableCommand,
-    pot_refunds,
 )
+from feltline.engine.table.decide import pot_refunds
+from feltline.engine.table.errors import HandInProgressError, TableClosedError
+from feltline.engine.table.events import StoodUp, TableClosed
+from feltline.engine.table.state import CarriedPot
 from tests.engine.test_table import (
     HOLDEM,
     JACKPOTS,

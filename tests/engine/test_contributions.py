@@ -8,15 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from feltline.engine.cards import deck
-from feltline.engine.commands import (
-    Act,
-    CloseContributions,
-    Command,
-    Commit,
-    Reveal,
-)
-from feltline.engine.deck import CONTRIBUTED_ALGORITHM, commitment, deck_seed, shuffle
+from feltline.engine.cards.card import deck
+from feltline.engine.cards.deck import CONTRIBUTED_ALGORITHM, commitment, deck_seed, shuffle
 from feltline.engine.errors import (
     IllegalAction,
     IllegalContribution,
@@ -24,7 +17,15 @@ from feltline.engine.errors import (
     RuleError,
     WrongPhase,
 )
-from feltline.engine.events import (
+from feltline.engine.hand.commands import (
+    Act,
+    CloseContributions,
+    Command,
+    Commit,
+    Reveal,
+)
+from feltline.engine.hand.decide import NEW_HAND, decide
+from feltline.engine.hand.events import (
     Action,
     ContributionsOpened,
     DeckShuffled,
@@ -36,10 +37,9 @@ from feltline.engine.events import (
     RevealsOpened,
     SeedDrawn,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide
-from feltline.engine.rules import Game, Structure
-from feltline.engine.state import Hand, Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Structure
+from feltline.engine.hand.state import Hand, Phase
 
 from .players import contribution, rules, start
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feltline.engine.cards import ALL_CARDS, deck, format_cards, parse_cards
-from feltline.engine.deck import (
+from feltline.engine.cards.card import ALL_CARDS, deck, format_cards, parse_cards
+from feltline.engine.cards.deck import (
     ALGORITHMS,
     CONTRIBUTED_ALGORITHM,
     DECK_ALGORITHM,
@@ -28,7 +28,7 @@ COUNTING_SEED = bytes(range(32))
 A5_SEED = bytes([0xA5]) * 32
 STUB = "8c 2d 7h Ks 3c 9d Jh"
 
-# (seed, purpose, cards in, cards out), computed once by feltline.engine.deck
+# (seed, purpose, cards in, cards out), computed once by feltline.engine.cards.deck
 # and re-derived below by the naive reference; docs/deck.md lists the same.
 VECTORS = [
     (

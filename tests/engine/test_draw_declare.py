@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import pytest
 
-from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Declare, TimeOut
-from feltline.engine.deck import shuffle
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import shuffle
+from feltline.engine.cards.values import System
 from feltline.engine.errors import (
     IllegalAction,
     IllegalAmount,
@@ -33,7 +33,8 @@ from feltline.engine.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from feltline.engine.events import (
+from feltline.engine.hand.commands import Act, Declare, TimeOut
+from feltline.engine.hand.events import (
     EVERYONE,
     Action,
     BetsCollected,
@@ -49,9 +50,8 @@ from feltline.engine.events import (
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.rules import Game, Rake, Rules
-from feltline.engine.state import Phase
-from feltline.engine.values import System
+from feltline.engine.hand.rules import Game, Rake, Rules
+from feltline.engine.hand.state import Phase
 
 from .draw_table import DECLARE, FIXED, SEED, Checked, cards, deal, top
 

@@ -14,8 +14,8 @@ import pytest
 from feltline.engine import games
 from feltline.engine.errors import ConfigError
 from feltline.engine.games import VARIANTS
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.table.house import TableConfig
 
 MODULES = [
     importlib.import_module(f"feltline.engine.games.{m.name}")

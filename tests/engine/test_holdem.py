@@ -1,8 +1,8 @@
 import pytest
 
-from feltline.engine.cards import parse_cards
+from feltline.engine.cards.card import parse_cards
 from feltline.engine.errors import IllegalAction, IllegalAmount, NotYourTurn, RuleError
-from feltline.engine.events import (
+from feltline.engine.hand.events import (
     Acted,
     BetsCollected,
     BoardDealt,
@@ -12,8 +12,8 @@ from feltline.engine.events import (
     PotAwarded,
     StreetBegan,
 )
-from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.state import Phase
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.state import Phase
 
 from .stacked import deal
 

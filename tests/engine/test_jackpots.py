@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import pytest
 
-from feltline.engine import betting
-from feltline.engine.cards import Card
-from feltline.engine.deck import shuffle
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import shuffle
 from feltline.engine.errors import IllegalAction, IllegalDraw
-from feltline.engine.events import (
+from feltline.engine.hand import betting
+from feltline.engine.hand.events import (
     EVERYONE,
     Acted,
     Action,
@@ -49,8 +49,8 @@ from feltline.engine.events import (
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.rules import Game, Rake, Rules
-from feltline.engine.state import Phase
+from feltline.engine.hand.rules import Game, Rake, Rules
+from feltline.engine.hand.state import Phase
 
 from .draw_table import JACKPOTS, SEED, Checked, cards, deal, top
 

@@ -8,24 +8,24 @@ from functools import reduce
 
 import pytest
 
-from feltline.engine.commands import StartHand
 from feltline.engine.errors import ConfigError
-from feltline.engine.events import HandEnded, HandStarted
-from feltline.engine.house import Rotation, TableConfig, Turn
-from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.table import (
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.hand.events import HandEnded, HandStarted
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.commands import (
     DealHand,
     EndHand,
-    GameOptionError,
-    HandDealt,
     OpenTable,
     SitDown,
     StandUp,
-    Table,
     TableCommand,
-    decide,
-    evolve,
 )
+from feltline.engine.table.decide import decide
+from feltline.engine.table.errors import GameOptionError
+from feltline.engine.table.events import HandDealt
+from feltline.engine.table.evolve import evolve
+from feltline.engine.table.house import Rotation, TableConfig, Turn
+from feltline.engine.table.state import Table
 
 from .players import choose, play
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 
 ROOT = Path(__file__).parents[2]
 SHIPPED = ("core/src", "server/src", "replay/src", "clients/python/src")

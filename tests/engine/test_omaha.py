@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from feltline.engine.cards import parse_cards
-from feltline.engine.events import PotAwarded, Share
+from feltline.engine.cards.card import parse_cards
+from feltline.engine.cards.values import System
 from feltline.engine.games import omaha, omaha_hi_lo
-from feltline.engine.rules import Game, Rules
-from feltline.engine.values import System
+from feltline.engine.hand.events import PotAwarded, Share
+from feltline.engine.hand.rules import Game, Rules
 
 from .stacked import Table, deal
 

@@ -28,9 +28,10 @@ from pokerkit import (
     State,
 )
 
-from feltline.engine.cards import format_cards
-from feltline.engine.commands import Act, Command
-from feltline.engine.events import (
+from feltline.engine.cards.card import format_cards
+from feltline.engine.hand.commands import Act, Command
+from feltline.engine.hand.decide import NEW_HAND, play
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BoardDealt,
@@ -40,10 +41,9 @@ from feltline.engine.events import (
     PotAwarded,
     Shown,
 )
-from feltline.engine.hand import NEW_HAND, play
-from feltline.engine.rules import Game, Rules
-from feltline.engine.state import Hand
-from feltline.engine.turn import choices
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.hand.state import Hand
+from feltline.engine.hand.turn import choices
 
 from .players import start
 

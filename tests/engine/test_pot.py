@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feltline.engine.pot import (
+from feltline.engine.hand.pot import (
     BASIS_POINTS,
     Pot,
     collect,

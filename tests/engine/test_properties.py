@@ -25,11 +25,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from feltline.engine import turn
-from feltline.engine.cards import parse_cards
-from feltline.engine.commands import StartHand
+from feltline.engine.cards.card import parse_cards
+from feltline.engine.cards.values import System, high
 from feltline.engine.errors import RuleError
-from feltline.engine.events import (
+from feltline.engine.games import VARIANTS
+from feltline.engine.hand import turn
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BoardDealt,
@@ -42,18 +45,15 @@ from feltline.engine.events import (
     Shown,
     StubReshuffled,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.games import VARIANTS
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.rules import (
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import (
     Game,
     Rake,
     Rules,
     Stakes,
     Structure,
 )
-from feltline.engine.state import Hand, Phase
-from feltline.engine.values import System, high
+from feltline.engine.hand.state import Hand, Phase
 
 from .judge import Judge
 from .players import (

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from feltline.engine.cards import parse_cards
-from feltline.engine.commands import Act, Draw, TimeOut
+from feltline.engine.cards.card import parse_cards
 from feltline.engine.errors import ConfigError
-from feltline.engine.events import Action
-from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.state import Phase
+from feltline.engine.hand.commands import Act, Draw, TimeOut
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.state import Phase
 
 from .stacked import Table, deal
 

@@ -15,9 +15,9 @@ from dataclasses import replace
 
 import pytest
 
-from feltline.engine import turn
-from feltline.engine.events import Action
-from feltline.engine.rules import Game
+from feltline.engine.hand import turn
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game
 
 from .test_stud import HUNDREDS, STUD, passive, play, shares, showing, stacks_at_end
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from feltline.engine.commands import Act, Cancel, Command, StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.events import (
+from feltline.engine.hand.commands import Act, Cancel, Command, StartHand
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import (
     EVERYONE,
     Acted,
     Action,
@@ -31,10 +32,9 @@ from feltline.engine.events import (
     PotAwarded,
     StubReshuffled,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.rules import Game, Structure
-from feltline.engine.state import Hand, Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Structure
+from feltline.engine.hand.state import Hand, Phase
 
 from .players import Played, passive, play, rules, start
 from .referee import Referee, check_no_leaks, check_redaction

@@ -39,9 +39,7 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from feltline.engine import betting, turn
-from feltline.engine.cards import JOKER_TOKEN, deck, parse_cards
-from feltline.engine.commands import Act, Cancel, Command, TimeOut
+from feltline.engine.cards.card import JOKER_TOKEN, deck, parse_cards
 from feltline.engine.errors import (
     ConfigError,
     IllegalAction,
@@ -50,7 +48,10 @@ from feltline.engine.errors import (
     RuleError,
     WrongPhase,
 )
-from feltline.engine.events import (
+from feltline.engine.hand import betting, turn
+from feltline.engine.hand.commands import Act, Cancel, Command, TimeOut
+from feltline.engine.hand.decide import decide, replay
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -64,9 +65,8 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.hand import decide, replay
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.state import Phase
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.hand.state import Phase
 
 from .stacked import Table, deal
 

@@ -34,11 +34,19 @@ from pokerkit import (
     State,
 )
 
-from feltline.engine.cards import format_cards
-from feltline.engine.events import Acted, Action, CardDealt, Event, HandEnded, PotAwarded, Shown
+from feltline.engine.cards.card import format_cards
+from feltline.engine.cards.values import System
 from feltline.engine.games import VARIANTS
-from feltline.engine.rules import Game, Rules
-from feltline.engine.values import System
+from feltline.engine.hand.events import (
+    Acted,
+    Action,
+    CardDealt,
+    Event,
+    HandEnded,
+    PotAwarded,
+    Shown,
+)
+from feltline.engine.hand.rules import Game, Rules
 
 from .test_omaha_pokerkit import AUTOMATIONS, STACK, feltline
 

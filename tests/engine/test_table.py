@@ -10,51 +10,55 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feltline.engine import table
-from feltline.engine.button import blind_lineup
-from feltline.engine.deck import commitment
+from feltline.engine.cards.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
-from feltline.engine.events import Deal, PassedOut, SeatAtStart
-from feltline.engine.house import Rotation, TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.table import (
+from feltline.engine.hand.events import Deal, PassedOut, SeatAtStart
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table.button import blind_lineup
+from feltline.engine.table.commands import (
     AddChips,
-    BuyInError,
-    CarriedPotWon,
-    ChipsAdded,
+    ChangeStakes,
     DealHand,
     EndHand,
-    Entry,
-    GameOptionError,
-    HandDealt,
-    HandFinished,
-    HandInProgressError,
-    HandResultError,
-    JoinedPot,
-    LeavingAfterHand,
-    NoHandInProgressError,
-    NoSuchSeatError,
     OpenTable,
-    SatDown,
-    SatIn,
-    SatOut,
-    Seat,
-    SeatUnavailableError,
-    SeedError,
+    SeatPlayer,
     SitDown,
     SitIn,
     SitOut,
     StandUp,
-    StoodUp,
-    Table,
-    TableClosedError,
     TableCommand,
+)
+from feltline.engine.table.decide import decide
+from feltline.engine.table.errors import (
+    BuyInError,
+    GameOptionError,
+    HandInProgressError,
+    HandResultError,
+    NoHandInProgressError,
+    NoSuchSeatError,
+    SeatUnavailableError,
+    SeedError,
+    TableClosedError,
+    TooFewPlayersError,
+)
+from feltline.engine.table.events import (
+    CarriedPotWon,
+    ChipsAdded,
+    HandDealt,
+    HandFinished,
+    JoinedPot,
+    LeavingAfterHand,
+    SatDown,
+    SatIn,
+    SatOut,
+    StakesChanged,
+    StoodUp,
     TableEvent,
     TimeCharged,
-    TooFewPlayersError,
-    decide,
-    evolve,
 )
+from feltline.engine.table.evolve import evolve
+from feltline.engine.table.house import Rotation, TableConfig, TimeCharge
+from feltline.engine.table.state import Entry, Seat, Table
 
 SEED = bytes(range(32))
 HOLDEM = Rules(Game.HOLDEM, Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2))
@@ -993,10 +997,10 @@ def _entry(table: Table, number: int) -> Entry:
 # ---- a tournament director's commands
 
 
-def _tournament_table() -> table.Table:
+def _tournament_table() -> Table:
     rules = Rules(Game.HOLDEM, Stakes(Structure.NO_LIMIT, 2, small_blind=1, big_blind=2))
-    opened = table.decide(table.Table(), table.OpenTable(TableConfig(rules, 6), at=0))
-    return reduce(table.evolve, opened, table.Table())
+    opened = decide(Table(), OpenTable(TableConfig(rules, 6), at=0))
+    return reduce(evolve, opened, Table())
 
 
 def test_a_seated_tournament_player_is_dealt_in_at_once_with_any_stack() -> None:
@@ -1004,35 +1008,39 @@ def test_a_seated_tournament_player_is_dealt_in_at_once_with_any_stack() -> None
     director seats (drawn or moved) is a regular, with a stack no buy-in
     limit allows."""
     state = _tournament_table()
-    bought = table.decide(state, table.SitDown(1, "ann", 100, at=0))
-    seated = table.decide(state, table.SeatPlayer(1, "ann", 3, at=0))
-    assert [e.entry for e in bought if isinstance(e, table.SatDown)] == [table.Entry.WAITING]
-    assert seated == [table.SatDown(1, "ann", 3, 0, table.Entry.PLAYING)]
-    with pytest.raises(table.BuyInError):
-        table.decide(state, table.SeatPlayer(2, "bob", 0, at=0))
-    after = reduce(table.evolve, seated, state)
-    with pytest.raises(table.SeatUnavailableError):
-        table.decide(after, table.SeatPlayer(1, "bob", 3, at=0))
-    with pytest.raises(table.SeatUnavailableError):
-        table.decide(after, table.SeatPlayer(2, "ann", 3, at=0))
+    bought = decide(state, SitDown(1, "ann", 100, at=0))
+    seated = decide(state, SeatPlayer(1, "ann", 3, at=0))
+    assert [e.entry for e in bought if isinstance(e, SatDown)] == [Entry.WAITING]
+    assert seated == [SatDown(1, "ann", 3, 0, Entry.PLAYING)]
+    with pytest.raises(BuyInError):
+        decide(state, SeatPlayer(2, "bob", 0, at=0))
+    after = reduce(evolve, seated, state)
+    with pytest.raises(SeatUnavailableError):
+        decide(after, SeatPlayer(1, "bob", 3, at=0))
+    with pytest.raises(SeatUnavailableError):
+        decide(after, SeatPlayer(2, "ann", 3, at=0))
 
 
 def test_the_stakes_change_between_hands_within_the_structure() -> None:
     state = _tournament_table()
     higher = Stakes(Structure.NO_LIMIT, 4, small_blind=2, big_blind=4, ante=1)
-    changed = table.decide(state, table.ChangeStakes(higher))
-    assert changed == [table.StakesChanged(higher)]
-    after = reduce(table.evolve, changed, state)
+    changed = decide(state, ChangeStakes(higher))
+    assert changed == [StakesChanged(higher)]
+    after = reduce(evolve, changed, state)
     assert after.config is not None
     assert after.config.rules.stakes == higher
-    assert table.decide(after, table.ChangeStakes(higher)) == []
+    assert decide(after, ChangeStakes(higher)) == []
     pot_limit = Stakes(Structure.POT_LIMIT, 2, small_blind=1, big_blind=2)
-    with pytest.raises(table.GameOptionError):
-        table.decide(state, table.ChangeStakes(pot_limit))
-    for event in table.decide(after, table.SeatPlayer(1, "ann", 50, at=0)) + table.decide(
-        after, table.SeatPlayer(2, "bob", 50, at=0)
+    with pytest.raises(GameOptionError):
+        decide(state, ChangeStakes(pot_limit))
+    for event in decide(after, SeatPlayer(1, "ann", 50, at=0)) + decide(
+        after, SeatPlayer(2, "bob", 50, at=0)
     ):
-        after = table.evolve(after, event)
-    playing = reduce(table.evolve, table.decide(after, table.DealHand(at=1, seed=bytes(32))), after)
-    with pytest.raises(table.HandInProgressError):
-        table.decide(playing, table.ChangeStakes(higher))
+        after = evolve(after, event)
+    playing = reduce(
+        evolve,
+        decide(after, DealHand(at=1, seed=bytes(32))),
+        after,
+    )
+    with pytest.raises(HandInProgressError):
+        decide(playing, ChangeStakes(higher))

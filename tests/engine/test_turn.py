@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import IllegalDraw
-from feltline.engine.events import Action
-from feltline.engine.rules import Game, Rules
-from feltline.engine.state import Phase
-from feltline.engine.turn import Choices, choices, waiting_on
+from feltline.engine.hand.commands import Act, Draw
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.hand.state import Phase
+from feltline.engine.hand.turn import Choices, choices, waiting_on
 
 from .draw_table import DECLARE, FIXED
 from .draw_table import deal as deal_draw

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feltline.engine.cards import JOKER, STANDARD_DECK, Card, parse_cards
-from feltline.engine.values import (
+from feltline.engine.cards.card import JOKER, STANDARD_DECK, Card, parse_cards
+from feltline.engine.cards.values import (
     Category,
     HandValue,
     System,
@@ -485,9 +485,9 @@ def test_the_tables_are_built_by_the_first_evaluation_not_by_importing_the_engin
     does) builds nothing; the first evaluation, from whichever thread, does."""
     code = """
 import threading
-import feltline.engine.table, feltline.engine.events
-from feltline.engine import values
-from feltline.engine.cards import parse_cards
+import feltline.engine.table.decide, feltline.engine.table.evolve, feltline.engine.hand.decide
+from feltline.engine.cards import values
+from feltline.engine.cards.card import parse_cards
 empty = [len(t.ranked) for t in (values._HIGH, values._ACE_TO_FIVE, values._DEUCE_TO_SEVEN)]
 print(empty, len(values._EIGHT))
 found = []

@@ -10,7 +10,7 @@ from itertools import combinations, combinations_with_replacement
 
 import pytest
 
-from feltline.engine.values import (
+from feltline.engine.cards.values import (
     Category,
     HandValue,
     System,

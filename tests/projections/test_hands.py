@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from feltline.engine.events import HandEnded, HandStarted, PotAwarded, Share
+from feltline.engine.hand.events import HandEnded, HandStarted, PotAwarded, Share
 from feltline.projections.follow import Follower
 from feltline.projections.hands import HandIndex, HandIndexView, rake_paid
 from feltline.projections.ledger import Ledger, LedgerView

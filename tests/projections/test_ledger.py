@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 
 from feltline.domain.ids import account_id
-from feltline.engine.events import Action
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.turn import waiting_on
 from feltline.projections.follow import Follower
 from feltline.projections.ledger import (
     Ledger,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from feltline.domain.ids import bank_id
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline.projections.follow import Follower
 from feltline.projections.ledger import (
     Ledger,

@@ -7,9 +7,9 @@ import typing
 import pytest
 from google.protobuf.descriptor import Descriptor
 
-import feltline.engine.events as hand_events
-import feltline.engine.table as table_events
-from feltline.engine.events import Event
+from feltline.engine.hand import events as hand_events
+from feltline.engine.hand.events import Event
+from feltline.engine.table import events as table_events
 from feltline_protos.v1 import events_pb2
 
 # Engine field names the contract spells differently, and why: ids of people

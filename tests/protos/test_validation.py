@@ -9,7 +9,7 @@ import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from feltline.engine.cards import ALL_CARDS
+from feltline.engine.cards.card import ALL_CARDS
 from feltline_protos._deps.buf.validate import validate_pb2
 from feltline_protos.v1 import accounts_pb2, common_pb2, play_pb2, tables_pb2, watch_pb2
 

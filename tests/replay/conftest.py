@@ -14,11 +14,11 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.events import Action, Choice
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.state import Phase
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action, Choice
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Phase
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from tests.store.players import Players, cid, finished, open_tables

@@ -34,12 +34,12 @@ def played(hand: UUID, *, withhold: tuple[int, ...] = (), draw: bool = False) ->
     """The events of one v2 hand, grouped by the command that made each
     group: every seat commits, the seats not in ``withhold`` reveal, the
     window closes on the rest; then bots play it out."""
-    from feltline.engine.commands import CloseContributions, Commit, Reveal
-    from feltline.engine.events import Entropy
-    from feltline.engine.hand import NEW_HAND
-    from feltline.engine.hand import play as decide_and_evolve
-    from feltline.engine.rules import Game, Structure
-    from feltline.engine.state import Phase
+    from feltline.engine.hand.commands import CloseContributions, Commit, Reveal
+    from feltline.engine.hand.decide import NEW_HAND
+    from feltline.engine.hand.decide import play as decide_and_evolve
+    from feltline.engine.hand.events import Entropy
+    from feltline.engine.hand.rules import Game, Structure
+    from feltline.engine.hand.state import Phase
     from tests.engine.players import Style, choose, random_legal, rules, start
 
     game = Game.DRAW_DECLARE if draw else Game.HOLDEM

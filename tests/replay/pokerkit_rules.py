@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from feltline.engine.events import (
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -25,8 +25,8 @@ from feltline.engine.events import (
     PotAwarded,
     StreetBegan,
 )
-from feltline.engine.rules import Game, Structure
-from feltline.engine.script import Kind
+from feltline.engine.hand.rules import Game, Structure
+from feltline.engine.hand.script import Kind
 
 SB_OPTION = "the small blind's option facing a short big blind"
 UNCAPPED = "uncapped heads-up raising"

@@ -8,8 +8,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import replace
 
-from feltline.engine.events import SeatAtStart
-from feltline.engine.rules import Game, Rake, Structure
+from feltline.engine.hand.events import SeatAtStart
+from feltline.engine.hand.rules import Game, Rake, Structure
 from feltline_replay.histories import LoggedHand
 from feltline_replay.show import Viewer
 from tests.engine.players import RandomPlayer, Style, play, rules, start

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.events import Action
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.cli import main

@@ -29,9 +29,9 @@ import pytest
 from feltline.audit import chain
 from feltline.audit.codec import decode_event
 from feltline.audit.keys import Signer
-from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import commitment, shuffle
-from feltline.engine.events import HandStarted
+from feltline.engine.cards.deck import commitment, shuffle
+from feltline.engine.hand.dealing import fresh_deck
+from feltline.engine.hand.events import HandStarted
 from feltline_replay.export import hand_id
 from feltline_replay.log import LogError
 from feltline_replay.verify import (

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.engine.cards import deck, format_cards
-from feltline.engine.deck import commitment, deck_seed, shuffle
+from feltline.engine.cards.card import deck, format_cards
+from feltline.engine.cards.deck import commitment, deck_seed, shuffle
 from feltline_replay.verify import Withheld, check_hand, verify
 from tests.replay.contributed import FIXTURE, HANDS
 from tests.replay.test_checks import signed

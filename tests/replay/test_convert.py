@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from feltline.engine.events import CardDealt, Drew, Event, HandStarted, Shown
+from feltline.engine.hand.events import CardDealt, Drew, Event, HandStarted, Shown
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import FORMATS, LoggedHand, logged_hands

@@ -16,7 +16,7 @@ import pytest
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.cli import main

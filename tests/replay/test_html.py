@@ -21,13 +21,13 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.cards import Card
-from feltline.engine.events import Acted, BetsCollected, CardDealt, Event, HandEnded, Shown
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.house import Rotation, TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
-from feltline.engine.state import Hand
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import Acted, BetsCollected, CardDealt, Event, HandEnded, Shown
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand.state import Hand
+from feltline.engine.table.house import Rotation, TableConfig
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay import log

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import pytest
 from open_hh_models.models import BetLimit, OpenHandHistory
 
-from feltline.engine.rules import Game, Rake, Structure
+from feltline.engine.hand.rules import Game, Rake, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, logged_hands, ohh

@@ -21,7 +21,7 @@ import feltline.domain.table
 from feltline.audit.codec import EVENT_TYPES, JSON, encode_event
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
-from feltline.engine.events import Event
+from feltline.engine.hand.events import Event
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay import log

@@ -19,8 +19,8 @@ import pytest
 from pokerkit import HandHistory, State
 from pokerkit.notation import parse_action
 
-from feltline.engine.events import Acted, Action, DeclarationsRevealed, Drew, PotAwarded
-from feltline.engine.rules import Game, Rake, Structure
+from feltline.engine.hand.events import Acted, Action, DeclarationsRevealed, Drew, PotAwarded
+from feltline.engine.hand.rules import Game, Rake, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, Unwritable, logged_hands, phh

@@ -20,9 +20,16 @@ from zoneinfo import ZoneInfo
 import pytest
 from pokerkit import PokerStarsParser
 
-from feltline.engine.cards import parse_cards
-from feltline.engine.events import Acted, Action, BoardDealt, CardDealt, PotAwarded, StreetBegan
-from feltline.engine.rules import Game, Rake, Rules, Structure
+from feltline.engine.cards.card import parse_cards
+from feltline.engine.hand.events import (
+    Acted,
+    Action,
+    BoardDealt,
+    CardDealt,
+    PotAwarded,
+    StreetBegan,
+)
+from feltline.engine.hand.rules import Game, Rake, Rules, Structure
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.histories import LoggedHand, logged_hands, pokerstars

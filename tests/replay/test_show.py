@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from feltline.engine.events import CardDealt, Shown
+from feltline.engine.hand.events import CardDealt, Shown
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.show import Viewer, frame, load_hand, run, steps

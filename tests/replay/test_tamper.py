@@ -19,10 +19,10 @@ import pytest
 from feltline.audit import chain
 from feltline.audit.codec import decode_event
 from feltline.audit.keys import Signer
-from feltline.engine.cards import Card
-from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import commitment, shuffle
-from feltline.engine.rules import Rules
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import commitment, shuffle
+from feltline.engine.hand.dealing import fresh_deck
+from feltline.engine.hand.rules import Rules
 from feltline_replay.cli import main
 from feltline_replay.export import hand_id
 

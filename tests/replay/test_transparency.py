@@ -27,7 +27,7 @@ from feltline.cardroom.register import Register
 from feltline.cardroom.room import Room
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import log_id
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.cli import main

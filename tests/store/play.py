@@ -7,12 +7,12 @@ from uuid import UUID
 
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
-from feltline.engine.commands import Act, Declare, Draw, StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Deal, SeatAtStart
 from feltline.engine.games import VARIANTS
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.commands import Act, Declare, Draw, StartHand
+from feltline.engine.hand.events import Deal, SeatAtStart
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from tests.engine.players import choose
 from tests.tables import TABLES
 

@@ -16,13 +16,13 @@ from uuid import UUID
 
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Outcome
-from feltline.engine.commands import Act, Draw
 from feltline.engine.errors import RuleError
 from feltline.engine.games import VARIANTS
-from feltline.engine.house import TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake
-from feltline.engine.table import Table
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.commands import Act, Draw
+from feltline.engine.hand.rules import Game, Rake
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig, TimeCharge
+from feltline.engine.table.state import Table
 from tests.engine.players import choose
 from tests.tables import TABLES
 

@@ -11,11 +11,11 @@ from feltline.audit import chain
 from feltline.audit.codec import encode_event
 from feltline.cardroom.room import open_room
 from feltline.domain.hand import Recorded
-from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.events import HandStarted
-from feltline.engine.hand import NEW_HAND, decide, replay
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.cards.deck import DECK_ALGORITHM
+from feltline.engine.hand.decide import NEW_HAND, decide, replay
+from feltline.engine.hand.events import HandStarted
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig
 from tests.audit.layouts import as_stored
 from tests.tables import TABLES

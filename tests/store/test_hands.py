@@ -14,10 +14,11 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.domain.chained import TamperedError
 from feltline.domain.hand import CommandIdReused
-from feltline.engine import dealing
-from feltline.engine.deck import shuffle
+from feltline.engine.cards.deck import shuffle
 from feltline.engine.errors import NotYourTurn
-from feltline.engine.events import (
+from feltline.engine.hand import dealing
+from feltline.engine.hand.decide import replay
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BoardDealt,
@@ -27,9 +28,8 @@ from feltline.engine.events import (
     HandStarted,
     StubReshuffled,
 )
-from feltline.engine.hand import replay
-from feltline.engine.rules import Game
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
 from feltline.store.faults import Unreadable
 from feltline.store.streams import Conflict
 

@@ -17,9 +17,9 @@ import structlog.testing
 
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import Room, open_room
-from feltline.engine.events import Action
-from feltline.engine.table import SitOut
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.commands import SitOut
 from feltline.store.config import StoreConfig
 from feltline.store.leases import Fenced, Leases
 from feltline.store.streams import Streams

@@ -16,14 +16,14 @@ from feltline.cardroom.room import Room
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id
 from feltline.domain.match import DealRevealed, SeatError, WaitingForTables
-from feltline.engine.cards import Card
-from feltline.engine.commands import Act, Declare, Draw, TimeOut
-from feltline.engine.deck import commitment
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
-from feltline.engine.events import BoardDealt, CardDealt, Event, HandEnded, HandStarted
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.commands import Act, Declare, Draw, TimeOut
+from feltline.engine.hand.events import BoardDealt, CardDealt, Event, HandEnded, HandStarted
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from tests.engine.players import choose
 from tests.tables import TABLES

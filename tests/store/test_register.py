@@ -27,7 +27,7 @@ from feltline.audit.merkle import verify_consistency, verify_inclusion
 from feltline.cardroom.register import NotCosigned, NotLogged, Register
 from feltline.domain.chained import TamperedError
 from feltline.domain.transparency import HandLogged
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline.store.faults import StoreAway
 
 from .conftest import Store

@@ -22,21 +22,19 @@ from feltline.domain.hand import CommandIdReused, Sealed
 from feltline.domain.ids import CommandIdError, hand_id, table_id
 from feltline.domain.table import TableRecord
 from feltline.engine.errors import NotYourTurn
-from feltline.engine.events import Acted, Action, HandEnded, HandStarted
-from feltline.engine.house import TableConfig, TimeCharge
-from feltline.engine.rules import Game
-from feltline.engine.table import (
+from feltline.engine.hand.events import Acted, Action, HandEnded, HandStarted
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.errors import HandInProgressError, SeatUnavailableError, TableClosedError
+from feltline.engine.table.events import (
     HandDealt,
     HandFinished,
-    HandInProgressError,
     LeavingAfterHand,
-    SeatUnavailableError,
     StoodUp,
     TableClosed,
-    TableClosedError,
     TimeCharged,
 )
-from feltline.engine.turn import waiting_on
+from feltline.engine.table.house import TableConfig, TimeCharge
 from feltline.store.check import check
 from feltline.store.streams import Conflict
 from tests.tables import TABLES

@@ -13,9 +13,9 @@ import pytest
 from feltline.cardroom.errors import Stale
 from feltline.cardroom.room import Room
 from feltline.domain.table import TableRecord
-from feltline.engine.events import Acted, Action
-from feltline.engine.table import HandFinished
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Acted, Action
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.events import HandFinished
 
 from .conftest import Store
 from .test_room import seated

@@ -16,7 +16,7 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.ids import account_id, hand_id, server_keys_id
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
 from feltline.store.faults import AccountUnreadable, Unreadable
 from feltline.store.signing import adopt
 from feltline.store.streams import Streams

@@ -17,10 +17,10 @@ from feltline.domain.account import Minted
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.hand import HandStream, Recorded, project
 from feltline.domain.ids import account_id, hand_id
-from feltline.engine.cards import Card
-from feltline.engine.deck import commitment, shuffle
-from feltline.engine.events import DeckShuffled, HandStarted
-from feltline.engine.rules import Game
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import commitment, shuffle
+from feltline.engine.hand.events import DeckShuffled, HandStarted
+from feltline.engine.hand.rules import Game
 from feltline.store.faults import AccountUnreadable, Unreadable
 from feltline.store.streams import Streams
 

@@ -17,11 +17,11 @@ from feltline.cardroom.errors import TournamentNotFound, TournamentTable
 from feltline.cardroom.room import Room
 from feltline.domain.account import InsufficientChips
 from feltline.domain.ids import account_id, chips_id, house_id, pool_id, tournament_table_id
-from feltline.engine import betting
 from feltline.engine.errors import ConfigError, RuleError
-from feltline.engine.events import Action
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand import betting
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import (
     Band,
     Level,

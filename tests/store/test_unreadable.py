@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from structlog.testing import capture_logs
 
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import TableConfig
 from feltline.store.faults import Unreadable
 from tests.tables import TABLES
 

@@ -19,11 +19,11 @@ import uuid
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import open_room
 from feltline.domain.ids import tournament_table_id
-from feltline.engine import betting
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Action
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.hand import betting
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import Band, Level, Start
 from feltline.store.config import StoreConfig
 

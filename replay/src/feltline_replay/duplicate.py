@@ -19,9 +19,9 @@ from uuid import UUID
 
 from feltline.audit import chain, keys
 from feltline.audit.codec import decode_event
-from feltline.engine.deck import commitment
+from feltline.engine.cards.deck import commitment
 from feltline.engine.duplicate import chip_results, matchpoints, scores
-from feltline.engine.events import DeckShuffled, Event, HandEnded, HandStarted
+from feltline.engine.hand.events import DeckShuffled, Event, HandEnded, HandStarted
 from feltline_replay import history
 from feltline_replay.export import hand_id
 from feltline_replay.store import Rows, StoreError, record, state

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from uuid import UUID, uuid5
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
-from feltline.engine.table import HandDealt
+from feltline.engine.table.events import HandDealt
 from feltline_replay.log import Record, header
 from feltline_replay.store import Rows, record
 

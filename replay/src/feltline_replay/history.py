@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from feltline.engine.cards import format_cards
-from feltline.engine.events import (
+from feltline.engine.cards.card import format_cards
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,

@@ -18,8 +18,9 @@ from itertools import islice
 from typing import IO
 
 from feltline.audit.codec import decode_event
-from feltline.engine.cards import Card
-from feltline.engine.events import (
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import (
     CardDealt,
     DeckShuffled,
     Event,
@@ -27,9 +28,8 @@ from feltline.engine.events import (
     Shown,
     StubReshuffled,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.state import Hand, Phase
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.state import Hand, Phase
 from feltline_replay import history
 from feltline_replay.log import Record
 

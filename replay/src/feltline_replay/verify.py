@@ -51,10 +51,10 @@ from feltline.audit.codec import (
     encode_event,
 )
 from feltline.audit.rerun import difference
-from feltline.engine.cards import Card
-from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import ALGORITHMS, SEED_BYTES, commitment, deck_seed, shuffle
-from feltline.engine.events import (
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import ALGORITHMS, SEED_BYTES, commitment, deck_seed, shuffle
+from feltline.engine.hand.dealing import fresh_deck
+from feltline.engine.hand.events import (
     BoardDealt,
     CardDealt,
     ContributionCommitted,
@@ -69,15 +69,9 @@ from feltline.engine.events import (
     SeatAtStart,
     StubReshuffled,
 )
-from feltline.engine.table import (
-    ChipsAdded,
-    HandDealt,
-    HandFinished,
-    SatDown,
-    StoodUp,
-    Table,
-    evolve,
-)
+from feltline.engine.table.events import ChipsAdded, HandDealt, HandFinished, SatDown, StoodUp
+from feltline.engine.table.evolve import evolve
+from feltline.engine.table.state import Table
 from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import KEYS, hand_id
 from feltline_replay.log import Record, parse

@@ -32,8 +32,8 @@ from feltline.api.tokens import Role
 from feltline.audit.keys import Signer
 from feltline.audit.rerun import replays
 from feltline.cardroom.room import Room
-from feltline.engine.house import Rotation, TableConfig, TimeCharge
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table.house import Rotation, TableConfig, TimeCharge
 from feltline.projections.projector import Projector
 from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig

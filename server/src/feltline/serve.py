@@ -23,7 +23,7 @@ from feltline.api.server import ListenError, Tls, TlsError, why_not
 from feltline.audit.keys import KeyFileError
 from feltline.cardroom.room import open_room
 from feltline.domain.chained import TamperedError
-from feltline.engine.values import build_tables
+from feltline.engine.cards.values import build_tables
 from feltline.projections.follow import Log
 from feltline.projections.projector import PROJECTIONS, Projector
 from feltline.store import preflight

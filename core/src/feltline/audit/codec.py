@@ -23,10 +23,12 @@ from enum import Enum
 from functools import cache
 from typing import Any, Union
 
-from feltline.engine import commands, events, table, tournament
-from feltline.engine.cards import Card
-from feltline.engine.deck import DECK_ALGORITHM
-from feltline.engine.house import DEFAULT_CONTRIBUTION_WINDOW_MS
+from feltline.engine import tournament
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import DECK_ALGORITHM
+from feltline.engine.hand import commands, events
+from feltline.engine.table import events as table_events
+from feltline.engine.table.house import DEFAULT_CONTRIBUTION_WINDOW_MS
 
 JSON = Any
 """A value made of dicts with string keys, lists, strings, ints, bools and None."""
@@ -68,20 +70,20 @@ of a class's fields and add an upcaster from the old version."""
 TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (table.TableOpened, 4),
-        (table.SatDown, 1),
-        (table.JoinedPot, 1),
-        (table.ChipsAdded, 1),
-        (table.LeavingAfterHand, 1),
-        (table.SatOut, 1),
-        (table.SatIn, 1),
-        (table.StoodUp, 1),
-        (table.TimeCharged, 1),
-        (table.HandDealt, 3),
-        (table.HandFinished, 1),
-        (table.CarriedPotWon, 1),
-        (table.StakesChanged, 1),
-        (table.TableClosed, 1),
+        (table_events.TableOpened, 4),
+        (table_events.SatDown, 1),
+        (table_events.JoinedPot, 1),
+        (table_events.ChipsAdded, 1),
+        (table_events.LeavingAfterHand, 1),
+        (table_events.SatOut, 1),
+        (table_events.SatIn, 1),
+        (table_events.StoodUp, 1),
+        (table_events.TimeCharged, 1),
+        (table_events.HandDealt, 3),
+        (table_events.HandFinished, 1),
+        (table_events.CarriedPotWon, 1),
+        (table_events.StakesChanged, 1),
+        (table_events.TableClosed, 1),
     )
 }
 """The table decider's events, versioned like a hand's."""

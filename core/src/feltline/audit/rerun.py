@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from feltline.engine.commands import (
+from feltline.engine.errors import RuleError
+from feltline.engine.hand.commands import (
     Act,
     Cancel,
     CloseContributions,
@@ -24,8 +25,8 @@ from feltline.engine.commands import (
     StartHand,
     TimeOut,
 )
-from feltline.engine.errors import RuleError
-from feltline.engine.events import (
+from feltline.engine.hand.decide import NEW_HAND, play
+from feltline.engine.hand.events import (
     Acted,
     Action,
     ContributionCommitted,
@@ -40,7 +41,6 @@ from feltline.engine.events import (
     HandStarted,
     RevealsOpened,
 )
-from feltline.engine.hand import NEW_HAND, play
 
 AMOUNTS = (Action.BET, Action.RAISE, Action.COMPLETE)
 

@@ -16,8 +16,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from feltline.engine.button import blind_lineup, next_seat
-from feltline.engine.deck import draw, words
+from feltline.engine.cards.deck import draw, words
+from feltline.engine.table.button import blind_lineup, next_seat
 
 BASIS_POINTS = 10_000
 

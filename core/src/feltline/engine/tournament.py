@@ -24,13 +24,13 @@ from enum import StrEnum
 from functools import reduce
 
 from feltline.engine import director
-from feltline.engine.button import ante_lineup, blind_lineup
-from feltline.engine.deck import SEED_BYTES, commitment
+from feltline.engine.cards.deck import SEED_BYTES, commitment
 from feltline.engine.director import Felt, Move, Seated, with_item, without
 from feltline.engine.errors import ConfigError, Kind, RuleError
-from feltline.engine.events import NOBODY, Event
-from feltline.engine.house import TableConfig
-from feltline.engine.stakes import Stakes
+from feltline.engine.hand.events import NOBODY, Event
+from feltline.engine.hand.stakes import Stakes
+from feltline.engine.table.button import ante_lineup, blind_lineup
+from feltline.engine.table.house import TableConfig
 
 MAX_ENTRANTS = 10_000
 MAX_LEVELS = 100

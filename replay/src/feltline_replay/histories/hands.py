@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
-from feltline.engine.events import Event, HandEnded, HandStarted
-from feltline.engine.hand import replay
-from feltline.engine.house import Turn
-from feltline.engine.table import HandDealt, TableOpened
+from feltline.engine.hand.decide import replay
+from feltline.engine.hand.events import Event, HandEnded, HandStarted
+from feltline.engine.table.events import HandDealt, TableOpened
+from feltline.engine.table.house import Turn
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
 from feltline_replay.show import Viewer, load_hand

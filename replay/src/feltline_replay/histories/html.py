@@ -23,8 +23,8 @@ from functools import cache, partial
 from importlib.resources import files
 from typing import Any
 
-from feltline.engine.events import PotAwarded
 from feltline.engine.games import VARIANTS
+from feltline.engine.hand.events import PotAwarded
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
 from feltline_replay.show import Frame, Viewer, frames, steps

@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from feltline.engine.cards import JOKER_TOKEN, Card
-from feltline.engine.events import (
+from feltline.engine.cards.card import JOKER_TOKEN, Card
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -66,8 +66,8 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.rules import Game, Structure
-from feltline.engine.script import Kind
+from feltline.engine.hand.rules import Game, Structure
+from feltline.engine.hand.script import Kind
 from feltline_replay.histories.format import Format
 from feltline_replay.histories.hands import LoggedHand
 

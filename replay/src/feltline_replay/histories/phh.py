@@ -51,8 +51,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
-from feltline.engine.cards import Card
-from feltline.engine.events import (
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -65,12 +66,11 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.rules import Game, Rules, Structure
-from feltline.engine.script import Kind
-from feltline.engine.state import Hand
-from feltline.engine.turn import first_to_act
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Game, Rules, Structure
+from feltline.engine.hand.script import Kind
+from feltline.engine.hand.state import Hand
+from feltline.engine.hand.turn import first_to_act
 from feltline_replay.histories.format import Format, Unwritable
 from feltline_replay.histories.hands import LoggedHand
 

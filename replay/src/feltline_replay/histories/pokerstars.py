@@ -34,8 +34,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
-from feltline.engine.cards import RANK_NAMES, RANK_PLURALS, Card
-from feltline.engine.events import (
+from feltline.engine.cards.card import RANK_NAMES, RANK_PLURALS, Card
+from feltline.engine.cards.values import Category, HandValue, System
+from feltline.engine.games.variant import Variant
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -51,10 +53,8 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.games.variant import Variant
-from feltline.engine.rules import Game, Rules, Structure
-from feltline.engine.script import Kind
-from feltline.engine.values import Category, HandValue, System
+from feltline.engine.hand.rules import Game, Rules, Structure
+from feltline.engine.hand.script import Kind
 from feltline_replay.histories.format import Format
 from feltline_replay.histories.hands import LoggedHand
 

@@ -23,11 +23,12 @@ from typing import Any
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from feltline.engine import events as hand
-from feltline.engine import house, table
-from feltline.engine import rules as engine_rules
-from feltline.engine.cards import Card
-from feltline.engine.rules import Structure
+from feltline.engine.cards.card import Card
+from feltline.engine.hand import events as hand
+from feltline.engine.hand import rules as engine_rules
+from feltline.engine.hand.rules import Structure
+from feltline.engine.table import events as table_events
+from feltline.engine.table import house
 from feltline_protos.v1 import common_pb2, events_pb2
 
 
@@ -46,7 +47,7 @@ class Where:
 
 def to_proto(event: hand.Event, where: Where, *, redacted: bool = False) -> events_pb2.Event:
     """``event``, as given, in the contract's form."""
-    table_event = isinstance(event, table.TableEvent)
+    table_event = isinstance(event, table_events.TableEvent)
     message = events_pb2.Event(
         table_id=where.table_id,
         hand_number=0 if table_event else where.hand_number,
@@ -251,14 +252,14 @@ def _hand_ended(e: hand.HandEnded, where: Where) -> tuple[str, Message]:
 
 
 @_body.register
-def _table_opened(e: table.TableOpened, where: Where) -> tuple[str, Message]:
+def _table_opened(e: table_events.TableOpened, where: Where) -> tuple[str, Message]:
     return "table_opened", events_pb2.TableOpened(
         config=table_config(e.config), open_time=_time(e.at), display_name=e.name
     )
 
 
 @_body.register
-def _sat_down(e: table.SatDown, where: Where) -> tuple[str, Message]:
+def _sat_down(e: table_events.SatDown, where: Where) -> tuple[str, Message]:
     return "sat_down", events_pb2.SatDown(
         seat=e.seat,
         player_id=e.player,
@@ -269,45 +270,45 @@ def _sat_down(e: table.SatDown, where: Where) -> tuple[str, Message]:
 
 
 @_body.register
-def _joined_pot(e: table.JoinedPot, where: Where) -> tuple[str, Message]:
+def _joined_pot(e: table_events.JoinedPot, where: Where) -> tuple[str, Message]:
     return "joined_pot", events_pb2.JoinedPot(seat=e.seat, amount=e.amount)
 
 
 @_body.register
-def _chips_added(e: table.ChipsAdded, where: Where) -> tuple[str, Message]:
+def _chips_added(e: table_events.ChipsAdded, where: Where) -> tuple[str, Message]:
     return "chips_added", events_pb2.ChipsAdded(seat=e.seat, amount=e.amount)
 
 
 @_body.register
-def _leaving_after_hand(e: table.LeavingAfterHand, where: Where) -> tuple[str, Message]:
+def _leaving_after_hand(e: table_events.LeavingAfterHand, where: Where) -> tuple[str, Message]:
     return "leaving_after_hand", events_pb2.LeavingAfterHand(seat=e.seat)
 
 
 @_body.register
-def _sat_out(e: table.SatOut, where: Where) -> tuple[str, Message]:
+def _sat_out(e: table_events.SatOut, where: Where) -> tuple[str, Message]:
     return "sat_out", events_pb2.SatOut(seat=e.seat)
 
 
 @_body.register
-def _sat_in(e: table.SatIn, where: Where) -> tuple[str, Message]:
+def _sat_in(e: table_events.SatIn, where: Where) -> tuple[str, Message]:
     status = common_pb2.SeatStatus.Value("SEAT_STATUS_" + e.entry.name)
     return "sat_in", events_pb2.SatIn(seat=e.seat, status=status)
 
 
 @_body.register
-def _stood_up(e: table.StoodUp, where: Where) -> tuple[str, Message]:
+def _stood_up(e: table_events.StoodUp, where: Where) -> tuple[str, Message]:
     return "stood_up", events_pb2.StoodUp(
         seat=e.seat, player_id=e.player, stack=e.stack, forfeited=e.forfeited
     )
 
 
 @_body.register
-def _time_charged(e: table.TimeCharged, where: Where) -> tuple[str, Message]:
+def _time_charged(e: table_events.TimeCharged, where: Where) -> tuple[str, Message]:
     return "time_charged", events_pb2.TimeCharged(seat=e.seat, amount=e.amount, window=e.window)
 
 
 @_body.register
-def _hand_dealt(e: table.HandDealt, where: Where) -> tuple[str, Message]:
+def _hand_dealt(e: table_events.HandDealt, where: Where) -> tuple[str, Message]:
     return "hand_dealt", events_pb2.HandDealt(
         hand_number=e.hand,
         time=_time(e.at),
@@ -319,7 +320,7 @@ def _hand_dealt(e: table.HandDealt, where: Where) -> tuple[str, Message]:
 
 
 @_body.register
-def _hand_finished(e: table.HandFinished, where: Where) -> tuple[str, Message]:
+def _hand_finished(e: table_events.HandFinished, where: Where) -> tuple[str, Message]:
     return "hand_finished", events_pb2.HandFinished(
         stacks=_amounts(e.stacks),
         rake=e.rake,
@@ -330,19 +331,19 @@ def _hand_finished(e: table.HandFinished, where: Where) -> tuple[str, Message]:
 
 
 @_body.register
-def _carried_pot_won(e: table.CarriedPotWon, where: Where) -> tuple[str, Message]:
+def _carried_pot_won(e: table_events.CarriedPotWon, where: Where) -> tuple[str, Message]:
     return "carried_pot_won", events_pb2.CarriedPotWon(seat=e.seat, amount=e.amount)
 
 
 @_body.register
-def _table_closed(e: table.TableClosed, where: Where) -> tuple[str, Message]:
+def _table_closed(e: table_events.TableClosed, where: Where) -> tuple[str, Message]:
     # The contract carries no house field: dead money nobody seated could
     # take back shows in the table's house total.
     return "table_closed", events_pb2.TableClosed(close_time=_time(e.at), reason=e.reason)
 
 
 @_body.register
-def _stakes_changed(e: table.StakesChanged, where: Where) -> tuple[str, Message]:
+def _stakes_changed(e: table_events.StakesChanged, where: Where) -> tuple[str, Message]:
     return "stakes_changed", events_pb2.StakesChanged(stakes=stakes(e.stakes, e.stakes.raise_cap))
 
 

@@ -49,7 +49,8 @@ from feltline.domain.account import InsufficientChips
 from feltline.domain.hand import CommandIdReused
 from feltline.domain.match import SeatError, WaitingForTables
 from feltline.engine import errors as engine
-from feltline.engine import table, tournament
+from feltline.engine import tournament
+from feltline.engine.table import errors as table_errors
 from feltline_protos.v1 import errors_pb2
 
 log = structlog.get_logger("feltline.api")
@@ -110,11 +111,11 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     engine.IllegalAction: R.ERROR_REASON_ILLEGAL_ACTION,
     engine.WrongPhase: R.ERROR_REASON_WRONG_PHASE,
     engine.NotInHand: R.ERROR_REASON_NOT_YOUR_SEAT,
-    table.TableClosedError: R.ERROR_REASON_TABLE_CLOSED,
-    table.SeatUnavailableError: R.ERROR_REASON_SEAT_UNAVAILABLE,
-    table.GameOptionError: R.ERROR_REASON_GAME_OPTION,
+    table_errors.TableClosedError: R.ERROR_REASON_TABLE_CLOSED,
+    table_errors.SeatUnavailableError: R.ERROR_REASON_SEAT_UNAVAILABLE,
+    table_errors.GameOptionError: R.ERROR_REASON_GAME_OPTION,
     InsufficientChips: R.ERROR_REASON_INSUFFICIENT_BALANCE,
-    table.NoSuchSeatError: R.ERROR_REASON_INVALID_REQUEST,
+    table_errors.NoSuchSeatError: R.ERROR_REASON_INVALID_REQUEST,
     MatchNotFound: R.ERROR_REASON_MATCH_NOT_FOUND,
     MatchTable: R.ERROR_REASON_MATCH_TABLE,
     SeatError: R.ERROR_REASON_SEAT_UNAVAILABLE,
@@ -126,8 +127,8 @@ RULE_REASONS: Mapping[type[engine.RuleError], Reason] = {
     tournament.WaitingToDeal: R.ERROR_REASON_WRONG_PHASE,
     # The server, not the caller, makes seeds and hand results: a refusal
     # of one is the server's fault.
-    table.SeedError: R.ERROR_REASON_UNSPECIFIED,
-    table.HandResultError: R.ERROR_REASON_UNSPECIFIED,
+    table_errors.SeedError: R.ERROR_REASON_UNSPECIFIED,
+    table_errors.HandResultError: R.ERROR_REASON_UNSPECIFIED,
 }
 # By kind, for rule errors with no reason of their own. Keyed by the kind's
 # value, so a kind added below (a store's "not-found") needs no change here.

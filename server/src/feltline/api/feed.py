@@ -33,11 +33,11 @@ from uuid import UUID
 
 from feltline.api.redaction import Viewer
 from feltline.cardroom.held import AsOf
-from feltline.engine.events import Event
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.state import Hand
-from feltline.engine.table import HandDealt
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import Event
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.state import Hand
+from feltline.engine.table.events import HandDealt
 
 KEEP = 1024  # table records kept; a watcher further behind reads the store
 HANDS = 2  # hands kept: the latest, and the one its watchers are finishing

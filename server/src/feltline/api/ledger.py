@@ -26,7 +26,7 @@ from feltline.api.errors import ApiError
 from feltline.api.tokens import Caller
 from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id, hand_id
-from feltline.engine.rules import Game, Structure
+from feltline.engine.hand.rules import Game, Structure
 from feltline.projections import books, reports
 from feltline.projections.ledger import account_book
 from feltline.projections.pots import TablePots, table_pots

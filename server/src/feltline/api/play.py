@@ -20,10 +20,10 @@ from feltline.api.redaction import Viewer, view
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
-from feltline.engine.cards import Card, CardError
-from feltline.engine.commands import Act, Commit, Declare, Draw, Reveal
+from feltline.engine.cards.card import Card, CardError
 from feltline.engine.errors import IllegalDraw
-from feltline.engine.events import Action, Choice, HandEnded
+from feltline.engine.hand.commands import Act, Commit, Declare, Draw, Reveal
+from feltline.engine.hand.events import Action, Choice, HandEnded
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, events_pb2, play_pb2, play_pb2_grpc
 
 R = errors_pb2.ErrorReason

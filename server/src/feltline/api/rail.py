@@ -26,7 +26,7 @@ from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.hand import Sealed, StoredHandEvent
 from feltline.domain.table import TableRecord
-from feltline.engine.events import Event
+from feltline.engine.hand.events import Event
 
 # Seconds a watch waits unwoken. Every change wakes its watchers (this
 # process's as it commits, another's once caught up with), so this only bounds

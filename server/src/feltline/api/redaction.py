@@ -28,7 +28,7 @@ from typing import Protocol
 
 from feltline.api.convert import Where, to_proto
 from feltline.api.tokens import Caller, Role
-from feltline.engine.events import Event
+from feltline.engine.hand.events import Event
 from feltline_protos.v1 import auth_pb2, events_pb2
 
 

@@ -40,8 +40,8 @@ from feltline.cardroom.errors import Unreadable
 from feltline.cardroom.register import NotCosigned, NotLogged
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
-from feltline.engine.cards import Card
-from feltline.engine.events import (
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.events import (
     Acted,
     BetsCollected,
     Declared,
@@ -52,10 +52,10 @@ from feltline.engine.events import (
     Shown,
     StreetBegan,
 )
-from feltline.engine.rules import Game
-from feltline.engine.state import Hand
-from feltline.engine.table import HandDealt, HandFinished
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.rules import Game
+from feltline.engine.hand.state import Hand
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.events import HandDealt, HandFinished
 from feltline.projections import hands
 from feltline.projections.hands import Key
 from feltline.projections.projector import Projector

@@ -16,7 +16,7 @@ from feltline.api.tokens import Caller
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.errors import Unreadable
 from feltline.cardroom.room import Room
-from feltline.engine.table import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
+from feltline.engine.table.events import LeavingAfterHand, SatIn, SatOut, StoodUp, TableEvent
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, tables_pb2, tables_pb2_grpc
 
 R = errors_pb2.ErrorReason

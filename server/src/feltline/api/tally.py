@@ -22,8 +22,9 @@ from feltline import metrics
 from feltline.cardroom.errors import Unreadable
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
-from feltline.engine.events import Acted, Declared, Drew, HandEnded, HandStarted
-from feltline.engine.table import HandFinished, Table
+from feltline.engine.hand.events import Acted, Declared, Drew, HandEnded, HandStarted
+from feltline.engine.table.events import HandFinished
+from feltline.engine.table.state import Table
 
 
 class Tally:

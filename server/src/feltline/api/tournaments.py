@@ -30,7 +30,7 @@ from feltline.cardroom.clock import Clock
 from feltline.cardroom.room import Room
 from feltline.domain.ids import tournament_table_id
 from feltline.domain.tournament import TournamentStream
-from feltline.engine.rules import Structure
+from feltline.engine.hand.rules import Structure
 from feltline.engine.tournament import Band, Level, Start, Tournament
 from feltline_protos.v1 import auth_pb2, errors_pb2, tournaments_pb2, tournaments_pb2_grpc
 

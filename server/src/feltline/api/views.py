@@ -17,8 +17,12 @@ from feltline.api.redaction import Viewer, sees_down_cards
 from feltline.api.tokens import Caller
 from feltline.domain.hand import HandStream
 from feltline.domain.table import TableStream
-from feltline.engine.events import Action, Entropy, Event, StreetBegan
-from feltline.engine.house import (
+from feltline.engine.cards.values import System
+from feltline.engine.hand.events import Action, Entropy, Event, StreetBegan
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.turn import Choices, choices, waiting_on
+from feltline.engine.table.house import (
     DEFAULT_ACTION_CLOCK,
     DEFAULT_ANTE_CAP,
     DEFAULT_CONTRIBUTION_WINDOW_MS,
@@ -26,11 +30,7 @@ from feltline.engine.house import (
     TableConfig,
     TimeCharge,
 )
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.state import Hand, Phase
-from feltline.engine.table import Table
-from feltline.engine.turn import Choices, choices, waiting_on
-from feltline.engine.values import System
+from feltline.engine.table.state import Table
 from feltline_protos.v1 import auth_pb2, common_pb2, errors_pb2, ledger_pb2, replay_pb2, tables_pb2
 
 R = errors_pb2.ErrorReason

@@ -36,11 +36,11 @@ from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.cardroom.room import Room
 from feltline.domain.ids import hand_id
-from feltline.engine.events import HandEnded
-from feltline.engine.hand import NEW_HAND
-from feltline.engine.state import Hand
-from feltline.engine.table import HandDealt, HandFinished, TableClosed
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.decide import NEW_HAND
+from feltline.engine.hand.events import HandEnded
+from feltline.engine.hand.state import Hand
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.events import HandDealt, HandFinished, TableClosed
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason

@@ -41,10 +41,10 @@ from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
-from feltline.engine.state import Phase
-from feltline.engine.table import Table
+from feltline.engine.hand.state import Phase
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.state import Table
 from feltline.engine.tournament import Start
-from feltline.engine.turn import waiting_on
 from feltline.store.faults import AccountUnreadable, StoreAway, StoreFull, Unreadable
 from feltline.store.streams import Conflict
 

@@ -11,12 +11,13 @@ from feltline.cardroom import director
 from feltline.cardroom.work import Work
 from feltline.domain.hand import HandStream
 from feltline.domain.ids import bank_id, hand_id
-from feltline.engine.commands import Act, StartHand, TimeOut
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Action, HandEnded, HandStarted, PassedOut
-from feltline.engine.state import Phase
-from feltline.engine.table import DealHand, EndHand, HandDealt, HandFinished, StandUp
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.commands import Act, StartHand, TimeOut
+from feltline.engine.hand.events import Action, HandEnded, HandStarted, PassedOut
+from feltline.engine.hand.state import Phase
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.commands import DealHand, EndHand, StandUp
+from feltline.engine.table.events import HandDealt, HandFinished
 
 
 def deal(work: Work, key: str, request: str, seed: bytes, at: int) -> int:

@@ -24,15 +24,9 @@ from uuid import UUID
 from feltline.cardroom.work import Work
 from feltline.domain.ids import account_id, chips_id, house_id, pool_id, tournament_table_id
 from feltline.domain.tournament import TournamentStream
-from feltline.engine.events import Event
-from feltline.engine.table import (
-    ChangeStakes,
-    CloseTable,
-    HandFinished,
-    OpenTable,
-    SeatPlayer,
-    StandUp,
-)
+from feltline.engine.hand.events import Event
+from feltline.engine.table.commands import ChangeStakes, CloseTable, OpenTable, SeatPlayer, StandUp
+from feltline.engine.table.events import HandFinished
 from feltline.engine.tournament import (
     Cancelled,
     Eliminated,

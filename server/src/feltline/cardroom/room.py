@@ -76,8 +76,10 @@ from feltline.domain.ids import (
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.tournament import TournamentStream
-from feltline.engine.cards import Card
-from feltline.engine.commands import (
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.deck import SEED_BYTES
+from feltline.engine.errors import ConfigError, RuleError
+from feltline.engine.hand.commands import (
     Act,
     Cancel,
     CloseContributions,
@@ -87,16 +89,12 @@ from feltline.engine.commands import (
     Reveal,
     TimeOut,
 )
-from feltline.engine.deck import SEED_BYTES
-from feltline.engine.errors import ConfigError, RuleError
-from feltline.engine.events import Action, Choice, Event
-from feltline.engine.house import TableConfig
-from feltline.engine.state import Phase
-from feltline.engine.table import (
+from feltline.engine.hand.events import Action, Choice, Event
+from feltline.engine.hand.state import Phase
+from feltline.engine.table.commands import (
     AddChips,
     CloseTable,
     DealHand,
-    HandInProgressError,
     OpenTable,
     SitDown,
     SitIn,
@@ -104,6 +102,8 @@ from feltline.engine.table import (
     StandUp,
     TableCommand,
 )
+from feltline.engine.table.errors import HandInProgressError
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import Band, Level, NotRunning, Start, Tournament, WaitingToDeal
 from feltline.store.config import StoreConfig
 from feltline.store.leases import Fenced
@@ -269,7 +269,7 @@ class Room:
         self, table_id: UUID, command_id: str, seat: int, *, post_now: bool = False
     ) -> Outcome:
         """Deal a sitting-out seat in again from the next hand (hold'em: see
-        :class:`feltline.engine.table.SitIn`)."""
+        :class:`feltline.engine.table.commands.SitIn`)."""
         return self._at_table(table_id, command_id, SitIn(seat, post_now))
 
     def stand_up(self, table_id: UUID, command_id: str, seat: int, *, at: int) -> Outcome:
@@ -309,7 +309,7 @@ class Room:
         is cancelled (every chip put in goes back, docs/rules.md) and settled,
         then everyone stands up, their stacks and their part of a carried
         jackpots pot going back to their accounts (see
-        :func:`feltline.engine.table.pot_refunds`). The table refuses every
+        :func:`feltline.engine.table.decide.pot_refunds`). The table refuses every
         command after."""
         command = CloseTable(at, reason)
 

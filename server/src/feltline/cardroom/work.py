@@ -13,9 +13,11 @@ from feltline.domain.hand import HandStream, Recorded, StoredHandEvent
 from feltline.domain.ids import account_id
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.tournament import TournamentStream
-from feltline.engine.commands import Command
-from feltline.engine.events import Event
-from feltline.engine.table import ChipsAdded, SatDown, StoodUp, Table, TableCommand, TableEvent
+from feltline.engine.hand.commands import Command
+from feltline.engine.hand.events import Event
+from feltline.engine.table.commands import TableCommand
+from feltline.engine.table.events import ChipsAdded, SatDown, StoodUp, TableEvent
+from feltline.engine.table.state import Table
 from feltline.store.streams import Stored
 
 

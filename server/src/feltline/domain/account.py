@@ -28,7 +28,7 @@ from feltline.audit.codec import JSON
 from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.errors import IllegalAmount, Kind, RuleError
-from feltline.engine.state import replace
+from feltline.engine.hand.state import replace
 
 
 class InsufficientChips(RuleError):

@@ -27,13 +27,13 @@ from feltline.audit import chain, keys
 from feltline.audit.codec import JSON, decode_event, encode_event
 from feltline.domain.chained import Signed, TamperedError, follow
 from feltline.domain.ids import fingerprint
-from feltline.engine.commands import Command
-from feltline.engine.dealing import fresh_deck
-from feltline.engine.deck import commitment, deck_seed, shuffle
-from feltline.engine.events import DeckShuffled, Event, HandEnded, HandStarted, StreetBegan
-from feltline.engine.evolve import evolve
-from feltline.engine.hand import NEW_HAND, play
-from feltline.engine.state import Hand, replace
+from feltline.engine.cards.deck import commitment, deck_seed, shuffle
+from feltline.engine.hand.commands import Command
+from feltline.engine.hand.dealing import fresh_deck
+from feltline.engine.hand.decide import NEW_HAND, play
+from feltline.engine.hand.events import DeckShuffled, Event, HandEnded, HandStarted, StreetBegan
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.state import Hand, replace
 
 
 class CommandIdReused(Exception):

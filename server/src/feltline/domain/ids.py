@@ -14,9 +14,9 @@ from functools import lru_cache
 from uuid import UUID, uuid5
 
 from feltline.audit.codec import JSON, canonical, encode_command
-from feltline.engine.commands import StartHand
 from feltline.engine.errors import RuleError
-from feltline.engine.table import DealHand
+from feltline.engine.hand.commands import StartHand
+from feltline.engine.table.commands import DealHand
 
 MAX_COMMAND_ID = 128
 TABLES = UUID("0b6f4f36-8e35-4cf1-9c36-6a8f4be1f0a1")

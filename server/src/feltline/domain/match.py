@@ -37,11 +37,11 @@ from feltline.audit import chain
 from feltline.audit.codec import JSON, decode_event, encode_event
 from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
-from feltline.engine.deck import SEED_BYTES, commitment
+from feltline.engine.cards.deck import SEED_BYTES, commitment
 from feltline.engine.duplicate import chip_results, matchpoints, scores
 from feltline.engine.errors import ConfigError, Kind, RuleError
-from feltline.engine.events import NOBODY, Event
-from feltline.engine.house import TableConfig
+from feltline.engine.hand.events import NOBODY, Event
+from feltline.engine.table.house import TableConfig
 
 MAX_DEALS = 500
 MAX_TABLES = 16

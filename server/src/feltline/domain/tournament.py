@@ -17,7 +17,7 @@ from feltline.audit import chain
 from feltline.audit.codec import JSON, TOURNAMENT_EVENT_TYPES, decode_event, encode_event
 from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
-from feltline.engine.events import Event
+from feltline.engine.hand.events import Event
 from feltline.engine.tournament import Tournament, evolve
 
 

@@ -26,7 +26,7 @@ from feltline.api import tokens
 from feltline.api.app import Feltline
 from feltline.audit.keys import KeyFileError, Signer
 from feltline.cardroom.room import open_room
-from feltline.engine.values import build_tables
+from feltline.engine.cards.values import build_tables
 from feltline.floor import connection, settings
 from feltline.floor.connection import Refused
 from feltline.floor.tables import stakes

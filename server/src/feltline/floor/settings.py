@@ -10,11 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from feltline.engine.cards.values import System
 from feltline.engine.errors import ConfigError
-from feltline.engine.events import Entropy
 from feltline.engine.games import VARIANTS, named
 from feltline.engine.games.variant import Variant
-from feltline.engine.house import (
+from feltline.engine.hand.events import Entropy
+from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
+from feltline.engine.table.house import (
     DEFAULT_ACTION_CLOCK,
     DEFAULT_ANTE_CAP,
     DEFAULT_CONTRIBUTION_WINDOW_MS,
@@ -23,8 +25,6 @@ from feltline.engine.house import (
     TableConfig,
     TimeCharge,
 )
-from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.values import System
 from feltline_protos.v1 import common_pb2
 
 # The stakes not given are the game's house stakes (its module in

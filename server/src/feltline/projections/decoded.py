@@ -9,7 +9,7 @@ import threading
 from feltline.audit.codec import EVENT_TYPES, TABLE_EVENT_TYPES, decode_event
 from feltline.domain.hand import Recorded
 from feltline.domain.table import TableRecord
-from feltline.engine.events import Event
+from feltline.engine.hand.events import Event
 
 KEPT = 4096  # records remembered, well over a page
 _kept: dict[int, tuple[TableRecord | Recorded, Event]] = {}

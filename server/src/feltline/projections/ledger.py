@@ -35,8 +35,8 @@ from feltline.domain.account import (
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import account_id, hand_id
 from feltline.domain.table import TableRecord
-from feltline.engine import events as hand_events
-from feltline.engine import table as table_events
+from feltline.engine.hand import events as hand_events
+from feltline.engine.table import events as table_events
 from feltline.projections.decoded import event_of
 from feltline.projections.view import Cursor, View
 

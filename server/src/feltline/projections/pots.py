@@ -19,9 +19,9 @@ from eventsourcing.projection import Projection
 from feltline.domain.hand import Recorded
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord
-from feltline.engine import events as hand_events
-from feltline.engine.pot import collect
-from feltline.engine.table import HandDealt
+from feltline.engine.hand import events as hand_events
+from feltline.engine.hand.pot import collect
+from feltline.engine.table.events import HandDealt
 from feltline.projections.decoded import event_of
 from feltline.projections.view import View
 

@@ -29,11 +29,11 @@ from feltline.domain.match import MatchRecord
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.tournament import TournamentRecord
 from feltline.domain.transparency import LOG_RECORDS
-from feltline.engine.deck import commitment
-from feltline.engine.events import HandEnded, HandStarted
-from feltline.engine.state import Phase
-from feltline.engine.table import HandDealt, HandFinished
-from feltline.engine.turn import waiting_on
+from feltline.engine.cards.deck import commitment
+from feltline.engine.hand.events import HandEnded, HandStarted
+from feltline.engine.hand.state import Phase
+from feltline.engine.hand.turn import waiting_on
+from feltline.engine.table.events import HandDealt, HandFinished
 from feltline.store.streams import Streams
 
 

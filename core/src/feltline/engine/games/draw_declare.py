@@ -19,11 +19,11 @@ where each seat draws from its own reserved part of the deck.
 A hand, dealt from a seed of 32 zero bytes: both check, stand pat and
 check; ann declares low, bob high, and they split the pot.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, Declare, Draw, StartHand
->>> from feltline.engine.events import Action, Choice, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, Declare, Draw, StartHand
+>>> from feltline.engine.hand.events import Action, Choice, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.DRAW_DECLARE), deal, bytes(32)))
@@ -45,12 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, high
+from feltline.engine.cards.values import low as low_value
 from feltline.engine.games.variant import Game, Variant
-from feltline.engine.script import DECLARE, DOWN, DRAW, FORCED, SHOWDOWN, Opening, bet, deal
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import HandValue, System, high
-from feltline.engine.values import low as low_value
+from feltline.engine.hand.script import DECLARE, DOWN, DRAW, FORCED, SHOWDOWN, Opening, bet, deal
+from feltline.engine.hand.stakes import Stakes, Structure
 
 
 def _values(

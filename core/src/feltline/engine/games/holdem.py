@@ -14,11 +14,11 @@ of a split pot go one at a time clockwise from the left of the button.
 A hand, dealt from a seed of 32 zero bytes: heads-up the button (bob) posts
 the small blind and calls, and both check it down.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, StartHand
->>> from feltline.engine.events import Action, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, StartHand
+>>> from feltline.engine.hand.events import Action, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats, small_blind=1, big_blind=0)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.HOLDEM), deal, bytes(32)))
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, high
 from feltline.engine.games.variant import Game, Variant
-from feltline.engine.script import DOWN, FORCED, SHOWDOWN, Opening, bet, board, deal
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import HandValue, System, high
+from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, Opening, bet, board, deal
+from feltline.engine.hand.stakes import Stakes, Structure
 
 
 def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple[HandValue, None]:

@@ -19,11 +19,11 @@ duplicate match nor at a mixed table, its carried pots outliving the deal.
 A deal nobody opens, dealt from a seed of 32 zero bytes: neither player
 holds jacks or better, both check, and the pot is carried to the next deal.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, StartHand
->>> from feltline.engine.events import Action, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, StartHand
+>>> from feltline.engine.hand.events import Action, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.JACKPOTS), deal, bytes(32)))
@@ -39,11 +39,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, high
 from feltline.engine.games.variant import Game, Variant
-from feltline.engine.script import DOWN, DRAW, FORCED, SHOWDOWN, Opening, bet, deal
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import HandValue, System, high
+from feltline.engine.hand.script import DOWN, DRAW, FORCED, SHOWDOWN, Opening, bet, deal
+from feltline.engine.hand.stakes import Stakes, Structure
 
 
 def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple[HandValue, None]:

@@ -16,11 +16,11 @@ blind and calls, ann checks, and both check it down. Bob holds three
 clubs and the board two: no flush, for a hand takes three of the board.
 Ann's nine of spades with the board's nine makes the best hand.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, StartHand
->>> from feltline.engine.events import Action, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, StartHand
+>>> from feltline.engine.hand.events import Action, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats, small_blind=1, big_blind=0)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.OMAHA), deal, bytes(32)))
@@ -39,12 +39,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, high, two_plus_three
 from feltline.engine.games import holdem
 from feltline.engine.games.variant import Game, Variant
-from feltline.engine.script import DOWN, FORCED, SHOWDOWN, Opening, bet, board, deal
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import HandValue, System, high, two_plus_three
+from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, Opening, bet, board, deal
+from feltline.engine.hand.stakes import Stakes, Structure
 
 STEPS = (
     FORCED,

@@ -25,11 +25,11 @@ card and brings in, bob calls; on fourth street bob's 5-3 showing is
 lower than ann's 9-7, so bob acts first; both check to the end, and bob's
 8-7-5-4-3 beats ann's 9-7-6-4-3.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, StartHand
->>> from feltline.engine.events import Action, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, StartHand
+>>> from feltline.engine.hand.events import Action, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.RAZZ), deal, bytes(32)))
@@ -51,11 +51,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, ace_to_five_low
 from feltline.engine.games import stud
 from feltline.engine.games.variant import Game, OddChips, Variant
-from feltline.engine.script import DOWN, FORCED, SHOWDOWN, UP, Opening, bet, deal
-from feltline.engine.values import HandValue, System, ace_to_five_low
+from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, UP, Opening, bet, deal
 
 
 def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple[HandValue, None]:

@@ -23,11 +23,11 @@ A hand, dealt from a seed of 32 zero bytes: bob's five is the lowest up
 card and brings in, ann calls, and both check to the end: bob's king high
 and eight-low take both halves.
 
->>> from feltline.engine.cards import format_cards
->>> from feltline.engine.commands import Act, StartHand
->>> from feltline.engine.events import Action, Deal, SeatAtStart
->>> from feltline.engine.hand import NEW_HAND, play
->>> from feltline.engine.rules import Game, Rules
+>>> from feltline.engine.cards.card import format_cards
+>>> from feltline.engine.hand.commands import Act, StartHand
+>>> from feltline.engine.hand.events import Action, Deal, SeatAtStart
+>>> from feltline.engine.hand.decide import NEW_HAND, play
+>>> from feltline.engine.hand.rules import Game, Rules
 >>> seats = (SeatAtStart(0, "ann", 500), SeatAtStart(1, "bob", 500))
 >>> deal = Deal(button=1, seats=seats)
 >>> _, hand = play(NEW_HAND, StartHand(Rules.house(Game.STUD_HI_LO), deal, bytes(32)))
@@ -49,11 +49,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System, eight_or_better, high
 from feltline.engine.games import stud
 from feltline.engine.games.variant import Game, OddChips, Variant
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import HandValue, System, eight_or_better, high
+from feltline.engine.hand.stakes import Stakes, Structure
 
 
 def _values(

@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum, auto
 
-from feltline.engine.cards import Card
-from feltline.engine.script import Kind, Opening, Step
-from feltline.engine.stakes import Stakes
-from feltline.engine.values import HandValue, System
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import HandValue, System
+from feltline.engine.hand.script import Kind, Opening, Step
+from feltline.engine.hand.stakes import Stakes
 
 _BRING_INS = {Opening.LOW_CARD, Opening.HIGH_CARD}
 

@@ -16,20 +16,7 @@ import re
 from collections.abc import Iterable
 from functools import reduce
 
-from feltline.engine import betting, dealing, showdown, turn
-from feltline.engine.commands import (
-    Act,
-    Cancel,
-    CloseContributions,
-    Command,
-    Commit,
-    Declare,
-    Draw,
-    Reveal,
-    StartHand,
-    TimeOut,
-)
-from feltline.engine.deck import (
+from feltline.engine.cards.deck import (
     CONTRIBUTED_ALGORITHM,
     DECK_ALGORITHM,
     SEED_BYTES,
@@ -46,7 +33,20 @@ from feltline.engine.errors import (
     NotYourTurn,
     WrongPhase,
 )
-from feltline.engine.events import (
+from feltline.engine.hand import betting, dealing, showdown, turn
+from feltline.engine.hand.commands import (
+    Act,
+    Cancel,
+    CloseContributions,
+    Command,
+    Commit,
+    Declare,
+    Draw,
+    Reveal,
+    StartHand,
+    TimeOut,
+)
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -67,10 +67,10 @@ from feltline.engine.events import (
     SeedDrawn,
     StreetBegan,
 )
-from feltline.engine.evolve import evolve
-from feltline.engine.rules import Rules
-from feltline.engine.script import Kind, Step
-from feltline.engine.state import Hand, Phase, Player
+from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.rules import Rules
+from feltline.engine.hand.script import Kind, Step
+from feltline.engine.hand.state import Hand, Phase, Player
 
 NEW_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
 

@@ -43,7 +43,7 @@ import struct
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from feltline.engine.cards import Card
+from feltline.engine.cards.card import Card
 
 if TYPE_CHECKING:
     from _hashlib import HASH

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from feltline.engine import openers
-from feltline.engine.events import Action
-from feltline.engine.rules import Structure
-from feltline.engine.state import Hand, Player, Round
+from feltline.engine.cards import openers
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Structure
+from feltline.engine.hand.state import Hand, Player, Round
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
 # slower than a module's own names: the hot paths read these.

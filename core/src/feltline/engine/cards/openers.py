@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from feltline.engine.cards import Card
-from feltline.engine.values import Category, high
+from feltline.engine.cards.card import Card
+from feltline.engine.cards.values import Category, high
 
 JACK = 9
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feltline.engine import openers
-from feltline.engine.cards import Card, deck
-from feltline.engine.deck import reshuffle_purpose, shuffle
-from feltline.engine.events import BoardDealt, CardDealt, Drew, Event, StubReshuffled
-from feltline.engine.rules import Rules
-from feltline.engine.script import Step
-from feltline.engine.state import Hand, Player
+from feltline.engine.cards import openers
+from feltline.engine.cards.card import Card, deck
+from feltline.engine.cards.deck import reshuffle_purpose, shuffle
+from feltline.engine.hand.events import BoardDealt, CardDealt, Drew, Event, StubReshuffled
+from feltline.engine.hand.rules import Rules
+from feltline.engine.hand.script import Step
+from feltline.engine.hand.state import Hand, Player
 
 
 def fresh_deck(rules: Rules) -> tuple[Card, ...]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from feltline.engine.cards.values import System
 from feltline.engine.errors import ConfigError
 from feltline.engine.games import VARIANTS, named
 from feltline.engine.games.variant import Game, Variant
-from feltline.engine.stakes import Stakes, Structure
-from feltline.engine.values import System
+from feltline.engine.hand.stakes import Stakes, Structure
 
 __all__ = ["Game", "Rake", "Rules", "Stakes", "Structure"]
 

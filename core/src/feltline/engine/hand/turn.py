@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from feltline.engine import betting
-from feltline.engine.cards import ACE, JOKER_INDEX, Card, ace_low
-from feltline.engine.events import Action
-from feltline.engine.script import Opening, Step
-from feltline.engine.state import Hand, Phase
-from feltline.engine.values import ace_to_five_low, high
+from feltline.engine.cards.card import ACE, JOKER_INDEX, Card, ace_low
+from feltline.engine.cards.values import ace_to_five_low, high
+from feltline.engine.hand import betting
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.script import Opening, Step
+from feltline.engine.hand.state import Hand, Phase
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
 # slower than a module's own names: the hot paths read these.

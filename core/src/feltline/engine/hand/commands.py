@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from feltline.engine.cards import Card
-from feltline.engine.events import Action, Choice, Deal, Entropy
-from feltline.engine.rules import Rules
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.events import Action, Choice, Deal, Entropy
+from feltline.engine.hand.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)

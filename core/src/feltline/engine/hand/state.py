@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from feltline.engine.cards import Card
-from feltline.engine.events import Choice
-from feltline.engine.rules import Rules
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.events import Choice
+from feltline.engine.hand.rules import Rules
 
 if TYPE_CHECKING:
     from dataclasses import replace as replace  # noqa: PLC0414 (exported)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from feltline.engine.errors import ConfigError
-from feltline.engine.events import Entropy
 from feltline.engine.games import VARIANTS, named
-from feltline.engine.rules import Game, Rules, Structure
+from feltline.engine.hand.events import Entropy
+from feltline.engine.hand.rules import Game, Rules, Structure
 
 DEFAULT_ANTE_CAP = 3
 DEFAULT_WINDOW = 1800

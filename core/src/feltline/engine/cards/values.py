@@ -22,7 +22,14 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 from operator import attrgetter
 
-from feltline.engine.cards import ACE, JOKER_INDEX, RANK_NAMES, RANK_PLURALS, RANKS, format_cards
+from feltline.engine.cards.card import (
+    ACE,
+    JOKER_INDEX,
+    RANK_NAMES,
+    RANK_PLURALS,
+    RANKS,
+    format_cards,
+)
 
 
 class System(Enum):

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import singledispatch
 
-from feltline.engine import betting, openers
-from feltline.engine.events import (
+from feltline.engine.cards import openers
+from feltline.engine.hand import betting
+from feltline.engine.hand.events import (
     Acted,
     Action,
     BetsCollected,
@@ -36,9 +37,9 @@ from feltline.engine.events import (
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.rules import Rules, Structure
-from feltline.engine.script import Kind, Opening
-from feltline.engine.state import Hand, Phase, Player, Round, replace
+from feltline.engine.hand.rules import Rules, Structure
+from feltline.engine.hand.script import Kind, Opening
+from feltline.engine.hand.state import Hand, Phase, Player, Round, replace
 
 # Python 3.11 reads enum members through EnumType.__getattr__, ten times
 # slower than a module's own names: the hot paths read these.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from feltline.engine.cards import Card
-from feltline.engine.rules import Rules
+from feltline.engine.cards.card import Card
+from feltline.engine.hand.rules import Rules
 
 EVERYONE: frozenset[int] | None = None
 NOBODY: frozenset[int] = frozenset()

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from feltline.engine import pot as pots
-from feltline.engine.cards import Card, ace_low
-from feltline.engine.events import Choice, Event, PotAwarded, Share, Shown
+from feltline.engine.cards.card import Card, ace_low
+from feltline.engine.cards.values import HandValue
 from feltline.engine.games.variant import OddChips
-from feltline.engine.state import Hand
-from feltline.engine.values import HandValue
+from feltline.engine.hand import pot as pots
+from feltline.engine.hand.events import Choice, Event, PotAwarded, Share, Shown
+from feltline.engine.hand.state import Hand
 
 
 class Holding(NamedTuple):  # a tuple: made for every live seat, four times faster

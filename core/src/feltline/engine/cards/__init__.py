@@ -1,0 +1,1 @@
+"""Cards, the deck and what a hand of cards is worth."""
