@@ -17,7 +17,7 @@ from feltline.audit import keys
 from feltline.engine.cards.deck import deck_seed
 from feltline.engine.hand.events import Entropy
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.table.house import TableConfig
 from feltline_client import Client, FeltlineError
 from feltline_client.bots import Player

@@ -21,7 +21,7 @@ from feltline.engine.cards.deck import CONTRIBUTED_ALGORITHM, DECK_ALGORITHM, de
 from feltline.engine.errors import IllegalContribution
 from feltline.engine.hand.events import Entropy, HandStarted
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.table.house import TableConfig
 from feltline_replay.cli import main
 from feltline_replay.export import hand_id

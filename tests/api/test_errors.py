@@ -19,7 +19,7 @@ from feltline.engine.hand.commands import Draw, StartHand
 from feltline.engine.hand.decide import NEW_HAND, decide, replay
 from feltline.engine.hand.events import Deal, SeatAtStart
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.table import errors as table_errors
 from feltline.store.streams import Conflict
 from feltline_protos.v1 import auth_pb2, errors_pb2

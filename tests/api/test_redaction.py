@@ -35,7 +35,7 @@ from feltline.engine.hand.events import (
 )
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline_protos.v1 import auth_pb2, events_pb2
 from tests.engine.players import choose
 from tests.tables import TABLES

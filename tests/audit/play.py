@@ -10,7 +10,7 @@ from feltline.engine.hand.decide import NEW_HAND, decide
 from feltline.engine.hand.events import Deal, Event, SeatAtStart
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game, Rules
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from tests.engine.players import choose
 from tests.tables import TABLES
 

@@ -17,7 +17,7 @@ from feltline.engine.games import VARIANTS
 from feltline.engine.hand.commands import StartHand
 from feltline.engine.hand.events import Deal, SeatAtStart
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.table.commands import OpenTable, SitDown
 from feltline.engine.table.events import SatDown
 from feltline.engine.table.house import TableConfig

@@ -18,8 +18,8 @@ from feltline.engine.cards.card import parse_cards
 from feltline.engine.cards.values import high
 from feltline.engine.hand.events import Acted, Action, Event, HandStarted, StreetBegan
 from feltline.engine.hand.rules import Rules, Structure
-from feltline.engine.hand.script import Opening
-from feltline.engine.hand.state import Hand, Phase, Player
+from feltline.engine.hand.script import Opening, Phase
+from feltline.engine.hand.state import Hand, Player
 
 # Fixed limit: the big bet from the turn, from fifth street, after the draw.
 BIG_BET_ROUNDS = frozenset(

@@ -40,7 +40,8 @@ from feltline.engine.hand.decide import play as play_command
 from feltline.engine.hand.events import Action, Choice, Deal, Entropy, Event, SeatAtStart
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 
 from .judge import Judge
 

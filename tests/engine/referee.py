@@ -53,8 +53,8 @@ from feltline.engine.hand.events import (
     StubReshuffled,
 )
 from feltline.engine.hand.evolve import evolve
-from feltline.engine.hand.script import Kind
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Kind, Phase
+from feltline.engine.hand.state import Hand
 
 
 def cards_in(value: object) -> Iterator[Card]:

@@ -44,7 +44,7 @@ from feltline.engine.hand.events import (
 )
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 
 from .stacked import Table, deal
 

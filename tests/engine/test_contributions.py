@@ -39,7 +39,8 @@ from feltline.engine.hand.events import (
 )
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game, Structure
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 
 from .players import contribution, rules, start
 

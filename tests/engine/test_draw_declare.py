@@ -51,7 +51,7 @@ from feltline.engine.hand.events import (
     StubReshuffled,
 )
 from feltline.engine.hand.rules import Game, Rake, Rules
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 
 from .draw_table import DECLARE, FIXED, SEED, Checked, cards, deal, top
 

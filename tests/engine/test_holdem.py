@@ -13,7 +13,7 @@ from feltline.engine.hand.events import (
     StreetBegan,
 )
 from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 
 from .stacked import deal
 

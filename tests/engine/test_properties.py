@@ -53,7 +53,8 @@ from feltline.engine.hand.rules import (
     Stakes,
     Structure,
 )
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 
 from .judge import Judge
 from .players import (

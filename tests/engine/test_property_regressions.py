@@ -11,7 +11,7 @@ from feltline.engine.errors import ConfigError
 from feltline.engine.hand.commands import Act, Draw, TimeOut
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 
 from .stacked import Table, deal
 

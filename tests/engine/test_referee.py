@@ -34,7 +34,8 @@ from feltline.engine.hand.events import (
 )
 from feltline.engine.hand.evolve import evolve
 from feltline.engine.hand.rules import Game, Structure
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 
 from .players import Played, passive, play, rules, start
 from .referee import Referee, check_no_leaks, check_redaction

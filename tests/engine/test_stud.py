@@ -66,7 +66,7 @@ from feltline.engine.hand.events import (
     StreetBegan,
 )
 from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 
 from .stacked import Table, deal
 

@@ -10,7 +10,7 @@ from feltline.engine.errors import IllegalDraw
 from feltline.engine.hand.commands import Act, Draw
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Game, Rules
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.hand.turn import Choices, choices, waiting_on
 
 from .draw_table import DECLARE, FIXED

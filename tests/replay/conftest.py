@@ -16,7 +16,7 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.engine.hand.events import Action, Choice
 from feltline.engine.hand.rules import Game
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.hand.turn import waiting_on
 from feltline.engine.table.house import TableConfig
 from feltline.store.config import StoreConfig

@@ -39,7 +39,7 @@ def played(hand: UUID, *, withhold: tuple[int, ...] = (), draw: bool = False) ->
     from feltline.engine.hand.decide import play as decide_and_evolve
     from feltline.engine.hand.events import Entropy
     from feltline.engine.hand.rules import Game, Structure
-    from feltline.engine.hand.state import Phase
+    from feltline.engine.hand.script import Phase
     from tests.engine.players import Style, choose, random_legal, rules, start
 
     game = Game.DRAW_DECLARE if draw else Game.HOLDEM

@@ -29,7 +29,8 @@ from feltline.engine.hand.events import (
     StubReshuffled,
 )
 from feltline.engine.hand.evolve import evolve
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 from feltline_replay import history
 from feltline_replay.log import Record
 

@@ -20,7 +20,8 @@ from feltline.domain.table import TableStream
 from feltline.engine.cards.values import System
 from feltline.engine.hand.events import Action, Entropy, Event, StreetBegan
 from feltline.engine.hand.rules import Game, Rake, Rules, Stakes, Structure
-from feltline.engine.hand.state import Hand, Phase
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand
 from feltline.engine.hand.turn import Choices, choices, waiting_on
 from feltline.engine.table.house import (
     DEFAULT_ACTION_CLOCK,

@@ -41,7 +41,7 @@ from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
 from feltline.domain.table import TableStream
 from feltline.engine.errors import RuleError
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.hand.turn import waiting_on
 from feltline.engine.table.state import Table
 from feltline.engine.tournament import Start

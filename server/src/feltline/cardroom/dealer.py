@@ -14,7 +14,7 @@ from feltline.domain.ids import bank_id, hand_id
 from feltline.engine.errors import RuleError
 from feltline.engine.hand.commands import Act, StartHand, TimeOut
 from feltline.engine.hand.events import Action, HandEnded, HandStarted, PassedOut
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.hand.turn import waiting_on
 from feltline.engine.table.commands import DealHand, EndHand, StandUp
 from feltline.engine.table.events import HandDealt, HandFinished

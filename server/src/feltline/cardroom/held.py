@@ -24,7 +24,7 @@ from feltline.domain.account import Account
 from feltline.domain.hand import HandStream, StoredHandEvent
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord, TableStream
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.store.streams import Streams
 
 AsOf = tuple[bool, int]

@@ -90,7 +90,7 @@ from feltline.engine.hand.commands import (
     TimeOut,
 )
 from feltline.engine.hand.events import Action, Choice, Event
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.table.commands import (
     AddChips,
     CloseTable,

@@ -28,7 +28,7 @@ from feltline.audit.codec import JSON
 from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
 from feltline.engine.errors import IllegalAmount, Kind, RuleError
-from feltline.engine.hand.state import replace
+from feltline.engine.hand.fast import replace
 
 
 class InsufficientChips(RuleError):

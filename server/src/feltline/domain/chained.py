@@ -24,7 +24,7 @@ from uuid import UUID
 
 from feltline.audit import chain, keys
 from feltline.audit.codec import JSON
-from feltline.engine.hand.state import replace
+from feltline.engine.hand.fast import replace
 
 
 class TamperedError(Exception):

@@ -33,7 +33,8 @@ from feltline.engine.hand.dealing import fresh_deck
 from feltline.engine.hand.decide import NEW_HAND, play
 from feltline.engine.hand.events import DeckShuffled, Event, HandEnded, HandStarted, StreetBegan
 from feltline.engine.hand.evolve import evolve
-from feltline.engine.hand.state import Hand, replace
+from feltline.engine.hand.fast import replace
+from feltline.engine.hand.state import Hand
 
 
 class CommandIdReused(Exception):

@@ -25,7 +25,7 @@ from uuid import UUID
 from feltline.audit import chain
 from feltline.domain.chained import Signed, follow
 from feltline.domain.ids import server_keys_id
-from feltline.engine.hand.state import replace
+from feltline.engine.hand.fast import replace
 
 K = TypeVar("K", "KeyAdopted", "KeyAccepted", "KeyRevoked")
 

@@ -24,7 +24,7 @@ from feltline.audit import chain
 from feltline.audit.codec import JSON, TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
-from feltline.engine.hand.state import replace
+from feltline.engine.hand.fast import replace
 from feltline.engine.table.commands import TableCommand
 from feltline.engine.table.decide import decide
 from feltline.engine.table.events import TableEvent

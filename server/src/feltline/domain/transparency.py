@@ -21,7 +21,7 @@ from feltline.audit.leaves import hand_leaf_hash
 from feltline.audit.merkle import Tree
 from feltline.domain.chained import Signed, follow
 from feltline.domain.ids import log_id
-from feltline.engine.hand.state import replace
+from feltline.engine.hand.fast import replace
 
 
 @dataclass(frozen=True)

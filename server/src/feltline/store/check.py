@@ -31,7 +31,7 @@ from feltline.domain.tournament import TournamentRecord
 from feltline.domain.transparency import LOG_RECORDS
 from feltline.engine.cards.deck import commitment
 from feltline.engine.hand.events import HandEnded, HandStarted
-from feltline.engine.hand.state import Phase
+from feltline.engine.hand.script import Phase
 from feltline.engine.hand.turn import waiting_on
 from feltline.engine.table.events import HandDealt, HandFinished
 from feltline.store.streams import Streams

@@ -10,16 +10,8 @@ from dataclasses import dataclass
 
 from feltline.engine.cards import openers
 from feltline.engine.hand.events import Action
-from feltline.engine.hand.rules import Structure
+from feltline.engine.hand.fast import BET, COMPLETE, FIXED_LIMIT, POT_LIMIT, RAISE
 from feltline.engine.hand.state import Hand, Player, Round
-
-# Python 3.11 reads enum members through EnumType.__getattr__, ten times
-# slower than a module's own names: the hot paths read these.
-_BET = Action.BET
-_RAISE = Action.RAISE
-_COMPLETE = Action.COMPLETE
-_FIXED_LIMIT = Structure.FIXED_LIMIT
-_POT_LIMIT = Structure.POT_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +43,14 @@ def options(hand: Hand) -> Options:
         if reach <= stakes.bring_in:  # all in to bring in: nothing is left to complete
             return Options(seat, 0, p.bet, None, 0, 0, bring_in)
         complete = min(stakes.small_bet, reach)
-        return Options(seat, 0, p.bet, _COMPLETE, complete, complete, bring_in)
+        return Options(seat, 0, p.bet, COMPLETE, complete, complete, bring_in)
     action = _raise_action(r) if _may_raise(hand, p) else None
     if action is None:
         return Options(seat, to_call, p.bet + to_call, None, 0, 0)
     target = raise_target(hand)
     least = min(target, reach)
     most = min(_pot_limit(hand, p), reach) if _is_pot_limit(hand) else reach
-    if hand.rules.stakes.structure is _FIXED_LIMIT:
+    if hand.rules.stakes.structure is FIXED_LIMIT:
         most = least
     return Options(seat, to_call, p.bet + to_call, action, least, max(least, most))
 
@@ -79,7 +71,7 @@ def owed(hand: Hand, p: Player) -> tuple[int, int]:
 def raise_target(hand: Hand) -> int:
     """The smallest total that counts as a full bet or raise."""
     r = hand.round
-    if hand.rules.stakes.structure is _FIXED_LIMIT or r.bets == 0:
+    if hand.rules.stakes.structure is FIXED_LIMIT or r.bets == 0:
         return r.full + r.bet_size
     return r.level + r.increment
 
@@ -90,15 +82,15 @@ def counts_in_full(hand: Hand, total: int) -> bool:
     r = hand.round
     if total <= r.level:
         return False
-    if hand.rules.stakes.structure is _FIXED_LIMIT:
+    if hand.rules.stakes.structure is FIXED_LIMIT:
         return 2 * (total - r.full) >= r.bet_size
     return total >= raise_target(hand)
 
 
 def _raise_action(r: Round) -> Action:
     if r.level == 0:
-        return _BET
-    return _COMPLETE if r.bets == 0 else _RAISE
+        return BET
+    return COMPLETE if r.bets == 0 else RAISE
 
 
 def _may_raise(hand: Hand, p: Player) -> bool:
@@ -112,7 +104,7 @@ def _may_raise(hand: Hand, p: Player) -> bool:
     if p.acted_at is not None:
         reopened = (
             r.full > p.acted_at
-            if hand.rules.stakes.structure is _FIXED_LIMIT
+            if hand.rules.stakes.structure is FIXED_LIMIT
             else r.level - p.acted_at >= r.increment
         )
         if not reopened:
@@ -140,7 +132,7 @@ def capped(hand: Hand) -> bool:
     and the cap had not been reached before."""
     stakes = hand.rules.stakes
     r = hand.round
-    if stakes.structure is not _FIXED_LIMIT:
+    if stakes.structure is not FIXED_LIMIT:
         return False
     if r.bets < 1 + hand.rules.raise_cap:
         return False
@@ -149,7 +141,7 @@ def capped(hand: Hand) -> bool:
 
 
 def _is_pot_limit(hand: Hand) -> bool:
-    return hand.rules.stakes.structure is _POT_LIMIT
+    return hand.rules.stakes.structure is POT_LIMIT
 
 
 def _pot_limit(hand: Hand, p: Player) -> int:

@@ -58,7 +58,6 @@ from feltline.engine.hand.events import (
     Declared,
     Entropy,
     Event,
-    Forced,
     HandEnded,
     HandStarted,
     PassedOut,
@@ -68,36 +67,35 @@ from feltline.engine.hand.events import (
     StreetBegan,
 )
 from feltline.engine.hand.evolve import evolve
+from feltline.engine.hand.fast import (
+    ANTE,
+    BET_STEP,
+    BETTING,
+    BIG_BLIND,
+    BOARD_STEP,
+    BRING_IN,
+    CALL,
+    CHECK,
+    COMMITTING,
+    DEAL_STEP,
+    DEALING,
+    DECLARE_STEP,
+    DECLARING,
+    DRAW_STEP,
+    DRAWING,
+    ENDED,
+    FOLD,
+    FORCED_STEP,
+    NOT_STARTED,
+    REVEALING,
+    SHOWDOWN_STEP,
+    SMALL_BLIND,
+)
 from feltline.engine.hand.rules import Rules
-from feltline.engine.hand.script import Kind, Step
-from feltline.engine.hand.state import Hand, Phase, Player
+from feltline.engine.hand.script import Step
+from feltline.engine.hand.state import Hand, Player
 
 NEW_HAND = Hand(rules=Rules.__new__(Rules), button=-1, players=())
-
-# Python 3.11 reads enum members through EnumType.__getattr__, ten times
-# slower than a module's own names: the hot paths read these.
-_NOT_STARTED = Phase.NOT_STARTED
-_BETTING = Phase.BETTING
-_DRAWING = Phase.DRAWING
-_DECLARING = Phase.DECLARING
-_DEALING = Phase.DEALING
-_COMMITTING = Phase.COMMITTING
-_REVEALING = Phase.REVEALING
-_ENDED = Phase.ENDED
-_FORCED_STEP = Kind.FORCED
-_DEAL_STEP = Kind.DEAL
-_BOARD_STEP = Kind.BOARD
-_BET_STEP = Kind.BET
-_DRAW_STEP = Kind.DRAW
-_DECLARE_STEP = Kind.DECLARE
-_SHOWDOWN_STEP = Kind.SHOWDOWN
-_FOLD = Action.FOLD
-_CHECK = Action.CHECK
-_CALL = Action.CALL
-_BRING_IN = Action.BRING_IN
-_ANTE = Forced.ANTE
-_SMALL_BLIND = Forced.SMALL_BLIND
-_BIG_BLIND = Forced.BIG_BLIND
 
 
 def replay(events: Iterable[Event]) -> Hand:
@@ -131,24 +129,24 @@ def _run(hand: Hand) -> tuple[list[Event], Hand]:
     events: list[Event] = []
     while True:
         phase = hand.phase
-        if phase is _BETTING:
+        if phase is BETTING:
             if hand.round.pending and not _nothing_to_decide(hand):
                 return events, hand
             hand = _emit(hand, events, _collect(hand))
-        elif phase is _DEALING:
+        elif phase is DEALING:
             hand = _finish(hand, events) if hand.live_count == 1 else _next_step(hand, events)
-        elif phase is _COMMITTING:
+        elif phase is COMMITTING:
             if len(hand.commitments) < len(hand.contributors):
                 return events, hand
             hand = _emit(hand, events, RevealsOpened(hand.contributors))
-        elif phase is _REVEALING:
+        elif phase is REVEALING:
             if len(hand.contributions) < len(hand.revealing):
                 return events, hand
             hand = _emit(hand, events, _deck(hand))
-        elif phase is _DRAWING or phase is _DECLARING:
+        elif phase is DRAWING or phase is DECLARING:
             if hand.round.pending and hand.live_count > 1:
                 return events, hand
-            if phase is _DECLARING:
+            if phase is DECLARING:
                 revealed = tuple((p.seat, p.choice) for p in hand.live if p.choice is not None)
                 hand = _emit(hand, events, DeclarationsRevealed(revealed))
             elif hand.live_count == 1:
@@ -171,9 +169,9 @@ def _emit(hand: Hand, events: list[Event], event: Event) -> Hand:
 def _command(hand: Hand, command: Command) -> list[Event]:
     if isinstance(command, StartHand):
         return _start(hand, command)
-    if hand.phase is _NOT_STARTED:
+    if hand.phase is NOT_STARTED:
         raise WrongPhase("no hand has been dealt")
-    if hand.phase is _ENDED:
+    if hand.phase is ENDED:
         raise WrongPhase("the hand is over")
     if isinstance(command, Cancel):
         return _cancel(hand)
@@ -195,7 +193,7 @@ def _command(hand: Hand, command: Command) -> list[Event]:
 
 
 def _start(hand: Hand, c: StartHand) -> list[Event]:
-    if hand.phase is not _NOT_STARTED:
+    if hand.phase is not NOT_STARTED:
         raise WrongPhase("this hand has already been dealt")
     rules = c.rules.validate()
     deal = c.deal
@@ -261,7 +259,7 @@ def _commit(hand: Hand, c: Commit) -> list[Event]:
     _contributing(hand, c.seat)
     if c.seat not in hand.contributors:
         raise NotInHand(f"seat {c.seat} is not dealt in to contribute")
-    if hand.phase is not _COMMITTING:
+    if hand.phase is not COMMITTING:
         raise WrongPhase(f"seat {c.seat} cannot commit: it is time for {hand.phase}")
     if any(seat == c.seat for seat, _ in hand.commitments):
         raise IllegalAction(f"seat {c.seat} has already committed")
@@ -277,7 +275,7 @@ def _reveal(hand: Hand, c: Reveal) -> list[Event]:
     _contributing(hand, c.seat)
     if c.seat not in hand.contributors:
         raise NotInHand(f"seat {c.seat} is not dealt in to contribute")
-    if hand.phase is not _REVEALING:
+    if hand.phase is not REVEALING:
         raise WrongPhase(f"seat {c.seat} cannot reveal: it is time for {hand.phase}")
     if c.seat not in hand.revealing:
         raise IllegalAction(f"seat {c.seat} made no commitment in time: nothing to reveal")
@@ -301,12 +299,12 @@ def _close(hand: Hand) -> list[Event]:
     cancel the hand (no chip has moved). Reveals: derive the deck from the
     contributions revealed; a seat that committed and did not reveal is
     left out."""
-    if hand.phase is _COMMITTING:
+    if hand.phase is COMMITTING:
         committed = {seat for seat, _ in hand.commitments}
         if hand.contributions_required and committed != set(hand.contributors):
             return _cancel(hand)
         return [RevealsOpened(tuple(s for s in hand.contributors if s in committed))]
-    if hand.phase is _REVEALING:
+    if hand.phase is REVEALING:
         return [_deck(hand)]
     raise WrongPhase(f"no contributions are being collected: it is time for {hand.phase}")
 
@@ -337,7 +335,7 @@ def _seat(hand: Hand, seat: int) -> Player:
 
 def _act(hand: Hand, c: Act) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not _BETTING:
+    if hand.phase is not BETTING:
         raise WrongPhase(f"seat {c.seat} cannot {c.action}: it is time for {hand.phase}")
     pending = hand.round.pending  # in betting, hand.to_act is the first of them
     if not pending or pending[0] != c.seat:
@@ -346,9 +344,9 @@ def _act(hand: Hand, c: Act) -> list[Event]:
     if action in _STAYING:
         # Options weighs the raises too; checking, calling and folding need less.
         to_call, bring_in = betting.owed(hand, p)
-        if action is _CALL:
+        if action is CALL:
             total = p.bet + to_call
-        elif action is _BRING_IN:
+        elif action is BRING_IN:
             total = p.bet + bring_in
         else:
             total = p.bet
@@ -357,19 +355,19 @@ def _act(hand: Hand, c: Act) -> list[Event]:
                 f"seat {c.seat} cannot {action} for {amount}: leave the amount out"
                 + (f" or give {total}" if total else "")
             )
-        if bring_in and action not in (_BRING_IN, _FOLD):
+        if bring_in and action not in (BRING_IN, FOLD):
             raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
-        if bring_in and action is _FOLD and p.seat == turn.bring_in_seat(hand):
+        if bring_in and action is FOLD and p.seat == turn.bring_in_seat(hand):
             raise IllegalAction(f"seat {c.seat} must bring in for {bring_in} or complete")
-        if action is _BRING_IN and not bring_in:
+        if action is BRING_IN and not bring_in:
             raise IllegalAction(f"seat {c.seat} cannot bring in: the bring-in is not due")
-        if action is _CHECK and (to_call or bring_in):
+        if action is CHECK and (to_call or bring_in):
             raise IllegalAction(
                 f"seat {c.seat} cannot check: {to_call} to call"
                 if to_call
                 else f"seat {c.seat} cannot check: bring in or complete"
             )
-        if action is _CALL and to_call == 0:
+        if action is CALL and to_call == 0:
             raise IllegalAction(f"seat {c.seat} cannot call: nothing to call, check instead")
         return _proving(hand, _acted(hand, p, action, total))
     o = betting.options(hand)
@@ -383,7 +381,7 @@ def _act(hand: Hand, c: Act) -> list[Event]:
     return [_acted(hand, p, action, amount)]
 
 
-_STAYING = frozenset({_FOLD, _CHECK, _CALL, _BRING_IN})
+_STAYING = frozenset({FOLD, CHECK, CALL, BRING_IN})
 
 
 def _acted(hand: Hand, p: Player, action: Action, total: int, *, timed_out: bool = False) -> Acted:
@@ -396,7 +394,7 @@ def _proving(hand: Hand, acted: Acted) -> list[Event]:
     """A jackpots opener who folds proves openers there and then (seed 003:
     the opener who drops out shows the opening combination), before the
     folded hand goes to the muck and perhaps into a reshuffled stub."""
-    if acted.action is _FOLD and acted.seat == hand.opener:
+    if acted.action is FOLD and acted.seat == hand.opener:
         return [acted, showdown.openers_shown(hand, acted.seat)]
     return [acted]
 
@@ -417,7 +415,7 @@ def _why_no_raise(hand: Hand, p: Player) -> str:
 
 def _draw(hand: Hand, c: Draw) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not _DRAWING:
+    if hand.phase is not DRAWING:
         raise WrongPhase(f"seat {c.seat} cannot draw: it is time for {hand.phase}")
     if hand.round.pending[0] != c.seat:
         raise NotYourTurn(f"seat {c.seat} cannot draw: it is seat {hand.round.pending[0]}'s turn")
@@ -435,7 +433,7 @@ def _draw(hand: Hand, c: Draw) -> list[Event]:
 
 def _declare(hand: Hand, c: Declare) -> list[Event]:
     p = _seat(hand, c.seat)
-    if hand.phase is not _DECLARING:
+    if hand.phase is not DECLARING:
         raise WrongPhase(f"seat {c.seat} cannot declare: it is time for {hand.phase}")
     if p.folded:
         raise IllegalAction(f"seat {c.seat} has folded")
@@ -446,17 +444,17 @@ def _declare(hand: Hand, c: Declare) -> list[Event]:
 
 def _time_out(hand: Hand, seat: int) -> list[Event]:
     p = _seat(hand, seat)
-    if hand.phase is _BETTING and hand.to_act == seat:
+    if hand.phase is BETTING and hand.to_act == seat:
         o = betting.options(hand)
         # The low card may not fold, so it brings in; a player left of an
         # all-in low card may, so it folds.
         if o.bring_in and seat == turn.bring_in_seat(hand):
-            return [_acted(hand, p, _BRING_IN, p.bet + o.bring_in, timed_out=True)]
-        action = _CHECK if o.can_check else _FOLD
+            return [_acted(hand, p, BRING_IN, p.bet + o.bring_in, timed_out=True)]
+        action = CHECK if o.can_check else FOLD
         return _proving(hand, _acted(hand, p, action, p.bet, timed_out=True))
-    if hand.phase is _DRAWING and hand.round.pending[0] == seat:
+    if hand.phase is DRAWING and hand.round.pending[0] == seat:
         return dealing.draw(hand, p, (), timed_out=True)
-    if hand.phase is _DECLARING and p.live and p.choice is None:
+    if hand.phase is DECLARING and p.live and p.choice is None:
         return [Declared(seat=seat, choice=None, timed_out=True)]
     raise NotYourTurn(f"seat {seat} is not on the clock")
 
@@ -470,17 +468,17 @@ def _next_step(hand: Hand, events: list[Event]) -> Hand:
     game = hand.rules.variant
     step = game.steps[step_no]
     kind = step.kind
-    if kind is _DRAW_STEP and hand.first_bettor is None and game.openers:
+    if kind is DRAW_STEP and hand.first_bettor is None and game.openers:
         more = _pass_out(hand)
     else:
         hand = _emit(hand, events, StreetBegan(step_no, step.name, _order(hand, step)))
-        if kind is _FORCED_STEP:
+        if kind is FORCED_STEP:
             more = _forced(hand)
-        elif kind is _DEAL_STEP:
+        elif kind is DEAL_STEP:
             more = dealing.deal_street(hand, step)
-        elif kind is _BOARD_STEP:
+        elif kind is BOARD_STEP:
             more = dealing.deal_board(hand, step.board)
-        elif kind is _SHOWDOWN_STEP:
+        elif kind is SHOWDOWN_STEP:
             for shown in showdown.show(hand):
                 hand = _emit(hand, events, shown)
             return _finish(hand, events)
@@ -510,11 +508,11 @@ def _active_one(hand: Hand) -> Player:
 
 
 def _order(hand: Hand, step: Step) -> tuple[int, ...]:
-    if step.kind is _BET_STEP:
+    if step.kind is BET_STEP:
         return betting_order(hand, step)
-    if step.kind is _DRAW_STEP:
+    if step.kind is DRAW_STEP:
         return tuple(p.seat for p in hand.clockwise(hand.button) if p.live)
-    if step.kind is _DECLARE_STEP:
+    if step.kind is DECLARE_STEP:
         return tuple(p.seat for p in hand.live)
     return ()
 
@@ -537,11 +535,11 @@ def _forced(hand: Hand) -> list[Event]:
             amount = min(stakes.ante, stacks[p.seat])
             if amount:
                 stacks[p.seat] -= amount
-                events.append(Posted(p.seat, _ANTE, amount, stacks[p.seat] == 0))
+                events.append(Posted(p.seat, ANTE, amount, stacks[p.seat] == 0))
     for seat, forced, due in (
-        (hand.small_blind_seat, _SMALL_BLIND, stakes.small_blind),
-        (hand.big_blind_seat, _BIG_BLIND, stakes.big_blind),
-        *((s, _BIG_BLIND, stakes.big_blind) for s in hand.extra_big_blinds),
+        (hand.small_blind_seat, SMALL_BLIND, stakes.small_blind),
+        (hand.big_blind_seat, BIG_BLIND, stakes.big_blind),
+        *((s, BIG_BLIND, stakes.big_blind) for s in hand.extra_big_blinds),
     ):
         if seat is not None and due:
             amount = min(due, stacks[seat])

@@ -13,7 +13,6 @@ from feltline.engine.cards import openers
 from feltline.engine.hand import betting
 from feltline.engine.hand.events import (
     Acted,
-    Action,
     BetsCollected,
     BoardDealt,
     CardDealt,
@@ -25,7 +24,6 @@ from feltline.engine.hand.events import (
     Declared,
     Drew,
     Event,
-    Forced,
     HandEnded,
     HandStarted,
     PassedOut,
@@ -37,31 +35,32 @@ from feltline.engine.hand.events import (
     StreetBegan,
     StubReshuffled,
 )
-from feltline.engine.hand.rules import Rules, Structure
-from feltline.engine.hand.script import Kind, Opening
-from feltline.engine.hand.state import Hand, Phase, Player, Round, replace
-
-# Python 3.11 reads enum members through EnumType.__getattr__, ten times
-# slower than a module's own names: the hot paths read these.
-_DEAL_STEP = Kind.DEAL
-_BOARD_STEP = Kind.BOARD
-_BET_STEP = Kind.BET
-_DRAW_STEP = Kind.DRAW
-_DECLARE_STEP = Kind.DECLARE
-_DEALING = Phase.DEALING
-_BETTING = Phase.BETTING
-_DRAWING = Phase.DRAWING
-_DECLARING = Phase.DECLARING
-_ENDED = Phase.ENDED
-_FOLD = Action.FOLD
-_BET = Action.BET
-_RAISE = Action.RAISE
-_BRING_IN = Action.BRING_IN
-_COMPLETE = Action.COMPLETE
-_LOW_CARD = Opening.LOW_CARD
-_HIGH_CARD = Opening.HIGH_CARD
-_FIXED_LIMIT = Structure.FIXED_LIMIT
-_ANTE = Forced.ANTE
+from feltline.engine.hand.fast import (
+    ANTE,
+    BET,
+    BET_STEP,
+    BETTING,
+    BOARD_STEP,
+    BRING_IN,
+    COMPLETE,
+    DEAL_STEP,
+    DEALING,
+    DECLARE_STEP,
+    DECLARING,
+    DRAW_STEP,
+    DRAWING,
+    ENDED,
+    FIXED_LIMIT,
+    FOLD,
+    HIGH_CARD,
+    LOW_CARD,
+    RAISE,
+    by_class,
+    replace,
+)
+from feltline.engine.hand.rules import Rules
+from feltline.engine.hand.script import Phase
+from feltline.engine.hand.state import Hand, Player, Round
 
 # Between betting rounds: nobody to act, nothing bet. Records are immutable,
 # so every hand may share this one.
@@ -100,7 +99,7 @@ def _started(e: HandStarted, hand: Hand) -> Hand:
         rules=e.rules,
         button=deal.button,
         players=players,
-        phase=_DEALING,
+        phase=DEALING,
         antes=deal.antes,
         small_blind_seat=deal.small_blind,
         big_blind_seat=deal.big_blind,
@@ -145,17 +144,17 @@ def _shuffled(e: DeckShuffled, hand: Hand) -> Hand:
     # Under v1 the deck's seed is the server's; under v2 SeedDrawn set the
     # server's seed before the contributions, and the deck's is the mix.
     seed = hand.seed or e.seed
-    return replace(hand, seed=seed, deck_seed=e.seed, stub=e.cards, next=0, phase=_DEALING)
+    return replace(hand, seed=seed, deck_seed=e.seed, stub=e.cards, next=0, phase=DEALING)
 
 
 @_mutate.register
 def _began(e: StreetBegan, hand: Hand) -> Hand:
     step = hand.rules.variant.steps[e.step]
     kind = step.kind
-    raked = hand.raked or (hand.rounds > 0 and kind in (_DEAL_STEP, _BOARD_STEP, _DRAW_STEP))
+    raked = hand.raked or (hand.rounds > 0 and kind in (DEAL_STEP, BOARD_STEP, DRAW_STEP))
     stakes = hand.rules.stakes
-    if kind is _BET_STEP:
-        fixed = stakes.structure is _FIXED_LIMIT
+    if kind is BET_STEP:
+        fixed = stakes.structure is FIXED_LIMIT
         size = (stakes.big_bet if step.big else stakes.small_bet) if fixed else stakes.minimum_bet
         if hand.blind_round:
             bb = hand.opening_level
@@ -175,13 +174,13 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
                 increment=size,
                 pending=e.order,
                 bring_in_due=bool(e.order)
-                and (step.opening is _LOW_CARD or step.opening is _HIGH_CARD),
+                and (step.opening is LOW_CARD or step.opening is HIGH_CARD),
             )
         players = tuple(
             p if p.acted_at is None else replace(p, acted_at=None) for p in hand.players
         )
-        return replace(hand, step=e.step, phase=_BETTING, raked=raked, round=r, players=players)
-    phase = _DRAWING if kind is _DRAW_STEP else _DECLARING if kind is _DECLARE_STEP else _DEALING
+        return replace(hand, step=e.step, phase=BETTING, raked=raked, round=r, players=players)
+    phase = DRAWING if kind is DRAW_STEP else DECLARING if kind is DECLARE_STEP else DEALING
     r = hand.round
     if r.pending != e.order:  # a step that deals or forces bets waits on nobody, as before
         r = replace(r, pending=e.order)
@@ -191,7 +190,7 @@ def _began(e: StreetBegan, hand: Hand) -> Hand:
 @_mutate.register
 def _posted(e: Posted, hand: Hand) -> Hand:
     before = hand.player(e.seat)
-    if e.forced is _ANTE:
+    if e.forced is ANTE:
         p = replace(before, stack=before.stack - e.amount, paid=before.paid + e.amount)
         pot = hand.pot + e.amount
     else:
@@ -233,7 +232,7 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     before = p = hand.player(e.seat)
     r = hand.round
     pending = _without(r.pending, e.seat)
-    if e.action is _FOLD:
+    if e.action is FOLD:
         p = replace(p, folded=True)
         live_count, active_count = _counts_after(hand, before, p)
         return replace(
@@ -247,10 +246,10 @@ def _acted(e: Acted, hand: Hand) -> Hand:
     # The round and who must act next are read from the hand before the
     # action: only the acting seat changes, and it is never among them.
     opens = False
-    if e.action is _BRING_IN:
+    if e.action is BRING_IN:
         r = replace(r, level=hand.rules.stakes.bring_in, bring_in_due=False)
         pending = _others(hand, e.seat)
-    elif e.total > r.level and e.action in (_BET, _RAISE, _COMPLETE):
+    elif e.total > r.level and e.action in (BET, RAISE, COMPLETE):
         r = _raised(hand, e.total)
         pending = _others(hand, e.seat)
         opens = hand.rounds == 0 and hand.first_bettor is None
@@ -275,7 +274,7 @@ def _raised(hand: Hand, total: int) -> Round:
         return replace(r, level=total, bring_in_due=False)
     increment = total - (r.level if r.bets else r.full)
     bets = r.bets + 1
-    cap = hand.rules.raise_cap if hand.rules.stakes.structure is _FIXED_LIMIT else None
+    cap = hand.rules.raise_cap if hand.rules.stakes.structure is FIXED_LIMIT else None
     crowded = hand.active_count > 2
     capped = r.capped or (cap is not None and bets >= 1 + cap and crowded)
     return replace(
@@ -321,7 +320,7 @@ def _collected(e: BetsCollected, hand: Hand) -> Hand:
         live_count=live_count,
         active_count=active_count,
         pot=e.pot,
-        phase=_DEALING,
+        phase=DEALING,
         rounds=hand.rounds + 1,
         round=_BETWEEN_ROUNDS,
     )
@@ -374,7 +373,7 @@ def _declared(e: Declared, hand: Hand) -> Hand:
 
 @_mutate.register
 def _revealed(e: DeclarationsRevealed, hand: Hand) -> Hand:
-    return replace(hand, phase=_DEALING)
+    return replace(hand, phase=DEALING)
 
 
 @_mutate.register
@@ -403,13 +402,13 @@ def _awarded(e: PotAwarded, hand: Hand) -> Hand:
 
 @_mutate.register
 def _passed(e: PassedOut, hand: Hand) -> Hand:
-    return replace(hand, phase=_ENDED)
+    return replace(hand, phase=ENDED)
 
 
 @_mutate.register
 def _ended(e: HandEnded, hand: Hand) -> Hand:
     if not e.cancelled:
-        return replace(hand, phase=_ENDED)
+        return replace(hand, phase=ENDED)
     stacks = dict(e.stacks)
     players = tuple(replace(p, stack=stacks[p.seat], bet=0, paid=0) for p in hand.players)
     live_count, active_count = _counts(players)
@@ -417,7 +416,7 @@ def _ended(e: HandEnded, hand: Hand) -> Hand:
         hand,
         players=players,
         pot=hand.dead,
-        phase=_ENDED,
+        phase=ENDED,
         live_count=live_count,
         active_count=active_count,
     )
@@ -446,7 +445,4 @@ def _without(pending: tuple[int, ...], seat: int) -> tuple[int, ...]:
     return tuple(s for s in pending if s != seat)
 
 
-# Each event class's rule, looked up once per event without singledispatch.
-_RULES: dict[type[Event], Callable[[Event, Hand], Hand]] = {
-    cls: rule for cls, rule in _mutate.registry.items() if cls is not object
-}
+_RULES: dict[type, Callable[..., Hand]] = by_class(_mutate)

@@ -7,7 +7,20 @@ from its game's steps (``engine/games/``), so every game shares one decider.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, auto
+from enum import Enum, StrEnum, auto
+
+
+class Phase(StrEnum):
+    """What the hand waits for."""
+
+    NOT_STARTED = "not-started"
+    COMMITTING = "committing"
+    REVEALING = "revealing"
+    DEALING = "dealing"
+    BETTING = "betting"
+    DRAWING = "drawing"
+    DECLARING = "declaring"
+    ENDED = "ended"
 
 
 class Kind(Enum):

@@ -4,48 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from feltline.engine.cards.card import Card
 from feltline.engine.hand.events import Choice
+from feltline.engine.hand.fast import BETTING, replace
 from feltline.engine.hand.rules import Rules
-
-if TYPE_CHECKING:
-    from dataclasses import replace as replace  # noqa: PLC0414 (exported)
-else:
-
-    def replace(obj, /, **changes):
-        """``dataclasses.replace`` for the state's records, 7 to 15 times faster:
-        a new record whose attributes are a copy of the old one's with
-        ``changes`` over them (one dict union, set as the record's
-        ``__dict__``), no ``__init__``. Type checkers see
-        ``dataclasses.replace``, so every change still names a field with a
-        value of its type."""
-        new = _new(obj.__class__)
-        _set(new, "__dict__", obj.__dict__ | changes)
-        return new
-
-    _new = object.__new__
-    _set = object.__setattr__  # the records are frozen: their own __setattr__ raises
-
-
-class Phase(StrEnum):
-    """What the hand waits for."""
-
-    NOT_STARTED = "not-started"
-    COMMITTING = "committing"
-    REVEALING = "revealing"
-    DEALING = "dealing"
-    BETTING = "betting"
-    DRAWING = "drawing"
-    DECLARING = "declaring"
-    ENDED = "ended"
-
-
-# Python 3.11 reads enum members through EnumType.__getattr__, ten times
-# slower than a module's own names: the hot paths read these.
-_BETTING = Phase.BETTING
+from feltline.engine.hand.script import Phase
 
 
 @dataclass(frozen=True)  # no slots: see replace
@@ -186,7 +150,7 @@ class Hand:
     @property
     def to_act(self) -> int | None:
         pending = self.round.pending
-        return pending[0] if pending and self.phase is _BETTING else None
+        return pending[0] if pending and self.phase is BETTING else None
 
     @property
     def chips(self) -> int:

@@ -11,36 +11,35 @@ from feltline.engine.cards.card import ACE, JOKER_INDEX, Card, ace_low
 from feltline.engine.cards.values import ace_to_five_low, high
 from feltline.engine.hand import betting
 from feltline.engine.hand.events import Action
+from feltline.engine.hand.fast import (
+    BETTING,
+    BLINDS,
+    DECLARING,
+    DRAWING,
+    FIRST_BETTOR,
+    FOLD,
+    HIGH_CARD,
+    HIGH_SHOWING,
+    LOW_CARD,
+    LOW_SHOWING,
+)
 from feltline.engine.hand.script import Opening, Step
-from feltline.engine.hand.state import Hand, Phase
-
-# Python 3.11 reads enum members through EnumType.__getattr__, ten times
-# slower than a module's own names: the hot paths read these.
-_BLINDS = Opening.BLINDS
-_LOW_CARD = Opening.LOW_CARD
-_HIGH_CARD = Opening.HIGH_CARD
-_HIGH_SHOWING = Opening.HIGH_SHOWING
-_LOW_SHOWING = Opening.LOW_SHOWING
-_FIRST_BETTOR = Opening.FIRST_BETTOR
-_BETTING = Phase.BETTING
-_DRAWING = Phase.DRAWING
-_DECLARING = Phase.DECLARING
-_FOLD = Action.FOLD
+from feltline.engine.hand.state import Hand
 
 
 def first_to_act(hand: Hand, street: Step) -> int:
     """The seat the betting round ``street`` starts from; the caller skips
     it when it has folded or is all in, going on clockwise."""
     opening = street.opening
-    if opening is _LOW_CARD or opening is _HIGH_CARD:
+    if opening is LOW_CARD or opening is HIGH_CARD:
         return _bring_in(hand, opening)
-    if opening is _HIGH_SHOWING:
+    if opening is HIGH_SHOWING:
         return best_showing_seat(hand)
-    if opening is _LOW_SHOWING:
+    if opening is LOW_SHOWING:
         return best_low_showing_seat(hand)
-    if opening is _BLINDS and hand.big_blind_seat is not None:
+    if opening is BLINDS and hand.big_blind_seat is not None:
         return _after(hand, hand.big_blind_seat)
-    if opening is _FIRST_BETTOR and hand.first_bettor is not None:
+    if opening is FIRST_BETTOR and hand.first_bettor is not None:
         return hand.first_bettor
     return _after(hand, hand.button)
 
@@ -59,7 +58,7 @@ def _bring_in(hand: Hand, opening: Opening) -> int:
     diamonds, hearts, spades), which is card order; the joker is highest.
     Or (razz) the highest up card with the ace low, ties to the higher suit."""
     ups = [p for p in hand.live if p.up]
-    if opening is _HIGH_CARD:
+    if opening is HIGH_CARD:
         return max(ups, key=lambda p: ace_low(p.up[0])).seat
     return min(ups, key=lambda p: p.up[0]).seat
 
@@ -110,9 +109,9 @@ def waiting_on(hand: Hand) -> tuple[int, ...]:
     """The seats the hand waits on: whoever is to bet or draw, or everyone
     still to declare."""
     phase = hand.phase
-    if phase is _BETTING or phase is _DRAWING:
+    if phase is BETTING or phase is DRAWING:
         return hand.round.pending[:1]
-    if phase is _DECLARING:
+    if phase is DECLARING:
         return hand.round.pending
     return ()
 
@@ -137,17 +136,17 @@ def choices(hand: Hand, seat: int) -> Choices | None:
     """What ``seat`` may do now, or None when the hand is not waiting on it."""
     if seat not in waiting_on(hand):
         return None
-    if hand.phase is _DRAWING:
+    if hand.phase is DRAWING:
         return Choices(draw=True, max_discards=discard_limit(hand))
-    if hand.phase is _DECLARING:
+    if hand.phase is DECLARING:
         return Choices(declare=True)
     o = betting.options(hand)
     if o.bring_in:
         # Left of a low card all in on the ante, the bring-in may be folded.
-        actions = [Action.BRING_IN] if seat == bring_in_seat(hand) else [Action.BRING_IN, _FOLD]
+        actions = [Action.BRING_IN] if seat == bring_in_seat(hand) else [Action.BRING_IN, FOLD]
         cost = o.bring_in
     else:
-        actions = [Action.CALL, _FOLD] if o.to_call else [Action.CHECK, _FOLD]
+        actions = [Action.CALL, FOLD] if o.to_call else [Action.CHECK, FOLD]
         cost = o.to_call
     if o.raise_action is not None:
         actions.append(o.raise_action)
