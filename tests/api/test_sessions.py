@@ -18,7 +18,9 @@ from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
 from feltline.domain.ids import invite_id
 from feltline.domain.invite import InviteUsed
+from feltline.projections.projector import Projector
 from feltline.store.check import check
+from feltline.store.config import StoreConfig
 from feltline_protos.v1 import auth_pb2, auth_pb2_grpc
 
 from .conftest import ON_BOTH_STORES, Live, open_room, open_store
@@ -96,10 +98,15 @@ def test_a_used_link_is_refused_after_a_restart_and_recorded_without_the_token(
         bytes(n.state) for n in live.room.streams.notifications() if n.topic.endswith("InviteUsed")
     ]
     assert len(stored) == 1
+    (stored_at,) = [
+        n.id for n in live.room.streams.notifications() if n.topic.endswith("InviteUsed")
+    ]
     for secret in (invite, session.token, invite.split(".")[2], session.token.split(".")[2]):
         assert secret.encode() not in stored[0]
-    # The store's own check reads the new stream.
+    # The store's own check reads the new stream, and the views pass it by.
     assert not check(live.room.streams).problems
+    views = Projector(live.room.streams, StoreConfig.from_env(live.env).env)
+    assert views.rebuild() >= stored_at
     # Another invite of the same player's still signs in.
     _exchange(live.server.target, _invite(live))
 

@@ -221,7 +221,7 @@ def test_a_store_whose_transparency_log_was_changed_refuses_to_start(tmp_path: P
     )
 
 
-@pytest.mark.parametrize("hours", ["0", "8785", "2.5", "soon"])
+@pytest.mark.parametrize("hours", ["0", "8785", "2.5", "soon", "\uff14"])
 def test_a_session_length_no_token_may_have_is_refused_saying_what_may(
     tmp_path: Path, hours: str
 ) -> None:

@@ -132,7 +132,7 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
 
 def session_hours(text: str) -> int:
     """``--session-hours``: a whole number of hours a token may live."""
-    if not text.strip().isdigit() or not 1 <= int(text) <= LONGEST_SESSION_HOURS:
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= LONGEST_SESSION_HOURS):
         raise argparse.ArgumentTypeError(
             f"a session lasts a whole number of hours from 1 to {LONGEST_SESSION_HOURS} "
             f"(a year, the longest any token lives), not {text!r}"
