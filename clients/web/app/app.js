@@ -428,10 +428,12 @@ async function lobby({ tables, accounts, replay, me }, signal) {
     app.append(section);
     audit(replay, section, signal);
   }
-  // A player's recent hands, drawn again when a hand at one of its tables
-  // ends (or the next begins): the tables listed say so.
+  // A player's recent hands, drawn again when a hand ends (or the next
+  // begins) at a table it has sat at since the lobby opened (a hand it left
+  // may end after it stood up): the tables listed say so.
   let hands = null;
   let playing = "";
+  const sat = new Set();
   if (me.role === Role.PLAYER) {
     const section = h("section", { class: "recent" });
     app.append(section);
@@ -467,7 +469,10 @@ async function lobby({ tables, accounts, replay, me }, signal) {
         return row;
       }));
       if (!open.length) rows.replaceChildren(h("tr", {}, h("td", { colspan: "5", class: "empty" }, "No open table.")));
-      const mine = open.filter((table) => seated(table).some((seat) => seat.playerId === me.playerId))
+      for (const table of open) {
+        if (seated(table).some((seat) => seat.playerId === me.playerId)) sat.add(table.tableId);
+      }
+      const mine = open.filter((table) => sat.has(table.tableId))
         .map((table) => `${table.tableId}.${table.handsDealt}.${table.currentHand ? "playing" : "between"}`).join(",");
       if (hands && mine !== playing) hands();
       playing = mine;
