@@ -113,6 +113,50 @@ def test_a_players_recent_hands_open_in_the_replayer_as_the_server_writes_them(
     page.close()
 
 
+def _listed(page: Page) -> list[str | None]:
+    rows = page.locator(".recent tbody tr[data-hand-id]")
+    return [rows.nth(n).get_attribute("data-hand-id") for n in range(rows.count())]
+
+
+def _recalled(live: Live, player: str) -> list[str]:
+    """The player's recent hands as RecallHands gives them, newest first."""
+    return [
+        h.hand.hand_id for h in reversed(live.client(auth_pb2.ROLE_PLAYER, player).recall_hands())
+    ]
+
+
+def test_a_players_recent_hands_refresh_as_hands_end_in_the_lobby_and_at_the_table(
+    browser: Browser, live: Live
+) -> None:
+    table = _table(live, Game.HOLDEM)
+    lobby = _signed_in(browser, live, auth_pb2.ROLE_PLAYER, "p1")
+    lobby.locator(".lobby tbody tr[data-table]").wait_for()
+    at_table = _signed_in(browser, live, auth_pb2.ROLE_PLAYER, "p1")
+    at_table.locator(".lobby tbody tr[data-table]").click()
+    at_table.locator(".felt").wait_for()
+    for page in (lobby, at_table):
+        page.evaluate("window.stayed = true")  # gone, were the page loaded again
+        assert not page.locator(".recent tr").count()
+    for round in range(2):
+        bots = _seat(live, table, 2, random.Random(11 + round))
+        # The lobby has seen p1 sit: it watches that table's hands.
+        lobby.locator(".lobby td.players", has_text="p1").wait_for()
+        _play(bots, 2)
+        recalled = _recalled(live, "p1")
+        assert len(recalled) >= 2 * (round + 1)
+        for page in (lobby, at_table):
+            page.wait_for_function(
+                "n => document.querySelectorAll('.recent tbody tr[data-hand-id]').length === n",
+                arg=len(recalled),
+                timeout=15_000,
+            )
+            assert _listed(page) == recalled
+            assert page.evaluate("window.stayed") is True
+    assert at_table.url.endswith(f"#/table/{table}")
+    lobby.close()
+    at_table.close()
+
+
 def test_an_auditor_pages_through_the_hands_opens_one_and_exports_them(
     browser: Browser, live: Live, tmp_path: Path
 ) -> None:

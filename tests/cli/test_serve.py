@@ -9,11 +9,14 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from feltline import cli
+from feltline import serve as feltline_serve
 from feltline.api.app import Feltline
 from feltline.api.server import ListenError
 from feltline.audit.keys import Signer
@@ -216,3 +219,31 @@ def test_a_store_whose_transparency_log_was_changed_refuses_to_start(tmp_path: P
         f"feltline serve: the store's transparency log does not verify: log {log_id()}: "
         "event 1 does not match its chain link"
     )
+
+
+@pytest.mark.parametrize("hours", ["0", "8785", "2.5", "soon", "\uff14"])
+def test_a_session_length_no_token_may_have_is_refused_saying_what_may(
+    tmp_path: Path, hours: str
+) -> None:
+    done = serve(tmp_path, "--session-hours", hours)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert (
+        "argument --session-hours: a session lasts a whole number of hours from 1 to 8784 "
+        f"(a year, the longest any token lives), not {hours!r}"
+    ) in done.stderr
+    assert not (tmp_path / "feltline.db").exists()
+
+
+def test_the_session_length_set_reaches_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: dict[str, object] = {}
+
+    def served(*args: object, **kwargs: object) -> int:
+        asked.update(kwargs)
+        return 0
+
+    monkeypatch.setattr(feltline_serve, "_serve", served)
+    assert cli.main(["serve", "--session-hours", "4"]) == 0
+    assert asked["session"] == timedelta(hours=4)
+    assert cli.main(["serve"]) == 0
+    assert asked["session"] == timedelta(hours=12)

@@ -306,21 +306,41 @@ function net(result) {
   return gained > 0n ? `+${gained}` : String(gained);
 }
 
-/** A player's part of the lobby: its last ten finished hands (its game
- * recall), newest first, each opening in the replayer. */
-async function recent(replay, section, signal) {
-  try {
-    const { hands } = await replay.recallHands({}, { signal });
-    if (!hands.length) return;
-    section.replaceChildren(h("h2", {}, "Your recent hands"),
-      h("table", { class: "lobby hands" },
-        h("thead", {}, h("tr", {}, h("th", {}, "Hand"), h("th", {}, "Result"), h("th", {}))),
-        h("tbody", {}, [...hands].reverse().map((recalled) => h("tr", { "data-hand-id": recalled.hand.handId },
-          h("td", {}, recalled.title), h("td", { class: "net" }, net(recalled.result)),
-          h("td", {}, replaying(replay, recalled.hand.handId, signal)))))));
-  } catch (error) {
-    if (!signal.aborted && !turnedAway(error)) say(why(error), true);
-  }
+/** A player's part of the lobby and of a table's view: its last ten
+ * finished hands (its game recall), newest first, each opening in the
+ * replayer. Returns what draws them again, to call when a hand ends: one
+ * call at a time, the last change always fetched, and the rows redrawn
+ * only when the hands listed changed. */
+function recent(replay, section, signal) {
+  let asking = false;
+  let stale = false;
+  let listed = "";
+  const refresh = async () => {
+    stale = true;
+    if (asking) return;
+    asking = true;
+    try {
+      while (stale && !signal.aborted) {
+        stale = false;
+        const { hands } = await replay.recallHands({}, { signal });
+        const ids = hands.map((recalled) => recalled.hand.handId).join(",");
+        if (!hands.length || ids === listed) continue;
+        listed = ids;
+        section.replaceChildren(h("h2", {}, "Your recent hands"),
+          h("table", { class: "lobby hands" },
+            h("thead", {}, h("tr", {}, h("th", {}, "Hand"), h("th", {}, "Result"), h("th", {}))),
+            h("tbody", {}, [...hands].reverse().map((recalled) => h("tr", { "data-hand-id": recalled.hand.handId },
+              h("td", {}, recalled.title), h("td", { class: "net" }, net(recalled.result)),
+              h("td", {}, replaying(replay, recalled.hand.handId, signal)))))));
+      }
+    } catch (error) {
+      if (!signal.aborted && !turnedAway(error)) say(why(error), true);
+    } finally {
+      asking = false;
+    }
+  };
+  refresh();
+  return refresh;
 }
 
 const AUDITED_PAGE = 20; // finished hands an auditor's page asks for at a time
@@ -407,10 +427,17 @@ async function lobby({ tables, accounts, replay, me }, signal) {
     const section = h("section", { class: "audit" });
     app.append(section);
     audit(replay, section, signal);
-  } else if (me.role === Role.PLAYER) {
+  }
+  // A player's recent hands, drawn again when a hand ends (or the next
+  // begins) at a table it has sat at since the lobby opened (a hand it left
+  // may end after it stood up): the tables listed say so.
+  let hands = null;
+  let playing = "";
+  const sat = new Set();
+  if (me.role === Role.PLAYER) {
     const section = h("section", { class: "recent" });
     app.append(section);
-    recent(replay, section, signal);
+    hands = recent(replay, section, signal);
   }
   const closing = (table) => {
     const close = button("Close", async (event) => {
@@ -442,6 +469,13 @@ async function lobby({ tables, accounts, replay, me }, signal) {
         return row;
       }));
       if (!open.length) rows.replaceChildren(h("tr", {}, h("td", { colspan: "5", class: "empty" }, "No open table.")));
+      for (const table of open) {
+        if (seated(table).some((seat) => seat.playerId === me.playerId)) sat.add(table.tableId);
+      }
+      const mine = open.filter((table) => sat.has(table.tableId))
+        .map((table) => `${table.tableId}.${table.handsDealt}.${table.currentHand ? "playing" : "between"}`).join(",");
+      if (hands && mine !== playing) hands();
+      playing = mine;
       heard();
     } catch (error) {
       if (signal.aborted || turnedAway(error)) return;
@@ -506,7 +540,7 @@ function button(label, onClick, key) {
 // (Enter bets or raises it), d draw, s stand up.
 const KEYS = { f: "f", c: "c", d: "d", s: "s" };
 
-async function tableView({ tables, watch, play, me }, tableId, signal) {
+async function tableView({ tables, watch, play, replay, me }, tableId, signal) {
   let table = null;
   let cursor = "";
   const lines = [];
@@ -515,6 +549,13 @@ async function tableView({ tables, watch, play, me }, tableId, signal) {
   const log = h("ul", { class: "log" });
   const clock = h("span", { class: "clock" });
   app.replaceChildren(view, controls, log);
+  // A player's recent hands, below the table, drawn again as each hand ends.
+  let hands = null;
+  if (me.role === Role.PLAYER) {
+    const section = h("section", { class: "recent" });
+    app.append(section);
+    hands = recent(replay, section, signal);
+  }
 
   // What the player does: one request at a time, each with a request id of
   // its own (the server applies none twice); a refusal is shown as said.
@@ -703,6 +744,7 @@ async function tableView({ tables, watch, play, me }, tableId, signal) {
           draw();
         } else {
           if (kind === "event") note(value);
+          if (kind === "event" && value.kind.case === "handFinished") hands?.();
           refresh();
         }
         heard();

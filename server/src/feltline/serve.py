@@ -11,6 +11,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 
 from eventsourcing.persistence import PersistenceError
@@ -20,6 +21,8 @@ from feltline.api import logging as logs
 from feltline.api.app import Feltline
 from feltline.api.collector import short_pauses, time_pauses
 from feltline.api.server import ListenError, Tls, TlsError, why_not
+from feltline.api.sessions import SESSION_HOURS
+from feltline.api.tokens import LONGEST_TTL
 from feltline.audit.keys import KeyFileError
 from feltline.cardroom.room import open_room
 from feltline.domain.chained import TamperedError
@@ -30,6 +33,8 @@ from feltline.store import preflight
 from feltline.store.config import StoreConfig
 from feltline.store.leases import StoreBusy
 from feltline.store.signing import KeyChanged
+
+LONGEST_SESSION_HOURS = LONGEST_TTL // 3600
 
 
 def add_serve_options(parser: argparse.ArgumentParser) -> None:
@@ -90,6 +95,14 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         help="a web page's origin (https://example.com) whose calls the web port answers; "
         "repeat for more; pages from other origins are refused",
     )
+    parser.add_argument(
+        "--session-hours",
+        type=session_hours,
+        default=SESSION_HOURS,
+        metavar="HOURS",
+        help="how long an invite link signs its holder in for (feltline invite), in whole "
+        f"hours, 1 to {LONGEST_SESSION_HOURS} (default {SESSION_HOURS})",
+    )
 
     def run(args: argparse.Namespace) -> int:
         if (args.tls_cert is None) != (args.tls_key is None):
@@ -111,9 +124,20 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
             metrics_port=args.metrics_port,
             web_port=args.web_port,
             web_origins=args.web_origin,
+            session=timedelta(hours=args.session_hours),
         )
 
     parser.set_defaults(run=run)
+
+
+def session_hours(text: str) -> int:
+    """``--session-hours``: a whole number of hours a token may live."""
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= LONGEST_SESSION_HOURS):
+        raise argparse.ArgumentTypeError(
+            f"a session lasts a whole number of hours from 1 to {LONGEST_SESSION_HOURS} "
+            f"(a year, the longest any token lives), not {text!r}"
+        )
+    return int(text)
 
 
 def add_project_options(parser: argparse.ArgumentParser) -> None:
@@ -152,6 +176,7 @@ def _serve(
     metrics_port: int | None = None,
     web_port: int | None = None,
     web_origins: Sequence[str] = (),
+    session: timedelta = timedelta(hours=SESSION_HOURS),
 ) -> int:
     config = store_config(store)
     logs.configure()
@@ -200,6 +225,7 @@ def _serve(
             metered=metrics_port is not None,
             web_port=web_port,
             web_origins=web_origins,
+            session=session,
         )
     except (ListenError, sqlite3.DatabaseError, PersistenceError) as e:
         room.close()

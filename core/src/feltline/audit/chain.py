@@ -3,7 +3,8 @@
 Each link is ``SHA-256(previous link || canonical(record))``, where the first
 previous link is 32 zero bytes and the record names the stream (``hand``,
 ``table``, ``account``, ``match``, ``tournament``, ``server``, the one stream of the
-server's keys, or ``log``, the transparency log's, with its id), the event's position in the stream,
+server's keys, ``log``, the transparency log's, or ``invite``, a used
+sign-in link's, with its id), the event's position in the stream,
 its type, the version it was written under and its data as written, and
 for a hand's records written since (``timed``), the time it was recorded
 at. Changing, dropping, reordering or moving any event to another stream,
@@ -22,7 +23,7 @@ CHAIN_ALGORITHM = "feltline-chain-v1"
 GENESIS = bytes(32)
 
 
-STREAMS = ("hand", "table", "account", "server", "match", "tournament", "log")
+STREAMS = ("hand", "table", "account", "server", "match", "tournament", "log", "invite")
 """The kinds of stream, each the key that names its id in a chain record."""
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -21,7 +22,7 @@ from feltline.api.play import PlayServicer
 from feltline.api.rail import Rail
 from feltline.api.replay import ReplayServicer
 from feltline.api.server import ADMIT, Server, Service, Tls, service
-from feltline.api.sessions import SessionServicer
+from feltline.api.sessions import SESSION_HOURS, SessionServicer
 from feltline.api.tables import TableServicer
 from feltline.api.tally import Tally
 from feltline.api.tournaments import TournamentServicer
@@ -55,7 +56,11 @@ from feltline_protos.v1 import (
 
 
 def services(
-    room: Room, clock: Clock, rail: Rail, projector: Projector | None = None
+    room: Room,
+    clock: Clock,
+    rail: Rail,
+    projector: Projector | None = None,
+    session: timedelta = timedelta(hours=SESSION_HOURS),
 ) -> list[Service]:
     return [
         service(
@@ -101,7 +106,7 @@ def services(
         service(
             auth_pb2.DESCRIPTOR.services_by_name["SessionService"],
             auth_pb2_grpc.add_SessionServiceServicer_to_server,
-            SessionServicer(room.signer),
+            SessionServicer(room, session),
         ),
     ]
 
@@ -112,7 +117,8 @@ class Feltline:
     ``web_port``, to browsers there too (:mod:`feltline.api.web`; the port
     then in :attr:`web_port`), answering pages of ``web_origins``; ``metered``,
     it keeps the metrics of :mod:`feltline.metrics` (served apart, by
-    :func:`feltline.metrics.serve`)."""
+    :func:`feltline.metrics.serve`). An invite's link signs in for a
+    ``session`` (:mod:`feltline.api.sessions`)."""
 
     def __init__(
         self,
@@ -133,6 +139,7 @@ class Feltline:
         checkpoint_every: float | None = INTERVAL,
         web_port: int | None = None,
         web_origins: Iterable[str] = (),
+        session: timedelta = timedelta(hours=SESSION_HOURS),
     ) -> None:
         self.room = room
         self.projector = projector
@@ -150,7 +157,7 @@ class Feltline:
         # cannot be read fails here, before any client can connect.
         room.tables()
         self.server = Server(
-            services(room, self.table_clock, self.rail, projector),
+            services(room, self.table_clock, self.rail, projector, session),
             key=key,
             clock=token_clock,
             max_workers=max_workers,

@@ -4,15 +4,14 @@ session's token that the page keeps.
 ``feltline invite`` puts a short-lived token in a link, sent by chat or
 mail, where it may be read later: such a token is an invite's, and does
 nothing but come here (:mod:`feltline.api.auth` refuses it anywhere
-else). Exchanged, it is remembered until it expires, so the link is worth
-nothing after its first use. The memory is this process's: on a cluster
-of several processes a link not yet expired could be exchanged once at
-each, which its short life (``feltline invite --ttl``) bounds.
+else). Exchanged, it is recorded as used in the store
+(:meth:`feltline.cardroom.room.Room.use_invite`), so the link is worth
+nothing after its first use at any server on the store, restarted or not.
+A session lasts what the operator chose (``feltline serve --session-hours``).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -21,18 +20,22 @@ import grpc
 from feltline.api import tokens
 from feltline.api.auth import current_caller, utc_now
 from feltline.api.errors import ApiError
-from feltline.audit.keys import Signer
+from feltline.cardroom.room import Room
 from feltline_protos.v1 import auth_pb2, auth_pb2_grpc, errors_pb2
 
-SESSION_TTL = timedelta(hours=12)  # a session's token: an evening's play
+SESSION_HOURS = 12  # a session's token, by default: an evening's play
 
 
 class SessionServicer(auth_pb2_grpc.SessionServiceServicer):
-    def __init__(self, signer: Signer, clock: Callable[[], datetime] = utc_now) -> None:
-        self._signer = signer
+    def __init__(
+        self,
+        room: Room,
+        session: timedelta = timedelta(hours=SESSION_HOURS),
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self._room = room
+        self._session = session
         self._clock = clock
-        self._lock = threading.Lock()
-        self._exchanged: dict[str, datetime] = {}  # invite's token id -> its expiry
 
     def CreateSession(
         self, request: auth_pb2.CreateSessionRequest, context: grpc.ServicerContext
@@ -44,17 +47,21 @@ class SessionServicer(auth_pb2_grpc.SessionServiceServicer):
                 "this token is a session's already, not an invite's: use it as it is",
             )
         now = self._clock()
-        with self._lock:
-            self._exchanged = {key: at for key, at in self._exchanged.items() if at > now}
-            if caller.token_id in self._exchanged:
-                raise ApiError(
-                    errors_pb2.ERROR_REASON_TOKEN_INVALID,
-                    "this invite link was used already: ask for a new one",
-                )
-            self._exchanged[caller.token_id] = caller.expires
+        role = auth_pb2.Role.Name(caller.role).removeprefix("ROLE_").lower()
+        if not self._room.use_invite(
+            caller.token_id, role, caller.player_id, at=int(now.timestamp())
+        ):
+            raise ApiError(
+                errors_pb2.ERROR_REASON_TOKEN_INVALID,
+                "this invite link was used already: ask for a new one",
+            )
         token = tokens.mint(
-            self._signer, caller.role, now=now, ttl=SESSION_TTL, player_id=caller.player_id
+            self._room.signer,
+            caller.role,
+            now=now,
+            ttl=self._session,
+            player_id=caller.player_id,
         )
         response = auth_pb2.CreateSessionResponse(token=token)
-        response.expire_time.FromDatetime(now + SESSION_TTL)
+        response.expire_time.FromDatetime(now + self._session)
         return response

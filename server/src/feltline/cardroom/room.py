@@ -73,6 +73,7 @@ from feltline.domain.ids import (
     tournament_id,
     tournament_table_id,
 )
+from feltline.domain.invite import used
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.tournament import TournamentStream
@@ -850,6 +851,18 @@ class Room:
     def has_account(self, player: str) -> bool:
         """Whether the player has an account: chips were once minted for it."""
         return self.streams.account(account_id(player)).version > 0
+
+    # ---- invites
+
+    def use_invite(self, token_id: str, role: str, player_id: str, *, at: int) -> bool:
+        """Record the invite ``token_id`` as exchanged for a session, at
+        ``at``: True for the first exchange, False if it was used already,
+        here or at any server on this store (:mod:`feltline.domain.invite`)."""
+        try:
+            self.streams.commit([used(token_id, role, player_id, at=at)])
+        except Conflict:
+            return False
+        return True
 
     # ---- reads
 

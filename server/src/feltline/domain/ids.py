@@ -24,6 +24,7 @@ ACCOUNTS = UUID("5d0f8a53-3b0e-4d7e-8a61-2f1c9e5b7c42")
 SERVER = UUID("8c2e61d4-7a9f-4f0b-b3d5-1e6a0c9f2b77")
 MATCHES = UUID("3f7d2b90-51c4-4a8e-9e0d-7c6b5a4f3e21")
 TOURNAMENTS = UUID("a4c1e7d2-6b93-4f58-8e2a-0d7f3b91c564")
+INVITES = UUID("6e1b9c37-2d84-4a5f-b0c6-93f7e2a81d5c")
 
 
 class CommandIdError(RuleError):
@@ -118,3 +119,8 @@ def server_keys_id() -> UUID:
 def log_id() -> UUID:
     """The one stream of the transparency log: its leaves and checkpoints."""
     return uuid5(SERVER, "log")
+
+
+def invite_id(token_id: str) -> UUID:
+    """The stream that records an invite's token, ``token_id``, as used."""
+    return uuid5(INVITES, token_id)

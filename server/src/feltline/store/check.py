@@ -24,6 +24,7 @@ from uuid import UUID
 from feltline.domain.account import AccountEvent
 from feltline.domain.hand import Recorded, Sealed
 from feltline.domain.ids import hand_id, pool_id
+from feltline.domain.invite import INVITE_RECORDS
 from feltline.domain.keys import KEY_RECORDS
 from feltline.domain.match import MatchRecord
 from feltline.domain.table import TableRecord, TableStream
@@ -102,6 +103,7 @@ def _streams(streams: Streams) -> dict[str, set[UUID]]:
         "match": (MatchRecord,),
         "tournament": (TournamentRecord,),
         "log": LOG_RECORDS,
+        "invite": INVITE_RECORDS,
     }
     by_topic = {f"{c.__module__}:{c.__qualname__}": kind for kind, cs in topics.items() for c in cs}
     for notification in streams.notifications():

@@ -35,6 +35,7 @@ from feltline.domain.account import project as project_account
 from feltline.domain.chained import TamperedError, sign
 from feltline.domain.hand import HandStream, StoredHandEvent
 from feltline.domain.hand import project as project_hand
+from feltline.domain.invite import InviteUsed
 from feltline.domain.keys import KeyRecord
 from feltline.domain.match import MatchRecord, MatchStream
 from feltline.domain.match import project as project_match
@@ -70,6 +71,7 @@ Stored = (
     | MatchRecord
     | TournamentRecord
     | LogRecord
+    | InviteUsed
 )
 PAGE = 1000  # rows read at a time
 CREATING = 0x66656C74  # the advisory lock taken to make the tables ("felt")
