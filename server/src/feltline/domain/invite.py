@@ -17,7 +17,7 @@ from uuid import UUID
 from feltline.audit import chain
 from feltline.domain.chained import Signed
 from feltline.domain.ids import invite_id
-from feltline.engine.state import replace
+from feltline.engine.hand.fast import replace
 
 
 @dataclass(frozen=True)
