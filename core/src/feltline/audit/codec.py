@@ -68,7 +68,7 @@ of a class's fields and add an upcaster from the old version."""
 TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (table.TableOpened, 4),
+        (table.TableOpened, 5),
         (table.SatDown, 1),
         (table.JoinedPot, 1),
         (table.ChipsAdded, 1),
@@ -77,6 +77,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         (table.SatIn, 1),
         (table.StoodUp, 1),
         (table.TimeCharged, 1),
+        (table.TimeBankUsed, 1),
         (table.HandDealt, 3),
         (table.HandFinished, 1),
         (table.CarriedPotWon, 1),
@@ -87,7 +88,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
 """The table decider's events, versioned like a hand's."""
 
 TOURNAMENT_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
-    cls.__name__: (cls, 2 if cls is tournament.TournamentCreated else 1)
+    cls.__name__: (cls, 3 if cls is tournament.TournamentCreated else 1)
     for cls in (
         tournament.TournamentCreated,
         tournament.SeedDrawn,
@@ -144,6 +145,19 @@ def _config_v3(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "config": table_config_v3(config)} if isinstance(config, dict) else data
 
 
+def table_config_v4(config: dict[str, JSON]) -> dict[str, JSON]:
+    """A table's settings stored before time banks: none."""
+    return {**config, "time_bank": None}
+
+
+def _config_v4(data: dict[str, JSON]) -> dict[str, JSON]:
+    """``TableOpened`` version 4, a match's ``MatchCreated`` version 3 and a
+    tournament's ``TournamentCreated`` version 2 hold a table's settings of
+    before time banks."""
+    config = data.get("config")
+    return {**data, "config": table_config_v4(config)} if isinstance(config, dict) else data
+
+
 def _hand_dealt_v2_v3(data: dict[str, JSON]) -> dict[str, JSON]:
     """Version 2 was dealt at a table of one game: no turn of a rotation."""
     return {**data, "turn": None}
@@ -184,9 +198,12 @@ UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]
     ("TableOpened", 1): _table_opened_v1_v2,
     ("TableOpened", 2): _config_v2,
     ("TableOpened", 3): _config_v3,
+    ("TableOpened", 4): _config_v4,
     ("MatchCreated", 1): _config_v2,
     ("MatchCreated", 2): _config_v3,
+    ("MatchCreated", 3): _config_v4,
     ("TournamentCreated", 1): _config_v3,
+    ("TournamentCreated", 2): _config_v4,
 }
 """(event name, version) -> a function from that version's data to the next's."""
 

@@ -78,6 +78,12 @@ class SeedError(RuleError):
     """A hand's seed is exactly 32 bytes."""
 
 
+class TimeBankError(RuleError):
+    """A time bank spent, or not there to spend."""
+
+    kind = Kind.PRECONDITION
+
+
 class HandResultError(RuleError):
     """A hand's result that does not fit the hand the table dealt."""
 
@@ -99,7 +105,8 @@ class Seat:
     """An occupied seat. ``leaving`` is set when the player stands up during
     a hand they are in: the caller folds them at their turn and they go when
     the hand ends. ``sitting_out`` keeps the seat out of the hands dealt
-    from then on. ``charged`` is the last time-charge window they paid."""
+    from then on. ``charged`` is the last time-charge window they paid.
+    ``bank`` is the seconds left in their time bank."""
 
     number: int
     player: str
@@ -108,6 +115,7 @@ class Seat:
     leaving: bool = False
     charged: int | None = None
     sitting_out: bool = False
+    bank: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +154,9 @@ class Table:
     stacks stay as the hand started until it ends. ``big_blind`` is last
     hand's, so nobody posts it twice in a row; ``house`` is what the house
     has taken, time charges and rake; ``turn`` is where a mixed table's
-    rotation is, as of the last hand dealt."""
+    rotation is, as of the last hand dealt. ``banked`` is the time bank on
+    the clock in the hand being played: at which turn (the hand's version
+    when it went on), and how many seconds."""
 
     config: TableConfig | None = None
     opened_at: int = 0
@@ -160,6 +170,16 @@ class Table:
     pot: CarriedPot = CarriedPot()
     house: int = 0
     closed_at: int | None = None
+    banked: tuple[int, int] | None = None
+
+    def clock_at(self, turn: int) -> int:
+        """The seconds a player has to act at ``turn`` of the hand being
+        played (its version when the player's turn came): the action clock,
+        and the time bank when it was put on at that turn."""
+        assert self.config is not None
+        banked = self.banked
+        extra = banked[1] if banked is not None and banked[0] == turn else 0
+        return self.config.action_clock + extra
 
     @property
     def closed(self) -> bool:
@@ -288,6 +308,15 @@ class AddChips(TableCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class UseTimeBank(TableCommand):
+    """The action clock ran out for ``seat`` at ``turn`` of the hand being
+    played (the hand's version then): its time bank goes on the clock."""
+
+    seat: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class DealHand(TableCommand):
     """Start the next hand; the caller draws ``seed`` from the CSPRNG."""
 
@@ -395,6 +424,16 @@ class TimeCharged(TableEvent):
     seat: int
     amount: int
     window: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBankUsed(TableEvent):
+    """``seconds``, all of ``seat``'s time bank, went on its clock at
+    ``turn`` of the hand being played."""
+
+    seat: int
+    seconds: int
+    turn: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -590,6 +629,19 @@ def _add_chips(command: AddChips, table: Table) -> list[TableEvent]:
             f"a stack may be topped up to {most}, so at most {max(most - seat.stack, 0)} now"
         )
     return [ChipsAdded(seat.number, command.amount)]
+
+
+@_decide.register
+def _use_time_bank(command: UseTimeBank, table: Table) -> list[TableEvent]:
+    _open(table)
+    seat = _occupied(table, command.seat)
+    if table.dealt is None or seat.number not in table.dealt:
+        raise NoHandInProgressError(f"seat {seat.number} is in no hand being played")
+    if table.banked is not None and table.banked[0] == command.turn:
+        raise TimeBankError(f"a time bank is on the clock already at turn {command.turn}")
+    if seat.bank < 1:
+        raise TimeBankError(f"seat {seat.number} has no time bank left")
+    return [TimeBankUsed(seat.number, seat.bank, command.turn)]
 
 
 @_decide.register
@@ -814,7 +866,9 @@ def _opened(event: TableOpened, table: Table) -> Table:
 
 @_evolve.register
 def _sat_down(event: SatDown, table: Table) -> Table:
-    return table.with_seat(Seat(event.seat, event.player, event.buy_in, event.entry))
+    bank = table.config.time_bank if table.config is not None else None
+    seat = Seat(event.seat, event.player, event.buy_in, event.entry)
+    return table.with_seat(replace(seat, bank=bank.seconds) if bank is not None else seat)
 
 
 @_evolve.register
@@ -880,6 +934,13 @@ def _time_charged(event: TimeCharged, table: Table) -> Table:
 
 
 @_evolve.register
+def _time_bank_used(event: TimeBankUsed, table: Table) -> Table:
+    seat = _seat(table, event.seat)
+    table = replace(table, banked=(event.turn, event.seconds))
+    return table.with_seat(replace(seat, bank=seat.bank - event.seconds))
+
+
+@_evolve.register
 def _hand_dealt(event: HandDealt, table: Table) -> Table:
     """Seats dealt in play from now on; in a blind game a seat sitting out this
     deal has missed its blinds' turn and will wait for the big blind."""
@@ -907,13 +968,24 @@ def _hand_dealt(event: HandDealt, table: Table) -> Table:
 
 @_evolve.register
 def _hand_finished(event: HandFinished, table: Table) -> Table:
+    """Stacks as the hand left them; each seat dealt in refills its time bank."""
     stacks = dict(event.stacks)
-    seats = tuple(replace(s, stack=stacks.get(s.number, s.stack)) for s in table.seats)
+    bank = table.config.time_bank if table.config is not None else None
+    seats = tuple(
+        replace(
+            s,
+            stack=stacks.get(s.number, s.stack),
+            bank=min(bank.seconds, s.bank + bank.refill) if bank and s.number in stacks else s.bank,
+        )
+        for s in table.seats
+    )
     if event.passed_out:
         pot = _carried(dict(event.carried), event.dead, table.pot.deals + 1)
     else:
         pot = CarriedPot()
-    return replace(table, seats=seats, dealt=None, pot=pot, house=table.house + event.rake)
+    return replace(
+        table, seats=seats, dealt=None, pot=pot, house=table.house + event.rake, banked=None
+    )
 
 
 @_evolve.register
