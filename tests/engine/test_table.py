@@ -15,7 +15,7 @@ from feltline.engine.button import blind_lineup
 from feltline.engine.deck import commitment
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.events import Deal, PassedOut, SeatAtStart
-from feltline.engine.house import Rotation, TableConfig, TimeCharge
+from feltline.engine.house import Rotation, TableConfig, TimeBank, TimeCharge
 from feltline.engine.rules import Game, Rake, Rules, Stakes, Structure
 from feltline.engine.table import (
     AddChips,
@@ -52,6 +52,7 @@ from feltline.engine.table import (
     TableEvent,
     TimeCharged,
     TooFewPlayersError,
+    UseTimeBank,
     decide,
     evolve,
 )
@@ -901,8 +902,10 @@ def _command(data: st.DataObject, table: Table, now: int) -> TableCommand:
     if table.dealt is None:
         kinds = ["sit", "sit", "deal", "deal", "deal", "stand", "add", "end"]
     else:
-        kinds = ["end", "end", "end", "end", "stand", "sit", "add", "deal"]
+        kinds = ["end", "end", "end", "end", "stand", "sit", "add", "deal", "bank"]
     kind = data.draw(st.sampled_from(kinds))
+    if kind == "bank":
+        return UseTimeBank(data.draw(seat), data.draw(st.integers(1, 4)))
     if kind == "sit":
         return SitDown(
             data.draw(seat),
@@ -942,6 +945,7 @@ MIXED = Rules(
     Game.HOLDEM,
     Stakes(Structure.FIXED_LIMIT, 2, 4, ante=1, small_blind=1, big_blind=2, bring_in=1),
 )
+BANK = 40
 MIXES = [Rotation((Game.HOLDEM, Game.STUD_HI_LO, Game.OMAHA_HI_LO), hands) for hands in (0, 2)]
 
 
@@ -961,6 +965,7 @@ def test_random_play_conserves_chips_and_replays(
         max_buy_in=100,
         time_charge=TimeCharge(3, 600),
         rotation=rotation,
+        time_bank=TimeBank(BANK, 15),
     )
     table = run(Table(), OpenTable(config, at=0))
     log: list[TableEvent] = [*decide(Table(), OpenTable(config, at=0))]
@@ -976,6 +981,8 @@ def test_random_play_conserves_chips_and_replays(
         log.extend(events)
         assert table.chips + table.house == _money(log)
         assert all(s.stack >= 0 for s in table.seats)
+        assert all(0 <= s.bank <= BANK for s in table.seats)
+        assert table.banked is None or table.dealt is not None
         assert set(table.pot.entitled) <= {s.number for s in table.seats}
         assert len(table.pot.entitled) != 1
         turn = table.turn
