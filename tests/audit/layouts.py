@@ -28,6 +28,10 @@ def _config_before_mixed_tables(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "config": {k: v for k, v in data["config"].items() if k != "rotation"}}
 
 
+def _config_before_time_banks(data: dict[str, JSON]) -> dict[str, JSON]:
+    return {**data, "config": {k: v for k, v in data["config"].items() if k != "time_bank"}}
+
+
 DOWNCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]] = {
     ("HandStarted", 2): _without("algorithm"),
     ("HandStarted", 3): _flat_deal,
@@ -36,9 +40,12 @@ DOWNCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON
     ("TableOpened", 2): _without("name"),
     ("TableOpened", 3): _config_before_seat_entropy,
     ("TableOpened", 4): _config_before_mixed_tables,
+    ("TableOpened", 5): _config_before_time_banks,
     ("MatchCreated", 2): _config_before_seat_entropy,
     ("MatchCreated", 3): _config_before_mixed_tables,
+    ("MatchCreated", 4): _config_before_time_banks,
     ("TournamentCreated", 2): _config_before_mixed_tables,
+    ("TournamentCreated", 3): _config_before_time_banks,
 }
 """(event name, version) -> a function from that version's data to the one before's."""
 

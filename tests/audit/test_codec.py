@@ -42,11 +42,17 @@ from feltline.engine.table.commands import (
     SitIn,
     SitOut,
     StandUp,
+    UseTimeBank,
 )
 from feltline.engine.table.decide import decide
-from feltline.engine.table.events import HandDealt, TableEvent, TableOpened
+from feltline.engine.table.events import HandDealt, TableEvent, TableOpened, TimeBankUsed
 from feltline.engine.table.evolve import evolve
-from feltline.engine.table.house import DEFAULT_CONTRIBUTION_WINDOW_MS, TableConfig, TimeCharge
+from feltline.engine.table.house import (
+    DEFAULT_CONTRIBUTION_WINDOW_MS,
+    TableConfig,
+    TimeBank,
+    TimeCharge,
+)
 from feltline.engine.table.state import Table
 
 from .layouts import as_stored
@@ -250,7 +256,11 @@ def _table_events() -> list[TableEvent]:
     state = Table()
     made: list[TableEvent] = []
     for command in (
-        OpenTable(TableConfig(rules, 6, time_charge=TimeCharge(1, 60)), at=0, name="Pots"),
+        OpenTable(
+            TableConfig(rules, 6, time_charge=TimeCharge(1, 60), time_bank=TimeBank(20, 5)),
+            at=0,
+            name="Pots",
+        ),
         SitDown(1, "ann", 50, at=0),
         SitDown(2, "bob", 50, at=0),
         AddChips(2, 10),
@@ -259,6 +269,7 @@ def _table_events() -> list[TableEvent]:
         SitDown(3, "cy", 50, at=6, join_pot=True),
         DealHand(at=7, seed=bytes(32)),
         SitOut(2),
+        UseTimeBank(2, turn=4),
         SitIn(2),
         StandUp(1),
         EndHand(
@@ -295,9 +306,9 @@ def test_table_opened_stored_as_version_1_loads_without_a_name() -> None:
     config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
     event = TableOpened(config, 3, "Friday")
     name, version, data = encode_event(event, TABLE_EVENT_TYPES)
-    assert (name, version) == ("TableOpened", 4)
+    assert (name, version) == ("TableOpened", 5)
     del data["name"]
-    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+    for field in ("seat_entropy", "contribution_window_ms", "rotation", "time_bank"):
         del data["config"][field]
     old = decode_event(name, 1, _through_json(data), TABLE_EVENT_TYPES)
     assert old == TableOpened(config, 3, "")
@@ -312,10 +323,10 @@ def test_settings_stored_before_seat_entropy_load_with_it_off() -> None:
         Rules(Game.HOLDEM, stakes), 6, seat_entropy=Entropy.REQUIRED, contribution_window_ms=80
     ).validate()
     name, version, data = encode_event(TableOpened(config, 3, "Friday"), TABLE_EVENT_TYPES)
-    assert version == 4
+    assert version == 5
     assert data["config"]["seat_entropy"] == "required"
     assert data["config"]["contribution_window_ms"] == 80
-    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+    for field in ("seat_entropy", "contribution_window_ms", "rotation", "time_bank"):
         del data["config"][field]
     old = decode_event(name, 2, _through_json(data), TABLE_EVENT_TYPES)
     assert isinstance(old, TableOpened)
@@ -329,8 +340,8 @@ def test_settings_stored_before_seat_entropy_load_with_it_off() -> None:
     plain = replace(config, seat_entropy=Entropy.OFF, contribution_window_ms=500)
     created = MatchCreated("m", plain, ("t",), 1, 500, 1, ("ab" * 32,), "admin", 3)
     name, version, data = encode_event(created, MATCH_EVENT_TYPES)
-    assert (name, version) == ("MatchCreated", 3)
-    for field in ("seat_entropy", "contribution_window_ms", "rotation"):
+    assert (name, version) == ("MatchCreated", 4)
+    for field in ("seat_entropy", "contribution_window_ms", "rotation", "time_bank"):
         del data["config"][field]
     assert decode_event(name, 1, _through_json(data), MATCH_EVENT_TYPES) == created
 
@@ -353,13 +364,13 @@ def test_settings_and_deals_stored_before_mixed_tables_load_with_one_game() -> N
         ),
     ):
         _, version, data = encode_event(event, types)
-        assert version == old + 1
+        assert version == old + 2
         assert data["config"]["rotation"] is None
         del data["config"]["rotation"]
+        del data["config"]["time_bank"]
         assert decode_event(name, old, _through_json(data), types) == event
         with pytest.raises(CodecError, match="TableConfig needs exactly the fields"):
             decode_event(name, version, _through_json(data), types)
-    assert TOURNAMENT_EVENT_TYPES["TournamentCreated"][1] == 2
     assert UPCASTERS["TournamentCreated", 1]({"config": {"seats": 6}}) == {
         "config": {"seats": 6, "rotation": None}
     }
@@ -367,6 +378,43 @@ def test_settings_and_deals_stored_before_mixed_tables_load_with_one_game() -> N
     _, version, data = encode_event(dealt, TABLE_EVENT_TYPES)
     del data["turn"]
     assert decode_event("HandDealt", 2, _through_json(data), TABLE_EVENT_TYPES) == dealt
+
+
+def test_settings_stored_before_time_banks_load_with_none() -> None:
+    """TableOpened version 4, MatchCreated version 3 and TournamentCreated
+    version 2 hold a table's settings without a time bank: the table had
+    none. A bank's use is an event of its own."""
+    from feltline.domain.match import MATCH_EVENT_TYPES, MatchCreated
+
+    stakes = Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2)
+    config = TableConfig(Rules(Game.HOLDEM, stakes), 6).validate()
+    banked = replace(config, time_bank=TimeBank(60, 5))
+    for types, event, name, old in (
+        (TABLE_EVENT_TYPES, TableOpened(banked, 3, "Friday"), "TableOpened", 4),
+        (
+            MATCH_EVENT_TYPES,
+            MatchCreated("m", banked, ("t",), 1, 500, 1, ("ab" * 32,), "admin", 3),
+            "MatchCreated",
+            3,
+        ),
+    ):
+        _, version, data = encode_event(event, types)
+        assert version == old + 1
+        assert data["config"]["time_bank"] == {"seconds": 60, "refill": 5}
+        assert decode_event(name, version, _through_json(data), types) == event
+        del data["config"]["time_bank"]
+        loaded = decode_event(name, old, _through_json(data), types)
+        assert loaded.config == config  # type: ignore[attr-defined]
+        with pytest.raises(CodecError, match="TableConfig needs exactly the fields"):
+            decode_event(name, version, _through_json(data), types)
+    assert TOURNAMENT_EVENT_TYPES["TournamentCreated"][1] == 3
+    assert UPCASTERS["TournamentCreated", 2]({"config": {"seats": 6}}) == {
+        "config": {"seats": 6, "time_bank": None}
+    }
+    used = TimeBankUsed(3, 45, 17)
+    name, version, data = encode_event(used, TABLE_EVENT_TYPES)
+    assert (name, version, data) == ("TimeBankUsed", 1, {"seat": 3, "seconds": 45, "turn": 17})
+    assert decode_event(name, version, _through_json(data), TABLE_EVENT_TYPES) == used
 
 
 def test_a_record_checked_after_its_init_is_decoded_through_it() -> None:

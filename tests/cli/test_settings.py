@@ -15,6 +15,7 @@ from feltline.engine.table.house import (
     DEFAULT_ACTION_CLOCK,
     DEFAULT_ANTE_CAP,
     TableConfig,
+    TimeBank,
     TimeCharge,
 )
 from feltline.floor.settings import SettingError, Settings, add_options, settings
@@ -175,7 +176,7 @@ def test_each_choice_reaches_the_table() -> None:
         *("--draw-limit-small", "4", "--draw-limit-large", "2", "--ante-cap", "2"),
         *("--time-charge", "3", "--time-window", "600", "--seats", "5"),
         *("--min-buy-in", "300", "--max-buy-in", "900", "--action-clock", "45"),
-        *("--name", "Kitchen"),
+        *("--time-bank", "90", "--time-bank-refill", "10", "--name", "Kitchen"),
         game_required=True,
     )
     stakes = Stakes(Structure.FIXED_LIMIT, 20, 40, ante=5, raise_cap=2, uncapped_heads_up=False)
@@ -188,9 +189,21 @@ def test_each_choice_reaches_the_table() -> None:
         time_charge=TimeCharge(3, 600),
         ante_cap=2,
         action_clock=45,
+        time_bank=TimeBank(90, 10),
     )
     assert (wanted.config, wanted.name) == (config, "Kitchen")
     assert wanted.message == convert.table_config(config)
+
+
+def test_a_time_bank_is_refused_by_its_option_out_of_bounds() -> None:
+    assert read("--time-bank", "30").config.time_bank == TimeBank(30, 0)
+    for options, refusal in (
+        (["--time-bank-refill", "5"], "--time-bank-refill needs --time-bank"),
+        (["--time-bank", "0"], "a time bank holds 1 to 3600 seconds, not 0"),
+        (["--time-bank", "30", "--time-bank-refill", "31"], "refills 0 to its 30 seconds"),
+    ):
+        with pytest.raises(SettingError, match=refusal):
+            read(*options)
 
 
 def test_a_rake_is_counted_in_basis_points() -> None:

@@ -307,3 +307,9 @@ def test_a_mixed_tables_deal_says_its_game_and_the_next() -> None:
     assert describe(dealt, 1) == "== game: razz, hand 2 of 4; next stud"
     alone = events_pb2.Event(hand_dealt=events_pb2.HandDealt(hand_number=7))
     assert describe(alone, 1) is None  # a table of one game says nothing more
+
+
+def test_a_time_bank_put_on_the_clock_is_said() -> None:
+    used = events_pb2.Event(time_bank_used=events_pb2.TimeBankUsed(seat=2, seconds=45, turn=9))
+    assert describe(used, 2) == "your time bank is on the clock: 45 s more"
+    assert describe(used, 1) == "seat 2's time bank is on the clock: 45 s more"

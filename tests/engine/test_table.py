@@ -27,6 +27,7 @@ from feltline.engine.table.commands import (
     SitOut,
     StandUp,
     TableCommand,
+    UseTimeBank,
 )
 from feltline.engine.table.decide import decide
 from feltline.engine.table.errors import (
@@ -57,7 +58,7 @@ from feltline.engine.table.events import (
     TimeCharged,
 )
 from feltline.engine.table.evolve import evolve
-from feltline.engine.table.house import Rotation, TableConfig, TimeCharge
+from feltline.engine.table.house import Rotation, TableConfig, TimeBank, TimeCharge
 from feltline.engine.table.state import Entry, Seat, Table
 
 SEED = bytes(range(32))
@@ -905,8 +906,10 @@ def _command(data: st.DataObject, table: Table, now: int) -> TableCommand:
     if table.dealt is None:
         kinds = ["sit", "sit", "deal", "deal", "deal", "stand", "add", "end"]
     else:
-        kinds = ["end", "end", "end", "end", "stand", "sit", "add", "deal"]
+        kinds = ["end", "end", "end", "end", "stand", "sit", "add", "deal", "bank"]
     kind = data.draw(st.sampled_from(kinds))
+    if kind == "bank":
+        return UseTimeBank(data.draw(seat), data.draw(st.integers(1, 4)))
     if kind == "sit":
         return SitDown(
             data.draw(seat),
@@ -946,6 +949,7 @@ MIXED = Rules(
     Game.HOLDEM,
     Stakes(Structure.FIXED_LIMIT, 2, 4, ante=1, small_blind=1, big_blind=2, bring_in=1),
 )
+BANK = 40
 MIXES = [Rotation((Game.HOLDEM, Game.STUD_HI_LO, Game.OMAHA_HI_LO), hands) for hands in (0, 2)]
 
 
@@ -965,6 +969,7 @@ def test_random_play_conserves_chips_and_replays(
         max_buy_in=100,
         time_charge=TimeCharge(3, 600),
         rotation=rotation,
+        time_bank=TimeBank(BANK, 15),
     )
     table = run(Table(), OpenTable(config, at=0))
     log: list[TableEvent] = [*decide(Table(), OpenTable(config, at=0))]
@@ -980,6 +985,8 @@ def test_random_play_conserves_chips_and_replays(
         log.extend(events)
         assert table.chips + table.house == _money(log)
         assert all(s.stack >= 0 for s in table.seats)
+        assert all(0 <= s.bank <= BANK for s in table.seats)
+        assert table.banked is None or table.dealt is not None
         assert set(table.pot.entitled) <= {s.number for s in table.seats}
         assert len(table.pot.entitled) != 1
         turn = table.turn

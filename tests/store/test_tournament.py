@@ -21,7 +21,7 @@ from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.hand import betting
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
-from feltline.engine.table.house import TableConfig
+from feltline.engine.table.house import TableConfig, TimeBank
 from feltline.engine.tournament import (
     Band,
     Level,
@@ -254,6 +254,48 @@ def test_the_clock_deals_a_tournament_s_tables_as_its_director_lets_it(store: St
     assert state.finished is not None
     assert room.table(tournament_table_id(key, 1)).table.hands > 1
     assert sum(state.paid.values()) == 3 * BUY_IN
+    assert check(store.streams()).problems == []
+
+
+def test_a_tournament_s_tables_give_a_silent_player_the_time_bank_first(store: Store) -> None:
+    """The tournament's table settings carry its time bank to every table:
+    a player who does not act has the bank put on their clock, and is acted
+    for once that runs out too."""
+    room = store.room()
+    now = [1_000]
+    clock = Clock(room, lambda: now[0], logged=lambda name, /, **fields: None)
+    config = TableConfig(HOLDEM.rules, 6, action_clock=30, time_bank=TimeBank(20, 5))
+    key = room.create_tournament(
+        cid(),
+        "Banked",
+        config,
+        LEVELS,
+        buy_in=BUY_IN,
+        fee=FEE,
+        stack=STACK,
+        payouts=(Band(2, (10_000,)),),
+        start=Start.SIT_AND_GO,
+        entrants=2,
+        by="admin",
+        at=0,
+    )
+    for name in players(room, 2):
+        room.register_tournament(key, cid(), name, at=now[0])
+    table = tournament_table_id(key, 1)
+    clock.tick()
+    assert room.table(table).table.dealt is not None
+    assert [s.bank for s in room.table(table).table.seats] == [20, 20]
+    clock.tick()  # the hand's deadline
+    before = room.hand(table, 1).version
+    now[0] += 30
+    assert clock.tick() == 0  # the bank went on: nobody is acted for
+    assert room.table(table).table.banked == (before, 20)
+    now[0] += 19
+    assert clock.tick() == 0
+    assert room.hand(table, 1).version == before
+    now[0] += 1
+    assert clock.tick() == 1
+    assert room.hand(table, 1).version > before
     assert check(store.streams()).problems == []
 
 

@@ -527,7 +527,9 @@ function seatView(n, table, hand, clock) {
     dealt ? h("div", { class: "cards" }, ...dealt.downCards.map(card), ...backs(dealt.hiddenCards), ...dealt.upCards.map(card)) : null,
     h("div", { class: "note" },
       dealt?.folded ? "folded" : dealt?.allIn ? "all in" : !dealt && sitting ? name(SeatStatus, sitting.status) : "",
-      turn ? clock : null));
+      sitting?.timeBank ? ` · bank ${sitting.timeBank.seconds} s` : "",
+      turn ? clock : null,
+      turn && hand.turn.timeBank ? " (time bank)" : null));
 }
 
 function button(label, onClick, key) {

@@ -89,6 +89,10 @@ def describe(event: events_pb2.Event, me: int) -> str | None:
         amount = f" {acted.amount} (to {acted.total})" if acted.amount else ""
         late = " (out of time)" if acted.timed_out else ""
         return f"seat {acted.seat} {verb}{amount}{'; all in' if acted.all_in else ''}{late}"
+    if kind == "time_bank_used":
+        used = event.time_bank_used
+        who = "your" if used.seat == me else f"seat {used.seat}'s"
+        return f"{who} time bank is on the clock: {used.seconds} s more"
     if kind == "bets_collected":
         return f"pot: {event.bets_collected.pot}"
     if kind == "drew":

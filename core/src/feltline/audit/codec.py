@@ -70,7 +70,7 @@ of a class's fields and add an upcaster from the old version."""
 TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (table_events.TableOpened, 4),
+        (table_events.TableOpened, 5),
         (table_events.SatDown, 1),
         (table_events.JoinedPot, 1),
         (table_events.ChipsAdded, 1),
@@ -79,6 +79,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
         (table_events.SatIn, 1),
         (table_events.StoodUp, 1),
         (table_events.TimeCharged, 1),
+        (table_events.TimeBankUsed, 1),
         (table_events.HandDealt, 3),
         (table_events.HandFinished, 1),
         (table_events.CarriedPotWon, 1),
@@ -89,7 +90,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
 """The table decider's events, versioned like a hand's."""
 
 TOURNAMENT_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
-    cls.__name__: (cls, 2 if cls is tournament.TournamentCreated else 1)
+    cls.__name__: (cls, 3 if cls is tournament.TournamentCreated else 1)
     for cls in (
         tournament.TournamentCreated,
         tournament.SeedDrawn,
@@ -146,6 +147,19 @@ def _config_v3(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "config": table_config_v3(config)} if isinstance(config, dict) else data
 
 
+def table_config_v4(config: dict[str, JSON]) -> dict[str, JSON]:
+    """A table's settings stored before time banks: none."""
+    return {**config, "time_bank": None}
+
+
+def _config_v4(data: dict[str, JSON]) -> dict[str, JSON]:
+    """``TableOpened`` version 4, a match's ``MatchCreated`` version 3 and a
+    tournament's ``TournamentCreated`` version 2 hold a table's settings of
+    before time banks."""
+    config = data.get("config")
+    return {**data, "config": table_config_v4(config)} if isinstance(config, dict) else data
+
+
 def _hand_dealt_v2_v3(data: dict[str, JSON]) -> dict[str, JSON]:
     """Version 2 was dealt at a table of one game: no turn of a rotation."""
     return {**data, "turn": None}
@@ -186,9 +200,12 @@ UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]
     ("TableOpened", 1): _table_opened_v1_v2,
     ("TableOpened", 2): _config_v2,
     ("TableOpened", 3): _config_v3,
+    ("TableOpened", 4): _config_v4,
     ("MatchCreated", 1): _config_v2,
     ("MatchCreated", 2): _config_v3,
+    ("MatchCreated", 3): _config_v4,
     ("TournamentCreated", 1): _config_v3,
+    ("TournamentCreated", 2): _config_v4,
 }
 """(event name, version) -> a function from that version's data to the next's."""
 

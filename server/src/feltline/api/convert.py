@@ -308,6 +308,11 @@ def _time_charged(e: table_events.TimeCharged, where: Where) -> tuple[str, Messa
 
 
 @_body.register
+def _time_bank_used(e: table_events.TimeBankUsed, where: Where) -> tuple[str, Message]:
+    return "time_bank_used", events_pb2.TimeBankUsed(seat=e.seat, seconds=e.seconds, turn=e.turn)
+
+
+@_body.register
 def _hand_dealt(e: table_events.HandDealt, where: Where) -> tuple[str, Message]:
     return "hand_dealt", events_pb2.HandDealt(
         hand_number=e.hand,
@@ -400,6 +405,9 @@ def table_config(c: house.TableConfig) -> common_pb2.TableConfig:
     if c.rotation is not None:
         config.rotation.games.extend(game(g) for g in c.rotation.games)
         config.rotation.hands_per_game = c.rotation.hands
+    if c.time_bank is not None:
+        config.time_bank.time.FromSeconds(c.time_bank.seconds)
+        config.time_bank.refill_per_hand.FromSeconds(c.time_bank.refill)
     return config
 
 

@@ -29,6 +29,7 @@ from feltline.engine.table.house import (
     DEFAULT_CONTRIBUTION_WINDOW_MS,
     Rotation,
     TableConfig,
+    TimeBank,
     TimeCharge,
 )
 from feltline.engine.table.state import Table
@@ -125,14 +126,15 @@ def table_message(stream: TableStream, hand: HandStream | None, caller: Caller) 
     )
     for s in t.seats:
         status = "LEAVING" if s.leaving else "SITTING_OUT" if s.sitting_out else s.entry.name
-        message.seats.append(
-            tables_pb2.Seat(
-                seat=s.number,
-                player_id=s.player,
-                stack=s.stack,
-                status=common_pb2.SeatStatus.Value("SEAT_STATUS_" + status),
-            )
+        seat = tables_pb2.Seat(
+            seat=s.number,
+            player_id=s.player,
+            stack=s.stack,
+            status=common_pb2.SeatStatus.Value("SEAT_STATUS_" + status),
         )
+        if t.config.time_bank is not None:
+            seat.time_bank.FromSeconds(s.bank)
+        message.seats.append(seat)
     if t.button is not None:
         message.button = t.button
     if t.config.rotation is not None:
@@ -191,7 +193,8 @@ def hand_view(stream: TableStream, hand: HandStream, who: Viewer) -> tables_pb2.
                 hidden_cards=0 if sees else len(down),
             )
         )
-    turn = turn_of(h, hand.since + config.action_clock, who)
+    clock = stream.table.clock_at(hand.version)
+    turn = turn_of(h, hand.since + clock, who, banked=clock > config.action_clock)
     if turn is not None:
         view.turn.CopyFrom(turn)
     return view
@@ -202,13 +205,16 @@ def _events(hand: HandStream) -> Iterable[Event]:
         yield from made
 
 
-def turn_of(hand: Hand, deadline: int, who: Viewer) -> tables_pb2.Turn | None:
-    """Whose turn it is, with the legal options for that seat's own player."""
+def turn_of(
+    hand: Hand, deadline: int, who: Viewer, *, banked: bool = False
+) -> tables_pb2.Turn | None:
+    """Whose turn it is, until when (``banked``: with a time bank on the
+    clock), with the legal options for that seat's own player."""
     waiting = waiting_on(hand)
     if not waiting:
         return None
     seat = who.seat if who.seat in waiting else waiting[0]
-    turn = tables_pb2.Turn(seat=seat, deadline=timestamp(deadline))
+    turn = tables_pb2.Turn(seat=seat, deadline=timestamp(deadline), time_bank=banked)
     own = who.role == auth_pb2.ROLE_PLAYER and who.seat == seat
     options = choices(hand, seat) if own else None
     if options is not None:
@@ -262,6 +268,7 @@ def table_config(c: common_pb2.TableConfig) -> TableConfig:
         rules,
         c.seats,
         rotation=rotation,
+        time_bank=time_bank(c.time_bank) if c.HasField("time_bank") else None,
         min_buy_in=c.min_buy_in if c.HasField("min_buy_in") else None,
         max_buy_in=c.max_buy_in if c.HasField("max_buy_in") else None,
         time_charge=charge,
@@ -274,6 +281,27 @@ def table_config(c: common_pb2.TableConfig) -> TableConfig:
         if c.HasField("contribution_window")
         else DEFAULT_CONTRIBUTION_WINDOW_MS,
     )
+
+
+def time_bank(b: common_pb2.TimeBank) -> TimeBank:
+    """A request's time bank, in whole seconds, refilling no more than it holds."""
+    field = "config.time_bank"
+    for name in ("time", "refill_per_hand"):
+        if getattr(b, name).nanos:
+            raise ApiError(
+                R.ERROR_REASON_INVALID_CONFIG,
+                f"{field}.{name} is whole seconds",
+                violations=[(f"{field}.{name}", "must be whole seconds")],
+            )
+    bank = TimeBank(b.time.seconds, b.refill_per_hand.seconds)
+    if bank.refill > bank.seconds:
+        raise ApiError(
+            R.ERROR_REASON_INVALID_CONFIG,
+            f"{field}.refill_per_hand ({bank.refill} s) is more than the bank holds,"
+            f" {field}.time ({bank.seconds} s)",
+            violations=[(f"{field}.refill_per_hand", "must be no more than time")],
+        )
+    return bank
 
 
 def stakes(s: common_pb2.Stakes) -> Stakes:

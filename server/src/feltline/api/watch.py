@@ -40,7 +40,7 @@ from feltline.engine.hand.decide import NEW_HAND
 from feltline.engine.hand.events import HandEnded
 from feltline.engine.hand.state import Hand
 from feltline.engine.hand.turn import waiting_on
-from feltline.engine.table.events import HandDealt, HandFinished, TableClosed
+from feltline.engine.table.events import HandDealt, HandFinished, TableClosed, TimeBankUsed
 from feltline_protos.v1 import auth_pb2, errors_pb2, watch_pb2, watch_pb2_grpc
 
 R = errors_pb2.ErrorReason
@@ -158,6 +158,8 @@ class Watcher:
                 self.pos.hand, self.pos.at = 0, 0
             if isinstance(s.event, TableClosed):
                 self.closed = True
+            if isinstance(s.event, TimeBankUsed):
+                self.pos.turn = False  # the turn again, with its new deadline
             where = partial(Where, str(self.key), s.position, hand_id=hand)
             yield _sent(self.who(), s, where, self.pos.cursor(), ended=True)
         yield from self.drain()
@@ -192,13 +194,22 @@ class Watcher:
         waited_on = who.role == auth_pb2.ROLE_PLAYER and who.seat in waiting_on(self.hand)
         key = who if waited_on else None, cursor
         if key not in last.turns:
-            turn = views.turn_of(self.hand, self.since + self.clock, who)
+            clock = self._clock()
+            turn = views.turn_of(self.hand, self.since + clock, who, banked=clock > self.clock)
             last.turns[key] = (
                 None
                 if turn is None
                 else watch_pb2.WatchTableResponse(cursor=cursor, turn=turn).SerializeToString()
             )
         return last.turns[key]
+
+    def _clock(self) -> int:
+        """The seconds the turn being sent has: the action clock, and the
+        time bank when it was put on at this turn (as the table stands now)."""
+        table = self.room.table(self.key).table
+        if table.dealt is None or table.hands != self.pos.hand:
+            return self.clock
+        return table.clock_at(self.pos.at)
 
 
 def _sent(who: Viewer, s: Stored, where: Callable[[], Where], cursor: str, *, ended: bool) -> bytes:

@@ -4,7 +4,8 @@ hand once one ends and enough players sit (at an idle table once it has
 been still for ``settle`` seconds, so players sitting down together all get
 into the first hand); the clock acts for a player whose time is up, and
 closes a hand's contribution window (``feltline-deck-v2``) once it has
-run out.
+run out. A player whose time is up with time bank left has the bank put on
+their clock first (:meth:`feltline.cardroom.room.Room.use_time_bank`).
 
 Both work from what is stored, never from memory alone, so a restarted
 server carries on where the last one stopped: deadlines are counted from
@@ -209,11 +210,12 @@ class Clock:
 
     def tick(self) -> int:
         """Catch up with what other processes stored; act for every player
-        whose time is up; deal where a hand can start. The number of
-        time-outs made.
+        whose time is up (or put their time bank on their clock); deal where
+        a hand can start. The number of time-outs made.
 
         Only the tables that need it are visited: those whose deadline has
-        come (the hand's last stored time plus the action clock) and those
+        come (the hand's last stored time plus the action clock, and the
+        time bank when it is on) and those
         between hands with players enough to deal. Both are worked out again
         for a table from what is stored once something is stored there: by
         this process (:meth:`stale`), or by another (once the store's epoch
@@ -294,7 +296,7 @@ class Clock:
             if table.dealt is not None:
                 hand = self.room.hand(table_id, table.hands)
                 if waiting_on(hand.hand):
-                    due = hand.since + table.config.action_clock
+                    due = hand.since + table.clock_at(hand.version)
                 if hand.hand.phase in _CONTRIBUTING:
                     window = (table.hands, hand.hand.phase.value)
             else:
@@ -338,12 +340,19 @@ class Clock:
         stream = self.room.hand(table_id, table.hands)
         if stream.hand.phase in _CONTRIBUTING:
             return self._close_window(table_id, table.hands, now)
-        if now < stream.since + table.config.action_clock:
+        if now < stream.since + table.clock_at(stream.version):
             return 0
         waiting = waiting_on(stream.hand)
         if not waiting:
             return 0
         seat = waiting[0]
+        placed = table.seat(seat)
+        banked = table.banked is not None and table.banked[0] == stream.version
+        if placed is not None and placed.bank > 0 and not banked:
+            self.room.use_time_bank(table_id, table.hands, seat, at=now)
+            self._logged("time_bank", table_id=str(table_id), hand_number=table.hands, seat=seat)
+            self._announce(table_id)
+            return 0
         self.room.time_out(table_id, table.hands, f"clock-{stream.version}-{seat}", seat, at=now)
         self._logged("time_out", table_id=str(table_id), hand_number=table.hands, seat=seat)
         self.touched(table_id)

@@ -79,7 +79,7 @@ from feltline.domain.table import TableRecord, TableStream
 from feltline.domain.tournament import TournamentStream
 from feltline.engine.cards.card import Card
 from feltline.engine.cards.deck import SEED_BYTES
-from feltline.engine.errors import ConfigError, RuleError
+from feltline.engine.errors import ConfigError, NotYourTurn, RuleError
 from feltline.engine.hand.commands import (
     Act,
     Cancel,
@@ -92,6 +92,7 @@ from feltline.engine.hand.commands import (
 )
 from feltline.engine.hand.events import Action, Choice, Event
 from feltline.engine.hand.script import Phase
+from feltline.engine.hand.turn import waiting_on
 from feltline.engine.table.commands import (
     AddChips,
     CloseTable,
@@ -102,8 +103,9 @@ from feltline.engine.table.commands import (
     SitOut,
     StandUp,
     TableCommand,
+    UseTimeBank,
 )
-from feltline.engine.table.errors import HandInProgressError
+from feltline.engine.table.errors import HandInProgressError, NoHandInProgressError
 from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import Band, Level, NotRunning, Start, Tournament, WaitingToDeal
 from feltline.store.config import StoreConfig
@@ -810,6 +812,30 @@ class Room:
         counted from the hand's last event, must have run out by ``at``."""
         return self.play(table_id, hand, command_id, TimeOut(seat), at=at)
 
+    def use_time_bank(self, table_id: UUID, hand: int, seat: int, *, at: int) -> Outcome:
+        """Put the time bank of a player whose action clock is up on their
+        clock (the clock's to say), at the hand's turn as stored: their
+        time, counted from the hand's last event, must have run out by
+        ``at``. Filed under that turn, so a second use of it is a repeat."""
+        turn = self.held.hand(self.table(table_id), hand).version
+        command_id = f"bank-{hand}-{turn}-{seat}"
+        command = UseTimeBank(seat, turn)
+
+        def use(work: Work, request: str) -> Outcome:
+            table = work.table.table
+            if table.dealt is None or table.hands != hand:
+                raise NoHandInProgressError(f"hand {hand} is not being played")
+            work.hand = self.held.hand(work.table, hand)
+            if work.hand.version != turn or seat not in waiting_on(work.hand.hand):
+                raise NotYourTurn(f"seat {seat} is not on the clock at turn {turn}")
+            due = work.hand.since + table.clock_at(turn)
+            if at < due:
+                raise ClockRunning(f"seat {seat} has until {due} to act, and it is only {at}")
+            events = work.at_table(command_id, command, request, hand=hand)
+            return work.outcome(events, hand)
+
+        return self._run(table_id, command_id, command, use)
+
     # ---- accounts
 
     def mint(self, command_id: str, player: str, amount: int, *, by: str) -> int:
@@ -1014,9 +1040,7 @@ class Room:
             ):
                 raise self._stale(work.table, current, number, seen)
             if isinstance(command, TimeOut):
-                config = work.table.table.config
-                assert config is not None
-                due = work.hand.since + config.action_clock
+                due = work.hand.since + work.table.table.clock_at(work.hand.version)
                 if at < due:
                     raise ClockRunning(
                         f"seat {command.seat} has until {due} to act, and it is only {at}"

@@ -120,7 +120,8 @@ class DealRevealed(Event):
 MATCH_EVENT_TYPES: Mapping[str, tuple[type[Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
-        (MatchCreated, 3),  # 1: settings of before seat entropy; 2: before mixed tables
+        # 1: settings of before seat entropy; 2: before mixed tables; 3: before time banks
+        (MatchCreated, 4),
         (DecksDrawn, 1),
         (SeatTaken, 1),
         (DealPlayed, 1),

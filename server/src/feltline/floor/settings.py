@@ -23,6 +23,7 @@ from feltline.engine.table.house import (
     DEFAULT_WINDOW,
     Rotation,
     TableConfig,
+    TimeBank,
     TimeCharge,
 )
 from feltline_protos.v1 import common_pb2
@@ -39,6 +40,8 @@ FIELD_OPTIONS = {
     "rules.rake.cap": "--rake-cap",
     "time_charge.amount": "--time-charge",
     "time_charge.window": "--time-window",
+    "time_bank.time": "--time-bank",
+    "time_bank.refill_per_hand": "--time-bank-refill",
 }
 
 
@@ -152,6 +155,18 @@ def add_options(parser: argparse.ArgumentParser, *, game_required: bool) -> None
         help=f"seconds a player has to act (default {DEFAULT_ACTION_CLOCK})",
     )
     add(
+        "--time-bank",
+        type=int,
+        help="seconds of time bank each seat sits down with, used once its action clock "
+        "runs out (default none)",
+    )
+    add(
+        "--time-bank-refill",
+        type=int,
+        help="seconds a seat's time bank gains after each hand it is dealt into, up to "
+        "--time-bank (default 0)",
+    )
+    add(
         "--seat-entropy",
         choices=[e.value for e in Entropy],
         default=Entropy.OFF.value,
@@ -251,6 +266,11 @@ def settings(args: argparse.Namespace) -> Settings:
         charge = TimeCharge(_chips("--time-charge", args.time_charge, 0), args.time_window)
     elif args.time_window != DEFAULT_WINDOW:
         raise SettingError("--time-window needs --time-charge")
+    bank = None
+    if args.time_bank is not None:
+        bank = TimeBank(args.time_bank, args.time_bank_refill or 0)
+    elif args.time_bank_refill is not None:
+        raise SettingError("--time-bank-refill needs --time-bank")
     config = TableConfig(
         rules,
         args.seats,
@@ -262,6 +282,7 @@ def settings(args: argparse.Namespace) -> Settings:
         seat_entropy=Entropy(args.seat_entropy),
         contribution_window_ms=args.contribution_window,
         rotation=rotation,
+        time_bank=bank,
     )
     try:
         config.validate()

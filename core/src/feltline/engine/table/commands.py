@@ -101,6 +101,15 @@ class AddChips(TableCommand):
 
 
 @dataclass(frozen=True, slots=True)
+class UseTimeBank(TableCommand):
+    """The action clock ran out for ``seat`` at ``turn`` of the hand being
+    played (the hand's version then): its time bank goes on the clock."""
+
+    seat: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class DealHand(TableCommand):
     """Start the next hand; the caller draws ``seed`` from the CSPRNG."""
 

@@ -42,6 +42,7 @@ from feltline.engine.table.commands import (
     SitOut,
     StandUp,
     TableCommand,
+    UseTimeBank,
 )
 from feltline.engine.table.errors import (
     BuyInError,
@@ -53,6 +54,7 @@ from feltline.engine.table.errors import (
     SeatUnavailableError,
     SeedError,
     TableClosedError,
+    TimeBankError,
     TooFewPlayersError,
 )
 from feltline.engine.table.events import (
@@ -70,6 +72,7 @@ from feltline.engine.table.events import (
     TableClosed,
     TableEvent,
     TableOpened,
+    TimeBankUsed,
     TimeCharged,
 )
 from feltline.engine.table.evolve import evolve
@@ -221,6 +224,19 @@ def _add_chips(command: AddChips, table: Table) -> list[TableEvent]:
             f"a stack may be topped up to {most}, so at most {max(most - seat.stack, 0)} now"
         )
     return [ChipsAdded(seat.number, command.amount)]
+
+
+@_decide.register
+def _use_time_bank(command: UseTimeBank, table: Table) -> list[TableEvent]:
+    _open(table)
+    seat = _occupied(table, command.seat)
+    if table.dealt is None or seat.number not in table.dealt:
+        raise NoHandInProgressError(f"seat {seat.number} is in no hand being played")
+    if table.banked is not None and table.banked[0] == command.turn:
+        raise TimeBankError(f"a time bank is on the clock already at turn {command.turn}")
+    if seat.bank < 1:
+        raise TimeBankError(f"seat {seat.number} has no time bank left")
+    return [TimeBankUsed(seat.number, seat.bank, command.turn)]
 
 
 @_decide.register

@@ -47,5 +47,11 @@ class SeedError(RuleError):
     """A hand's seed is exactly 32 bytes."""
 
 
+class TimeBankError(RuleError):
+    """A time bank spent, or not there to spend."""
+
+    kind = Kind.PRECONDITION
+
+
 class HandResultError(RuleError):
     """A hand's result that does not fit the hand the table dealt."""

@@ -90,6 +90,16 @@ class TimeCharged(TableEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class TimeBankUsed(TableEvent):
+    """``seconds``, all of ``seat``'s time bank, went on its clock at
+    ``turn`` of the hand being played."""
+
+    seat: int
+    seconds: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class HandDealt(TableEvent):
     """Hand number ``hand`` begins: its ``deal``, with the table's rules at
     ``turn`` (a mixed table's game; None at a table of one game) and the

@@ -21,6 +21,7 @@ from feltline.engine.table.events import (
     TableClosed,
     TableEvent,
     TableOpened,
+    TimeBankUsed,
     TimeCharged,
 )
 from feltline.engine.table.state import (
@@ -55,7 +56,9 @@ def _opened(event: TableOpened, table: Table) -> Table:
 
 @_evolve.register
 def _sat_down(event: SatDown, table: Table) -> Table:
-    return table.with_seat(Seat(event.seat, event.player, event.buy_in, event.entry))
+    bank = table.config.time_bank if table.config is not None else None
+    seat = Seat(event.seat, event.player, event.buy_in, event.entry)
+    return table.with_seat(replace(seat, bank=bank.seconds) if bank is not None else seat)
 
 
 @_evolve.register
@@ -121,6 +124,13 @@ def _time_charged(event: TimeCharged, table: Table) -> Table:
 
 
 @_evolve.register
+def _time_bank_used(event: TimeBankUsed, table: Table) -> Table:
+    seat = _seat(table, event.seat)
+    table = replace(table, banked=(event.turn, event.seconds))
+    return table.with_seat(replace(seat, bank=seat.bank - event.seconds))
+
+
+@_evolve.register
 def _hand_dealt(event: HandDealt, table: Table) -> Table:
     """Seats dealt in play from now on; in a blind game a seat sitting out this
     deal has missed its blinds' turn and will wait for the big blind."""
@@ -148,13 +158,24 @@ def _hand_dealt(event: HandDealt, table: Table) -> Table:
 
 @_evolve.register
 def _hand_finished(event: HandFinished, table: Table) -> Table:
+    """Stacks as the hand left them; each seat dealt in refills its time bank."""
     stacks = dict(event.stacks)
-    seats = tuple(replace(s, stack=stacks.get(s.number, s.stack)) for s in table.seats)
+    bank = table.config.time_bank if table.config is not None else None
+    seats = tuple(
+        replace(
+            s,
+            stack=stacks.get(s.number, s.stack),
+            bank=min(bank.seconds, s.bank + bank.refill) if bank and s.number in stacks else s.bank,
+        )
+        for s in table.seats
+    )
     if event.passed_out:
         pot = _carried(dict(event.carried), event.dead, table.pot.deals + 1)
     else:
         pot = CarriedPot()
-    return replace(table, seats=seats, dealt=None, pot=pot, house=table.house + event.rake)
+    return replace(
+        table, seats=seats, dealt=None, pot=pot, house=table.house + event.rake, banked=None
+    )
 
 
 @_evolve.register

@@ -1,5 +1,6 @@
 """The house's settings for a table: seats, buy-ins, time charge, ante cap,
-action clock, seat entropy, and a mixed table's rotation of games.
+action clock and time bank, seat entropy, and a mixed table's rotation of
+games.
 
 The hand's own settings travel in :class:`Rules`; these are the ones only
 the table needs. Chip amounts are whole numbers of chips, time whole
@@ -38,6 +39,21 @@ class TimeCharge:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeBank:
+    """Time a player may spend beyond the action clock: each seat sits down
+    with ``seconds`` of it, and after each hand it was dealt into gains
+    ``refill`` seconds, never above ``seconds``. Once its action clock runs
+    out, a seat with bank left has all of it put on its clock, spent
+    whether it uses it all or not."""
+
+    seconds: int
+    refill: int = 0
+
+
+MOST_TIME_BANK = 3600
+
+
+@dataclass(frozen=True, slots=True)
 class Rotation:
     """A mixed table's games, each once, dealt in turn and round again: each
     for ``hands`` hands, or for an orbit when ``hands`` is 0, that is as many
@@ -73,7 +89,8 @@ class TableConfig:
     hand's deck (``feltline-deck-v2``, docs/deck.md), and
     ``contribution_window_ms`` how long they have to commit, and then to
     reveal, before the hand goes on without them (or, when every seat must
-    contribute and one did not commit, is cancelled).
+    contribute and one did not commit, is cancelled). A ``time_bank``
+    gives each seat time beyond the action clock; None: none.
 
     A mixed table has a ``rotation``; its ``rules`` name the rotation's
     first game, and their stakes every game's forced bets, of which each
@@ -89,6 +106,7 @@ class TableConfig:
     seat_entropy: Entropy = Entropy.OFF
     contribution_window_ms: int = DEFAULT_CONTRIBUTION_WINDOW_MS
     rotation: Rotation | None = None
+    time_bank: TimeBank | None = None
 
     def rules_at(self, turn: Turn | None) -> Rules:
         """The rules of a hand dealt at ``turn`` of the rotation (None at a
@@ -162,6 +180,16 @@ class TableConfig:
             raise ConfigError("a jackpots pot takes antes on at least one deal")
         if self.action_clock < 1:
             raise ConfigError("the action clock gives a player at least a second")
+        bank = self.time_bank
+        if bank is not None:
+            if not 1 <= bank.seconds <= MOST_TIME_BANK:
+                raise ConfigError(
+                    f"a time bank holds 1 to {MOST_TIME_BANK} seconds, not {bank.seconds}"
+                )
+            if not 0 <= bank.refill <= bank.seconds:
+                raise ConfigError(
+                    f"a time bank refills 0 to its {bank.seconds} seconds a hand, not {bank.refill}"
+                )
         if not 1 <= self.contribution_window_ms <= MOST_CONTRIBUTION_WINDOW_MS:
             raise ConfigError(
                 "the contribution window is 1 to 60000 milliseconds,"

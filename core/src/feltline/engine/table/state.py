@@ -24,7 +24,8 @@ class Seat:
     """An occupied seat. ``leaving`` is set when the player stands up during
     a hand they are in: the caller folds them at their turn and they go when
     the hand ends. ``sitting_out`` keeps the seat out of the hands dealt
-    from then on. ``charged`` is the last time-charge window they paid."""
+    from then on. ``charged`` is the last time-charge window they paid.
+    ``bank`` is the seconds left in their time bank."""
 
     number: int
     player: str
@@ -33,6 +34,7 @@ class Seat:
     leaving: bool = False
     charged: int | None = None
     sitting_out: bool = False
+    bank: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,9 @@ class Table:
     stacks stay as the hand started until it ends. ``big_blind`` is last
     hand's, so nobody posts it twice in a row; ``house`` is what the house
     has taken, time charges and rake; ``turn`` is where a mixed table's
-    rotation is, as of the last hand dealt."""
+    rotation is, as of the last hand dealt. ``banked`` is the time bank on
+    the clock in the hand being played: at which turn (the hand's version
+    when it went on), and how many seconds."""
 
     config: TableConfig | None = None
     opened_at: int = 0
@@ -78,6 +82,16 @@ class Table:
     pot: CarriedPot = CarriedPot()
     house: int = 0
     closed_at: int | None = None
+    banked: tuple[int, int] | None = None
+
+    def clock_at(self, turn: int) -> int:
+        """The seconds a player has to act at ``turn`` of the hand being
+        played (its version when the player's turn came): the action clock,
+        and the time bank when it was put on at that turn."""
+        assert self.config is not None
+        banked = self.banked
+        extra = banked[1] if banked is not None and banked[0] == turn else 0
+        return self.config.action_clock + extra
 
     @property
     def closed(self) -> bool:

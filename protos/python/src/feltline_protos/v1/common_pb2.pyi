@@ -521,6 +521,7 @@ class TableConfig(_message.Message):
     SEAT_ENTROPY_FIELD_NUMBER: _builtins.int
     CONTRIBUTION_WINDOW_FIELD_NUMBER: _builtins.int
     ROTATION_FIELD_NUMBER: _builtins.int
+    TIME_BANK_FIELD_NUMBER: _builtins.int
     seats: _builtins.int
     """How many seats: 2 to 8 in draw and stud games, 2 to 10 in hold'em."""
     min_buy_in: _builtins.int
@@ -565,6 +566,12 @@ class TableConfig(_message.Message):
         its own game's (docs/rules.md, "Mixed tables").
         """
 
+    @_builtins.property
+    def time_bank(self) -> Global___TimeBank:
+        """A time bank for each seat: time beyond the action clock (docs/rules.md,
+        "Time bank"); absent for none.
+        """
+
     def __init__(
         self,
         *,
@@ -578,10 +585,11 @@ class TableConfig(_message.Message):
         seat_entropy: Global___SeatEntropy.ValueType = ...,
         contribution_window: _duration_pb2.Duration | None = ...,
         rotation: Global___Rotation | None = ...,
+        time_bank: Global___TimeBank | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "time_charge", b"time_charge"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_bank", b"_time_bank", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "time_bank", b"time_bank", "time_charge", b"time_charge"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "seat_entropy", b"seat_entropy", "seats", b"seats", "time_charge", b"time_charge"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock", "_ante_cap", b"_ante_cap", "_contribution_window", b"_contribution_window", "_max_buy_in", b"_max_buy_in", "_min_buy_in", b"_min_buy_in", "_rotation", b"_rotation", "_time_bank", b"_time_bank", "_time_charge", b"_time_charge", "action_clock", b"action_clock", "ante_cap", b"ante_cap", "contribution_window", b"contribution_window", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "rotation", b"rotation", "rules", b"rules", "seat_entropy", b"seat_entropy", "seats", b"seats", "time_bank", b"time_bank", "time_charge", b"time_charge"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__action_clock: _TypeAlias = _typing.Literal["action_clock"]  # noqa: Y015
     _WhichOneofArgType__action_clock: _TypeAlias = _typing.Literal["_action_clock", b"_action_clock"]  # noqa: Y015
@@ -595,6 +603,8 @@ class TableConfig(_message.Message):
     _WhichOneofArgType__min_buy_in: _TypeAlias = _typing.Literal["_min_buy_in", b"_min_buy_in"]  # noqa: Y015
     _WhichOneofReturnType__rotation: _TypeAlias = _typing.Literal["rotation"]  # noqa: Y015
     _WhichOneofArgType__rotation: _TypeAlias = _typing.Literal["_rotation", b"_rotation"]  # noqa: Y015
+    _WhichOneofReturnType__time_bank: _TypeAlias = _typing.Literal["time_bank"]  # noqa: Y015
+    _WhichOneofArgType__time_bank: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank"]  # noqa: Y015
     _WhichOneofReturnType__time_charge: _TypeAlias = _typing.Literal["time_charge"]  # noqa: Y015
     _WhichOneofArgType__time_charge: _TypeAlias = _typing.Literal["_time_charge", b"_time_charge"]  # noqa: Y015
     @_typing.overload
@@ -610,9 +620,51 @@ class TableConfig(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__rotation) -> _WhichOneofReturnType__rotation | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time_bank) -> _WhichOneofReturnType__time_bank | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__time_charge) -> _WhichOneofReturnType__time_charge | None: ...
 
 Global___TableConfig: _TypeAlias = TableConfig  # noqa: Y015
+
+@_typing.final
+class TimeBank(_message.Message):
+    """Each seat sits down with a time bank of ``time``; after each hand it was
+    dealt into, it gains ``refill_per_hand``, up to ``time``. A player whose
+    action clock runs out with time bank left has all of it added to their
+    clock, spent whether they use it or not.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TIME_FIELD_NUMBER: _builtins.int
+    REFILL_PER_HAND_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def time(self) -> _duration_pb2.Duration:
+        """The time a seat sits down with, and the most it holds: 1 second to an
+        hour, in whole seconds.
+        """
+
+    @_builtins.property
+    def refill_per_hand(self) -> _duration_pb2.Duration:
+        """What a seat gains after each hand it was dealt into, in whole seconds,
+        no more than ``time``; absent for nothing.
+        """
+
+    def __init__(
+        self,
+        *,
+        time: _duration_pb2.Duration | None = ...,
+        refill_per_hand: _duration_pb2.Duration | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_refill_per_hand", b"_refill_per_hand", "refill_per_hand", b"refill_per_hand", "time", b"time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_refill_per_hand", b"_refill_per_hand", "refill_per_hand", b"refill_per_hand", "time", b"time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__refill_per_hand: _TypeAlias = _typing.Literal["refill_per_hand"]  # noqa: Y015
+    _WhichOneofArgType__refill_per_hand: _TypeAlias = _typing.Literal["_refill_per_hand", b"_refill_per_hand"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__refill_per_hand) -> _WhichOneofReturnType__refill_per_hand | None: ...
+
+Global___TimeBank: _TypeAlias = TimeBank  # noqa: Y015
 
 @_typing.final
 class Rotation(_message.Message):

@@ -105,6 +105,7 @@ class Event(_message.Message):
     SAT_OUT_FIELD_NUMBER: _builtins.int
     SAT_IN_FIELD_NUMBER: _builtins.int
     STAKES_CHANGED_FIELD_NUMBER: _builtins.int
+    TIME_BANK_USED_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     """The table."""
     hand_number: _builtins.int
@@ -268,6 +269,10 @@ class Event(_message.Message):
     def stakes_changed(self) -> Global___StakesChanged:
         """A tournament's stakes change: its next hands are dealt at these."""
 
+    @_builtins.property
+    def time_bank_used(self) -> Global___TimeBankUsed:
+        """A player's action clock ran out: their time bank goes on their clock."""
+
     def __init__(
         self,
         *,
@@ -312,12 +317,13 @@ class Event(_message.Message):
         sat_out: Global___SatOut | None = ...,
         sat_in: Global___SatIn | None = ...,
         stakes_changed: Global___StakesChanged | None = ...,
+        time_bank_used: Global___TimeBankUsed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_opened", b"table_opened", "time", b"time", "time_bank_used", b"time_bank_used", "time_charged", b"time_charged"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "sequence", b"sequence", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_charged", b"time_charged"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "bets_collected", b"bets_collected", "board_dealt", b"board_dealt", "card_dealt", b"card_dealt", "carried_pot_won", b"carried_pot_won", "chips_added", b"chips_added", "contribution_committed", b"contribution_committed", "contribution_revealed", b"contribution_revealed", "contributions_opened", b"contributions_opened", "deck_shuffled", b"deck_shuffled", "declarations_revealed", b"declarations_revealed", "declared", b"declared", "drew", b"drew", "hand_dealt", b"hand_dealt", "hand_ended", b"hand_ended", "hand_finished", b"hand_finished", "hand_id", b"hand_id", "hand_number", b"hand_number", "hand_started", b"hand_started", "joined_pot", b"joined_pot", "kind", b"kind", "leaving_after_hand", b"leaving_after_hand", "passed_out", b"passed_out", "posted", b"posted", "pot_awarded", b"pot_awarded", "redacted", b"redacted", "reveals_opened", b"reveals_opened", "sat_down", b"sat_down", "sat_in", b"sat_in", "sat_out", b"sat_out", "seed_drawn", b"seed_drawn", "sequence", b"sequence", "shown", b"shown", "stakes_changed", b"stakes_changed", "stood_up", b"stood_up", "street_began", b"street_began", "stub_reshuffled", b"stub_reshuffled", "table_closed", b"table_closed", "table_id", b"table_id", "table_opened", b"table_opened", "time", b"time", "time_bank_used", b"time_bank_used", "time_charged", b"time_charged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "seed_drawn", "contributions_opened", "contribution_committed", "reveals_opened", "contribution_revealed", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed", "sat_out", "sat_in", "stakes_changed"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "deck_shuffled", "street_began", "posted", "card_dealt", "board_dealt", "acted", "bets_collected", "drew", "stub_reshuffled", "declared", "declarations_revealed", "shown", "pot_awarded", "passed_out", "hand_ended", "seed_drawn", "contributions_opened", "contribution_committed", "reveals_opened", "contribution_revealed", "table_opened", "sat_down", "joined_pot", "chips_added", "leaving_after_hand", "stood_up", "time_charged", "hand_dealt", "hand_finished", "carried_pot_won", "table_closed", "sat_out", "sat_in", "stakes_changed", "time_bank_used"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1382,6 +1388,39 @@ class StoodUp(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StoodUp: _TypeAlias = StoodUp  # noqa: Y015
+
+@_typing.final
+class TimeBankUsed(_message.Message):
+    """A seat's time bank put on its clock, all of it, once its action clock
+    ran out: the seat's deadline moves on by as much (docs/rules.md, "Time
+    bank").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    SECONDS_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    seconds: _builtins.int
+    """The time bank's seconds, all of them, now spent."""
+    turn: _builtins.int
+    """The turn the time is added to: the hand's sequence when it began."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        seconds: _builtins.int = ...,
+        turn: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "seconds", b"seconds", "turn", b"turn"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeBankUsed: _TypeAlias = TimeBankUsed  # noqa: Y015
 
 @_typing.final
 class TimeCharged(_message.Message):

@@ -25,10 +25,11 @@ _sym_db = _symbol_database.Default()
 
 from feltline_protos._deps.buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from feltline_protos.v1 import common_pb2 as feltline_dot_v1_dot_common__pb2
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/tables.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x04\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12(\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x18.feltline.v1.TableConfig\x12&\n\x05state\x18\x04 \x01(\x0e\x32\x17.feltline.v1.TableState\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nclose_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12 \n\x05seats\x18\x07 \x03(\x0b\x32\x11.feltline.v1.Seat\x12\x13\n\x06\x62utton\x18\x08 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0bhands_dealt\x18\t \x01(\x04\x12\x31\n\x0b\x63\x61rried_pot\x18\n \x01(\x0b\x32\x17.feltline.v1.CarriedPotH\x01\x88\x01\x01\x12\x30\n\x0c\x63urrent_hand\x18\x0b \x01(\x0b\x32\x15.feltline.v1.HandViewH\x02\x88\x01\x01\x12\x18\n\x0bviewer_seat\x18\x0c \x01(\rH\x03\x88\x01\x01\x12,\n\x04turn\x18\r \x01(\x0b\x32\x19.feltline.v1.RotationTurnH\x04\x88\x01\x01\x42\t\n\x07_buttonB\x0e\n\x0c_carried_potB\x0f\n\r_current_handB\x0e\n\x0c_viewer_seatB\x07\n\x05_turn\"_\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x04\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.feltline.v1.SeatStatus\"R\n\nCarriedPot\x12\'\n\x06shares\x18\x01 \x03(\x0b\x32\x17.feltline.v1.SeatAmount\x12\x0c\n\x04\x64\x65\x61\x64\x18\x02 \x01(\x04\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\"\xfa\x01\n\x08HandView\x12\x13\n\x0bhand_number\x18\x01 \x01(\x04\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12%\n\x05phase\x18\x04 \x01(\x0e\x32\x16.feltline.v1.HandPhase\x12\x0e\n\x06street\x18\x05 \x01(\t\x12\x0e\n\x06\x62utton\x18\x06 \x01(\r\x12\r\n\x05\x62oard\x18\x07 \x03(\t\x12\x0b\n\x03pot\x18\x08 \x01(\x04\x12$\n\x05seats\x18\t \x03(\x0b\x32\x15.feltline.v1.HandSeat\x12$\n\x04turn\x18\n \x01(\x0b\x32\x11.feltline.v1.TurnH\x00\x88\x01\x01\x42\x07\n\x05_turn\"\xa3\x01\n\x08HandSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x04 \x01(\x04\x12\x0e\n\x06\x66olded\x18\x05 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x06 \x01(\x08\x12\x10\n\x08up_cards\x18\x07 \x03(\t\x12\x12\n\ndown_cards\x18\x08 \x03(\t\x12\x14\n\x0chidden_cards\x18\t \x01(\r\"\x7f\n\x04Turn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x07options\x18\x03 \x01(\x0b\x32\x19.feltline.v1.LegalActionsH\x00\x88\x01\x01\x42\n\n\x08_options\"\xa2\x01\n\x0cLegalActions\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0e\x32\x17.feltline.v1.ActionKind\x12\x13\n\x0b\x63\x61ll_amount\x18\x02 \x01(\x04\x12\x0e\n\x06min_to\x18\x03 \x01(\x04\x12\x0e\n\x06max_to\x18\x04 \x01(\x04\x12\x0c\n\x04\x64raw\x18\x05 \x01(\x08\x12\x14\n\x0cmax_discards\x18\x06 \x01(\r\x12\x0f\n\x07\x64\x65\x63lare\x18\x07 \x01(\x08\"\xf1\x02\n\x12\x43reateTableRequest\x12\x30\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x18.feltline.v1.TableConfigB\x06\xbaH\x03\xc8\x01\x01\x12\x8a\x02\n\x0c\x64isplay_name\x18\x02 \x01(\tB\xf3\x01\xbaH\xef\x01r\x04\x10\x01\x18P\xba\x01\x8b\x01\n\x16\x64isplay_name.printable\x12Gmust be printable: no control or format characters, line breaks or tabs\x1a(this.matches(r\'^[^\\p{C}\\p{Zl}\\p{Zp}]*$\')\xba\x01W\n\x16\x64isplay_name.not_blank\x12\x17must not be only spaces\x1a$this == \'\' || this.matches(r\'[^\\s]\')\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"8\n\x13\x43reateTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"g\n\x11\x43loseTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x18\n\x06reason\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\xc8\x01\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"7\n\x12\x43loseTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"\xab\x01\n\x11ListTablesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x30\n\x05state\x18\x03 \x01(\x0e\x32\x17.feltline.v1.TableStateB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12)\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.GameB\x08\xbaH\x05\x82\x01\x02\x10\x01\"o\n\x12ListTablesResponse\x12\"\n\x06tables\x18\x01 \x03(\x0b\x32\x12.feltline.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x1c\n\x14unreadable_table_ids\x18\x03 \x03(\t\"-\n\x0fGetTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"5\n\x10GetTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"\xa7\x01\n\x0eSitDownRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x17\n\x04seat\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\n(\x01\x12\x1e\n\x06\x62uy_in\x18\x03 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\x12\x10\n\x08post_now\x18\x04 \x01(\x08\x12\x10\n\x08join_pot\x18\x05 \x01(\x08\x12\x1c\n\nrequest_id\x18\x06 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"4\n\x0fSitDownResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"J\n\x0eStandUpRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"P\n\x0fStandUpResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\x12\x1a\n\x12leaving_after_hand\x18\x02 \x01(\x08\"I\n\rSitOutRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"3\n\x0eSitOutResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"Z\n\x0cSitInRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x10\n\x08post_now\x18\x02 \x01(\x08\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"2\n\rSitInResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table*W\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x14\n\x10TABLE_STATE_OPEN\x10\x01\x12\x16\n\x12TABLE_STATE_CLOSED\x10\x02*\xd4\x01\n\tHandPhase\x12\x1a\n\x16HAND_PHASE_UNSPECIFIED\x10\x00\x12\x16\n\x12HAND_PHASE_DEALING\x10\x01\x12\x16\n\x12HAND_PHASE_BETTING\x10\x02\x12\x16\n\x12HAND_PHASE_DRAWING\x10\x03\x12\x18\n\x14HAND_PHASE_DECLARING\x10\x04\x12\x14\n\x10HAND_PHASE_ENDED\x10\x05\x12\x19\n\x15HAND_PHASE_COMMITTING\x10\x06\x12\x18\n\x14HAND_PHASE_REVEALING\x10\x07\x32\xd6\x04\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.feltline.v1.CreateTableRequest\x1a .feltline.v1.CreateTableResponse\x12M\n\nCloseTable\x12\x1e.feltline.v1.CloseTableRequest\x1a\x1f.feltline.v1.CloseTableResponse\x12M\n\nListTables\x12\x1e.feltline.v1.ListTablesRequest\x1a\x1f.feltline.v1.ListTablesResponse\x12G\n\x08GetTable\x12\x1c.feltline.v1.GetTableRequest\x1a\x1d.feltline.v1.GetTableResponse\x12\x44\n\x07SitDown\x12\x1b.feltline.v1.SitDownRequest\x1a\x1c.feltline.v1.SitDownResponse\x12\x44\n\x07StandUp\x12\x1b.feltline.v1.StandUpRequest\x1a\x1c.feltline.v1.StandUpResponse\x12\x41\n\x06SitOut\x12\x1a.feltline.v1.SitOutRequest\x1a\x1b.feltline.v1.SitOutResponse\x12>\n\x05SitIn\x12\x19.feltline.v1.SitInRequest\x1a\x1a.feltline.v1.SitInResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x66\x65ltline/v1/tables.proto\x12\x0b\x66\x65ltline.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x18\x66\x65ltline/v1/common.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\x04\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12(\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x18.feltline.v1.TableConfig\x12&\n\x05state\x18\x04 \x01(\x0e\x32\x17.feltline.v1.TableState\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nclose_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12 \n\x05seats\x18\x07 \x03(\x0b\x32\x11.feltline.v1.Seat\x12\x13\n\x06\x62utton\x18\x08 \x01(\rH\x00\x88\x01\x01\x12\x13\n\x0bhands_dealt\x18\t \x01(\x04\x12\x31\n\x0b\x63\x61rried_pot\x18\n \x01(\x0b\x32\x17.feltline.v1.CarriedPotH\x01\x88\x01\x01\x12\x30\n\x0c\x63urrent_hand\x18\x0b \x01(\x0b\x32\x15.feltline.v1.HandViewH\x02\x88\x01\x01\x12\x18\n\x0bviewer_seat\x18\x0c \x01(\rH\x03\x88\x01\x01\x12,\n\x04turn\x18\r \x01(\x0b\x32\x19.feltline.v1.RotationTurnH\x04\x88\x01\x01\x42\t\n\x07_buttonB\x0e\n\x0c_carried_potB\x0f\n\r_current_handB\x0e\n\x0c_viewer_seatB\x07\n\x05_turn\"\xa0\x01\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x04\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.feltline.v1.SeatStatus\x12\x31\n\ttime_bank\x18\x05 \x01(\x0b\x32\x19.google.protobuf.DurationH\x00\x88\x01\x01\x42\x0c\n\n_time_bank\"R\n\nCarriedPot\x12\'\n\x06shares\x18\x01 \x03(\x0b\x32\x17.feltline.v1.SeatAmount\x12\x0c\n\x04\x64\x65\x61\x64\x18\x02 \x01(\x04\x12\r\n\x05\x64\x65\x61ls\x18\x03 \x01(\r\"\xfa\x01\n\x08HandView\x12\x13\n\x0bhand_number\x18\x01 \x01(\x04\x12\x0f\n\x07hand_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x04\x12%\n\x05phase\x18\x04 \x01(\x0e\x32\x16.feltline.v1.HandPhase\x12\x0e\n\x06street\x18\x05 \x01(\t\x12\x0e\n\x06\x62utton\x18\x06 \x01(\r\x12\r\n\x05\x62oard\x18\x07 \x03(\t\x12\x0b\n\x03pot\x18\x08 \x01(\x04\x12$\n\x05seats\x18\t \x03(\x0b\x32\x15.feltline.v1.HandSeat\x12$\n\x04turn\x18\n \x01(\x0b\x32\x11.feltline.v1.TurnH\x00\x88\x01\x01\x42\x07\n\x05_turn\"\xa3\x01\n\x08HandSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x11\n\tplayer_id\x18\x02 \x01(\t\x12\r\n\x05stack\x18\x03 \x01(\x04\x12\x0b\n\x03\x62\x65t\x18\x04 \x01(\x04\x12\x0e\n\x06\x66olded\x18\x05 \x01(\x08\x12\x0e\n\x06\x61ll_in\x18\x06 \x01(\x08\x12\x10\n\x08up_cards\x18\x07 \x03(\t\x12\x12\n\ndown_cards\x18\x08 \x03(\t\x12\x14\n\x0chidden_cards\x18\t \x01(\r\"\x92\x01\n\x04Turn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x07options\x18\x03 \x01(\x0b\x32\x19.feltline.v1.LegalActionsH\x00\x88\x01\x01\x12\x11\n\ttime_bank\x18\x04 \x01(\x08\x42\n\n\x08_options\"\xa2\x01\n\x0cLegalActions\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0e\x32\x17.feltline.v1.ActionKind\x12\x13\n\x0b\x63\x61ll_amount\x18\x02 \x01(\x04\x12\x0e\n\x06min_to\x18\x03 \x01(\x04\x12\x0e\n\x06max_to\x18\x04 \x01(\x04\x12\x0c\n\x04\x64raw\x18\x05 \x01(\x08\x12\x14\n\x0cmax_discards\x18\x06 \x01(\r\x12\x0f\n\x07\x64\x65\x63lare\x18\x07 \x01(\x08\"\xf1\x02\n\x12\x43reateTableRequest\x12\x30\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x18.feltline.v1.TableConfigB\x06\xbaH\x03\xc8\x01\x01\x12\x8a\x02\n\x0c\x64isplay_name\x18\x02 \x01(\tB\xf3\x01\xbaH\xef\x01r\x04\x10\x01\x18P\xba\x01\x8b\x01\n\x16\x64isplay_name.printable\x12Gmust be printable: no control or format characters, line breaks or tabs\x1a(this.matches(r\'^[^\\p{C}\\p{Zl}\\p{Zp}]*$\')\xba\x01W\n\x16\x64isplay_name.not_blank\x12\x17must not be only spaces\x1a$this == \'\' || this.matches(r\'[^\\s]\')\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"8\n\x13\x43reateTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"g\n\x11\x43loseTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x18\n\x06reason\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\xc8\x01\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"7\n\x12\x43loseTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"\xab\x01\n\x11ListTablesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\rB\x08\xbaH\x05*\x03\x18\xc8\x01\x12\x1c\n\npage_token\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\x18\x80\x08\x12\x30\n\x05state\x18\x03 \x01(\x0e\x32\x17.feltline.v1.TableStateB\x08\xbaH\x05\x82\x01\x02\x10\x01\x12)\n\x04game\x18\x04 \x01(\x0e\x32\x11.feltline.v1.GameB\x08\xbaH\x05\x82\x01\x02\x10\x01\"o\n\x12ListTablesResponse\x12\"\n\x06tables\x18\x01 \x03(\x0b\x32\x12.feltline.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x1c\n\x14unreadable_table_ids\x18\x03 \x03(\t\"-\n\x0fGetTableRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"5\n\x10GetTableResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"\xa7\x01\n\x0eSitDownRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x17\n\x04seat\x18\x02 \x01(\rB\t\xbaH\x06*\x04\x18\n(\x01\x12\x1e\n\x06\x62uy_in\x18\x03 \x01(\x04\x42\x0e\xbaH\x0b\x32\t\x18\x80\xa0\x94\xa5\x8d\x1d \x00\x12\x10\n\x08post_now\x18\x04 \x01(\x08\x12\x10\n\x08join_pot\x18\x05 \x01(\x08\x12\x1c\n\nrequest_id\x18\x06 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"4\n\x0fSitDownResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"J\n\x0eStandUpRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"P\n\x0fStandUpResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\x12\x1a\n\x12leaving_after_hand\x18\x02 \x01(\x08\"I\n\rSitOutRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x1c\n\nrequest_id\x18\x02 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"3\n\x0eSitOutResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table\"Z\n\x0cSitInRequest\x12\x1a\n\x08table_id\x18\x01 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\x12\x10\n\x08post_now\x18\x02 \x01(\x08\x12\x1c\n\nrequest_id\x18\x03 \x01(\tB\x08\xbaH\x05r\x03\xb0\x01\x01\"2\n\rSitInResponse\x12!\n\x05table\x18\x01 \x01(\x0b\x32\x12.feltline.v1.Table*W\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x14\n\x10TABLE_STATE_OPEN\x10\x01\x12\x16\n\x12TABLE_STATE_CLOSED\x10\x02*\xd4\x01\n\tHandPhase\x12\x1a\n\x16HAND_PHASE_UNSPECIFIED\x10\x00\x12\x16\n\x12HAND_PHASE_DEALING\x10\x01\x12\x16\n\x12HAND_PHASE_BETTING\x10\x02\x12\x16\n\x12HAND_PHASE_DRAWING\x10\x03\x12\x18\n\x14HAND_PHASE_DECLARING\x10\x04\x12\x14\n\x10HAND_PHASE_ENDED\x10\x05\x12\x19\n\x15HAND_PHASE_COMMITTING\x10\x06\x12\x18\n\x14HAND_PHASE_REVEALING\x10\x07\x32\xd6\x04\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.feltline.v1.CreateTableRequest\x1a .feltline.v1.CreateTableResponse\x12M\n\nCloseTable\x12\x1e.feltline.v1.CloseTableRequest\x1a\x1f.feltline.v1.CloseTableResponse\x12M\n\nListTables\x12\x1e.feltline.v1.ListTablesRequest\x1a\x1f.feltline.v1.ListTablesResponse\x12G\n\x08GetTable\x12\x1c.feltline.v1.GetTableRequest\x1a\x1d.feltline.v1.GetTableResponse\x12\x44\n\x07SitDown\x12\x1b.feltline.v1.SitDownRequest\x1a\x1c.feltline.v1.SitDownResponse\x12\x44\n\x07StandUp\x12\x1b.feltline.v1.StandUpRequest\x1a\x1c.feltline.v1.StandUpResponse\x12\x41\n\x06SitOut\x12\x1a.feltline.v1.SitOutRequest\x1a\x1b.feltline.v1.SitOutResponse\x12>\n\x05SitIn\x12\x19.feltline.v1.SitInRequest\x1a\x1a.feltline.v1.SitInResponseB9\n\x0f\x63om.feltline.v1P\x01Z\x16\x66\x65ltline/v1;feltlinev1\xaa\x02\x0b\x46\x65ltline.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -78,56 +79,56 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SITINREQUEST'].fields_by_name['table_id']._serialized_options = b'\272H\005r\003\260\001\001'
   _globals['_SITINREQUEST'].fields_by_name['request_id']._loaded_options = None
   _globals['_SITINREQUEST'].fields_by_name['request_id']._serialized_options = b'\272H\005r\003\260\001\001'
-  _globals['_TABLESTATE']._serialized_start=3205
-  _globals['_TABLESTATE']._serialized_end=3292
-  _globals['_HANDPHASE']._serialized_start=3295
-  _globals['_HANDPHASE']._serialized_end=3507
-  _globals['_TABLE']._serialized_start=130
-  _globals['_TABLE']._serialized_end=674
-  _globals['_SEAT']._serialized_start=676
-  _globals['_SEAT']._serialized_end=771
-  _globals['_CARRIEDPOT']._serialized_start=773
-  _globals['_CARRIEDPOT']._serialized_end=855
-  _globals['_HANDVIEW']._serialized_start=858
-  _globals['_HANDVIEW']._serialized_end=1108
-  _globals['_HANDSEAT']._serialized_start=1111
-  _globals['_HANDSEAT']._serialized_end=1274
-  _globals['_TURN']._serialized_start=1276
-  _globals['_TURN']._serialized_end=1403
-  _globals['_LEGALACTIONS']._serialized_start=1406
-  _globals['_LEGALACTIONS']._serialized_end=1568
-  _globals['_CREATETABLEREQUEST']._serialized_start=1571
-  _globals['_CREATETABLEREQUEST']._serialized_end=1940
-  _globals['_CREATETABLERESPONSE']._serialized_start=1942
-  _globals['_CREATETABLERESPONSE']._serialized_end=1998
-  _globals['_CLOSETABLEREQUEST']._serialized_start=2000
-  _globals['_CLOSETABLEREQUEST']._serialized_end=2103
-  _globals['_CLOSETABLERESPONSE']._serialized_start=2105
-  _globals['_CLOSETABLERESPONSE']._serialized_end=2160
-  _globals['_LISTTABLESREQUEST']._serialized_start=2163
-  _globals['_LISTTABLESREQUEST']._serialized_end=2334
-  _globals['_LISTTABLESRESPONSE']._serialized_start=2336
-  _globals['_LISTTABLESRESPONSE']._serialized_end=2447
-  _globals['_GETTABLEREQUEST']._serialized_start=2449
-  _globals['_GETTABLEREQUEST']._serialized_end=2494
-  _globals['_GETTABLERESPONSE']._serialized_start=2496
-  _globals['_GETTABLERESPONSE']._serialized_end=2549
-  _globals['_SITDOWNREQUEST']._serialized_start=2552
-  _globals['_SITDOWNREQUEST']._serialized_end=2719
-  _globals['_SITDOWNRESPONSE']._serialized_start=2721
-  _globals['_SITDOWNRESPONSE']._serialized_end=2773
-  _globals['_STANDUPREQUEST']._serialized_start=2775
-  _globals['_STANDUPREQUEST']._serialized_end=2849
-  _globals['_STANDUPRESPONSE']._serialized_start=2851
-  _globals['_STANDUPRESPONSE']._serialized_end=2931
-  _globals['_SITOUTREQUEST']._serialized_start=2933
-  _globals['_SITOUTREQUEST']._serialized_end=3006
-  _globals['_SITOUTRESPONSE']._serialized_start=3008
-  _globals['_SITOUTRESPONSE']._serialized_end=3059
-  _globals['_SITINREQUEST']._serialized_start=3061
-  _globals['_SITINREQUEST']._serialized_end=3151
-  _globals['_SITINRESPONSE']._serialized_start=3153
-  _globals['_SITINRESPONSE']._serialized_end=3203
-  _globals['_TABLESERVICE']._serialized_start=3510
-  _globals['_TABLESERVICE']._serialized_end=4108
+  _globals['_TABLESTATE']._serialized_start=3323
+  _globals['_TABLESTATE']._serialized_end=3410
+  _globals['_HANDPHASE']._serialized_start=3413
+  _globals['_HANDPHASE']._serialized_end=3625
+  _globals['_TABLE']._serialized_start=162
+  _globals['_TABLE']._serialized_end=706
+  _globals['_SEAT']._serialized_start=709
+  _globals['_SEAT']._serialized_end=869
+  _globals['_CARRIEDPOT']._serialized_start=871
+  _globals['_CARRIEDPOT']._serialized_end=953
+  _globals['_HANDVIEW']._serialized_start=956
+  _globals['_HANDVIEW']._serialized_end=1206
+  _globals['_HANDSEAT']._serialized_start=1209
+  _globals['_HANDSEAT']._serialized_end=1372
+  _globals['_TURN']._serialized_start=1375
+  _globals['_TURN']._serialized_end=1521
+  _globals['_LEGALACTIONS']._serialized_start=1524
+  _globals['_LEGALACTIONS']._serialized_end=1686
+  _globals['_CREATETABLEREQUEST']._serialized_start=1689
+  _globals['_CREATETABLEREQUEST']._serialized_end=2058
+  _globals['_CREATETABLERESPONSE']._serialized_start=2060
+  _globals['_CREATETABLERESPONSE']._serialized_end=2116
+  _globals['_CLOSETABLEREQUEST']._serialized_start=2118
+  _globals['_CLOSETABLEREQUEST']._serialized_end=2221
+  _globals['_CLOSETABLERESPONSE']._serialized_start=2223
+  _globals['_CLOSETABLERESPONSE']._serialized_end=2278
+  _globals['_LISTTABLESREQUEST']._serialized_start=2281
+  _globals['_LISTTABLESREQUEST']._serialized_end=2452
+  _globals['_LISTTABLESRESPONSE']._serialized_start=2454
+  _globals['_LISTTABLESRESPONSE']._serialized_end=2565
+  _globals['_GETTABLEREQUEST']._serialized_start=2567
+  _globals['_GETTABLEREQUEST']._serialized_end=2612
+  _globals['_GETTABLERESPONSE']._serialized_start=2614
+  _globals['_GETTABLERESPONSE']._serialized_end=2667
+  _globals['_SITDOWNREQUEST']._serialized_start=2670
+  _globals['_SITDOWNREQUEST']._serialized_end=2837
+  _globals['_SITDOWNRESPONSE']._serialized_start=2839
+  _globals['_SITDOWNRESPONSE']._serialized_end=2891
+  _globals['_STANDUPREQUEST']._serialized_start=2893
+  _globals['_STANDUPREQUEST']._serialized_end=2967
+  _globals['_STANDUPRESPONSE']._serialized_start=2969
+  _globals['_STANDUPRESPONSE']._serialized_end=3049
+  _globals['_SITOUTREQUEST']._serialized_start=3051
+  _globals['_SITOUTREQUEST']._serialized_end=3124
+  _globals['_SITOUTRESPONSE']._serialized_start=3126
+  _globals['_SITOUTRESPONSE']._serialized_end=3177
+  _globals['_SITINREQUEST']._serialized_start=3179
+  _globals['_SITINREQUEST']._serialized_end=3269
+  _globals['_SITINRESPONSE']._serialized_start=3271
+  _globals['_SITINRESPONSE']._serialized_end=3321
+  _globals['_TABLESERVICE']._serialized_start=3628
+  _globals['_TABLESERVICE']._serialized_end=4226
 # @@protoc_insertion_point(module_scope)

@@ -7,6 +7,7 @@ isort:skip_file
 from collections import abc as _abc
 from feltline_protos.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -208,6 +209,7 @@ class Seat(_message.Message):
     PLAYER_ID_FIELD_NUMBER: _builtins.int
     STACK_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
+    TIME_BANK_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat number, from 1."""
     player_id: _builtins.str
@@ -216,6 +218,10 @@ class Seat(_message.Message):
     """The stack; during a hand, as it stood when the hand started."""
     status: _common_pb2.SeatStatus.ValueType
     """How the player comes into hands."""
+    @_builtins.property
+    def time_bank(self) -> _duration_pb2.Duration:
+        """The time left in the seat's time bank; absent at a table without one."""
+
     def __init__(
         self,
         *,
@@ -223,12 +229,15 @@ class Seat(_message.Message):
         player_id: _builtins.str = ...,
         stack: _builtins.int = ...,
         status: _common_pb2.SeatStatus.ValueType = ...,
+        time_bank: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank", "time_bank", b"time_bank"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "seat", b"seat", "stack", b"stack", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank", "player_id", b"player_id", "seat", b"seat", "stack", b"stack", "status", b"status", "time_bank", b"time_bank"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__time_bank: _TypeAlias = _typing.Literal["time_bank"]  # noqa: Y015
+    _WhichOneofArgType__time_bank: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time_bank) -> _WhichOneofReturnType__time_bank | None: ...
 
 Global___Seat: _TypeAlias = Seat  # noqa: Y015
 
@@ -399,11 +408,16 @@ class Turn(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     DEADLINE_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    TIME_BANK_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat to act."""
+    time_bank: _builtins.bool
+    """Whether the seat's time bank is on its clock (in the deadline)."""
     @_builtins.property
     def deadline(self) -> _timestamp_pb2.Timestamp:
-        """When the action clock runs out."""
+        """When the seat's time runs out: the action clock, and the seat's time
+        bank once it is on.
+        """
 
     @_builtins.property
     def options(self) -> Global___LegalActions:
@@ -415,10 +429,11 @@ class Turn(_message.Message):
         seat: _builtins.int = ...,
         deadline: _timestamp_pb2.Timestamp | None = ...,
         options: Global___LegalActions | None = ...,
+        time_bank: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_options", b"_options", "deadline", b"deadline", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_options", b"_options", "deadline", b"deadline", "options", b"options", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_options", b"_options", "deadline", b"deadline", "options", b"options", "seat", b"seat", "time_bank", b"time_bank"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__options: _TypeAlias = _typing.Literal["options"]  # noqa: Y015
     _WhichOneofArgType__options: _TypeAlias = _typing.Literal["_options", b"_options"]  # noqa: Y015

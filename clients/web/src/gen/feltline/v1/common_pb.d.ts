@@ -300,6 +300,14 @@ export declare type TableConfig = Message<"feltline.v1.TableConfig"> & {
    * @generated from field: optional feltline.v1.Rotation rotation = 10;
    */
   rotation?: Rotation | undefined;
+
+  /**
+   * A time bank for each seat: time beyond the action clock (docs/rules.md,
+   * "Time bank"); absent for none.
+   *
+   * @generated from field: optional feltline.v1.TimeBank time_bank = 11;
+   */
+  timeBank?: TimeBank | undefined;
 };
 
 /**
@@ -307,6 +315,38 @@ export declare type TableConfig = Message<"feltline.v1.TableConfig"> & {
  * Use `create(TableConfigSchema)` to create a new message.
  */
 export declare const TableConfigSchema: GenMessage<TableConfig>;
+
+/**
+ * Each seat sits down with a time bank of ``time``; after each hand it was
+ * dealt into, it gains ``refill_per_hand``, up to ``time``. A player whose
+ * action clock runs out with time bank left has all of it added to their
+ * clock, spent whether they use it or not.
+ *
+ * @generated from message feltline.v1.TimeBank
+ */
+export declare type TimeBank = Message<"feltline.v1.TimeBank"> & {
+  /**
+   * The time a seat sits down with, and the most it holds: 1 second to an
+   * hour, in whole seconds.
+   *
+   * @generated from field: google.protobuf.Duration time = 1;
+   */
+  time?: Duration | undefined;
+
+  /**
+   * What a seat gains after each hand it was dealt into, in whole seconds,
+   * no more than ``time``; absent for nothing.
+   *
+   * @generated from field: optional google.protobuf.Duration refill_per_hand = 2;
+   */
+  refillPerHand?: Duration | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TimeBank.
+ * Use `create(TimeBankSchema)` to create a new message.
+ */
+export declare const TimeBankSchema: GenMessage<TimeBank>;
 
 /**
  * A mixed table's games, dealt in turn and round again.

@@ -353,6 +353,14 @@ export declare type Event = Message<"feltline.v1.Event"> & {
      */
     value: StakesChanged;
     case: "stakesChanged";
+  } | {
+    /**
+     * A player's action clock ran out: their time bank goes on their clock.
+     *
+     * @generated from field: feltline.v1.TimeBankUsed time_bank_used = 54;
+     */
+    value: TimeBankUsed;
+    case: "timeBankUsed";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1489,6 +1497,42 @@ export declare type StoodUp = Message<"feltline.v1.StoodUp"> & {
  * Use `create(StoodUpSchema)` to create a new message.
  */
 export declare const StoodUpSchema: GenMessage<StoodUp>;
+
+/**
+ * A seat's time bank put on its clock, all of it, once its action clock
+ * ran out: the seat's deadline moves on by as much (docs/rules.md, "Time
+ * bank").
+ *
+ * @generated from message feltline.v1.TimeBankUsed
+ */
+export declare type TimeBankUsed = Message<"feltline.v1.TimeBankUsed"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The time bank's seconds, all of them, now spent.
+   *
+   * @generated from field: uint32 seconds = 2;
+   */
+  seconds: number;
+
+  /**
+   * The turn the time is added to: the hand's sequence when it began.
+   *
+   * @generated from field: uint64 turn = 3;
+   */
+  turn: bigint;
+};
+
+/**
+ * Describes the message feltline.v1.TimeBankUsed.
+ * Use `create(TimeBankUsedSchema)` to create a new message.
+ */
+export declare const TimeBankUsedSchema: GenMessage<TimeBankUsed>;
 
 /**
  * A time charge taken from a stack.

@@ -5,7 +5,7 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { ActionKind, Game, RotationTurn, SeatAmount, SeatStatus, TableConfig } from "./common_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file feltline/v1/tables.proto.
@@ -152,6 +152,13 @@ export declare type Seat = Message<"feltline.v1.Seat"> & {
    * @generated from field: feltline.v1.SeatStatus status = 4;
    */
   status: SeatStatus;
+
+  /**
+   * The time left in the seat's time bank; absent at a table without one.
+   *
+   * @generated from field: optional google.protobuf.Duration time_bank = 5;
+   */
+  timeBank?: Duration | undefined;
 };
 
 /**
@@ -368,7 +375,8 @@ export declare type Turn = Message<"feltline.v1.Turn"> & {
   seat: number;
 
   /**
-   * When the action clock runs out.
+   * When the seat's time runs out: the action clock, and the seat's time
+   * bank once it is on.
    *
    * @generated from field: google.protobuf.Timestamp deadline = 2;
    */
@@ -380,6 +388,13 @@ export declare type Turn = Message<"feltline.v1.Turn"> & {
    * @generated from field: optional feltline.v1.LegalActions options = 3;
    */
   options?: LegalActions | undefined;
+
+  /**
+   * Whether the seat's time bank is on its clock (in the deadline).
+   *
+   * @generated from field: bool time_bank = 4;
+   */
+  timeBank: boolean;
 };
 
 /**
