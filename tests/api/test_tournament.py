@@ -27,7 +27,7 @@ from feltline.engine.house import TableConfig
 from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError
-from feltline_client.bots import Casual, Player
+from feltline_client.bots import Casual, Player, TournamentPlayer
 from feltline_protos.v1 import auth_pb2, tournaments_pb2
 from tests.store import test_tournament as store
 from tests.store.players import cid
@@ -48,8 +48,8 @@ def _blinds(level: int) -> Stakes:
 LEVELS = [T.TournamentLevel(stakes=convert.stakes(_blinds(n), None), hands=2) for n in range(8)]
 
 
-def create(admin: Client, entrants: int = 3, **changes: object) -> T.Tournament:
-    config = TableConfig(Rules(Game.HOLDEM, _blinds(0)), 6)
+def create(admin: Client, entrants: int = 3, size: int = 6, **changes: object) -> T.Tournament:
+    config = TableConfig(Rules(Game.HOLDEM, _blinds(0)), size)
     fields: dict[str, object] = {
         "levels": LEVELS,
         "buy_in": BUY_IN,
@@ -410,3 +410,54 @@ def test_a_tournament_watch_sends_each_event_once_and_resumes_from_any_cursor(
     [done] = _watched(spectator, key)
     assert done.snapshot.state == T.TOURNAMENT_STATE_FINISHED
     assert done.cursor == events[-1].cursor
+
+
+@ON_BOTH_STORES
+def test_bots_follow_their_moves_through_a_multi_table_tournament_to_its_end(
+    live: Live,
+) -> None:
+    """Eight bots enter a sit-and-go of four-handed tables through the SDK;
+    each plays wherever the director draws or moves it, until it is out or
+    has won: every place and prize the bots end with is the results'."""
+    admin = live.client(ADMIN)
+    payouts = [T.PayoutBand(entrants=8, shares=[5000, 3000, 2000])]
+    key = create(admin, entrants=8, size=4, payouts=payouts).tournament_id
+    bots = [
+        TournamentPlayer(client, key, Casual(random.Random(i)))
+        for i, client in enumerate(players(live, 8))
+    ]
+    threads = [threading.Thread(target=b.play, daemon=True) for b in bots]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 150
+    while admin.get_tournament(key).state != T.TOURNAMENT_STATE_FINISHED:
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        time.sleep(0.5)
+        live.clock.now += 31  # a bot slow to act is timed out
+    for thread in threads:
+        thread.join(20)
+        assert not thread.is_alive(), "a bot played on after the end"
+    results = admin.tournament_results(key)
+    places = [s.place for s in results.standings]  # equal stacks out in one hand share
+    assert len(places) == 8
+    assert places[0] == 1
+    assert places == sorted(places)
+    finish = {s.player_id: (s.place, s.prize) for s in results.standings}
+    assert {b.me: (b.place, b.prize) for b in bots} == finish
+    assert sum(prize for _, prize in finish.values()) == results.prize_pool == 8 * BUY_IN
+    assert all(not b.errors for b in bots)
+    assert all(b.moves > 0 for b in bots)  # each played, not only the clock
+    moved = [b for b in bots if len(b.tables) > 1]
+    assert moved, "nobody was moved: the test did not follow a move"
+    events = [m.event for m in _watched(admin, key, after="0")]
+    for bot in moved:  # each table it played at is where the director sent it
+        sent = [
+            c.table_id
+            for e in events
+            for c in (
+                [c for c in e.seats_drawn.chairs if c.player_id == bot.me]
+                + ([e.player_moved.to_chair] if e.player_moved.player_id == bot.me else [])
+            )
+        ]
+        assert bot.tables == sent
+    assert check(live.room.streams).problems == []

@@ -233,6 +233,12 @@ class Client:
 
     # ---- plumbing
 
+    @property
+    def player_id(self) -> str:
+        """The player this client's token names ("" for none), read from the
+        token as it stands, without verifying it: the server does."""
+        return token_claims(self._token()).player_id
+
     def metadata(self) -> tuple[tuple[str, str], ...]:
         """The call metadata: the bearer token."""
         token = self._token()
