@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -28,6 +30,7 @@ from feltline.engine.rules import Game, Rules, Stakes, Structure
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError
 from feltline_client.bots import Casual, Player, TournamentPlayer
+from feltline_client.terminal import Tournament
 from feltline_protos.v1 import auth_pb2, tournaments_pb2
 from tests.store import test_tournament as store
 from tests.store.players import cid
@@ -461,3 +464,53 @@ def test_bots_follow_their_moves_through_a_multi_table_tournament_to_its_end(
         ]
         assert bot.tables == sent
     assert check(live.room.streams).problems == []
+
+
+def test_the_terminal_takes_its_player_to_each_table_the_director_sends_it_to(
+    live: Live,
+) -> None:
+    """``feltline-play --tournament``: six people (scripts of calls and
+    checks) play a tournament of four-handed tables, each taken to every
+    table it is drawn or moved to, until it finishes."""
+    admin = live.client(ADMIN)
+    payouts = [T.PayoutBand(entrants=6, shares=[7000, 3000])]
+    key = create(admin, entrants=6, size=4, payouts=payouts).tournament_id
+    people = players(live, 6)
+    for person in people[:-1]:
+        person.register_tournament(key)
+    outs = [io.StringIO() for _ in people]
+    terminals = [
+        Tournament(person, key, io.StringIO("call\ncheck\n" * 5000), out, None)
+        for person, out in zip(people, outs, strict=True)
+    ]
+    threads = [threading.Thread(target=t.run, daemon=True) for t in terminals]
+    for thread in threads:
+        thread.start()
+    people[-1].register_tournament(key)  # the last place: it starts
+    deadline = time.monotonic() + 150
+    while admin.get_tournament(key).state != T.TOURNAMENT_STATE_FINISHED:
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        time.sleep(0.5)
+        live.clock.now += 31
+    for thread in threads:
+        thread.join(20)
+        assert not thread.is_alive(), "a terminal played on after the end"
+    events = [m.event for m in _watched(admin, key, after="0")]
+    places = {s.player_id: s.place for s in admin.tournament_results(key).standings}
+    moved = 0
+    for n, out in enumerate(outs):
+        me = f"p{n}"
+        sent = [
+            f"table {c.table}, seat {c.seat}"
+            for e in events
+            for c in (
+                [c for c in e.seats_drawn.chairs if c.player_id == me]
+                + ([e.player_moved.to_chair] if e.player_moved.player_id == me else [])
+            )
+        ]
+        said = re.findall(r"== you (?:are drawn|move) to (table \d+, seat \d+)", out.getvalue())
+        assert said == sent
+        moved += len(sent) > 1
+        assert f"== you finish in place {places[me]}" in out.getvalue()
+        assert re.search(r"seat \d (calls|checks)", out.getvalue())  # its tables were shown
+    assert moved, "nobody was moved: the test did not follow a move"
