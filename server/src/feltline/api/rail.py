@@ -1,8 +1,7 @@
 """The rail: everyone watching this process's tables, matches and
-tournaments. It
-wakes a table's watchers after every change there (told by the table clock,
-:meth:`feltline.cardroom.clock.Clock.on_changed`, or by a servicer), times
-out their waits, and keeps the feeds they read.
+tournaments. It wakes a table's watchers after every change there (told by
+the table clock, :meth:`feltline.cardroom.clock.Clock.on_changed`, or by a
+servicer), times out their waits, and keeps the feeds they read.
 
 Everything a watcher needs is read back from the store (the table's and
 the hand's stored records, :meth:`Room.table_events`), never kept only in
