@@ -184,7 +184,7 @@ def test_tournament_requests_are_refused_precisely_and_change_nothing(live: Live
     assert e.code == grpc.StatusCode.INVALID_ARGUMENT
 
     key = create(admin).tournament_id
-    for after in ("x", "-1", "1.0", "3", "99999999999999999999"):  # it has 2 events
+    for after in ("x", "-1", "1.0", "\u00b2", "3", "99999999999999999999"):  # it has 2 events
         e = refused(lambda a: list(spectator.watch_tournament(key, after=a)), after)
         assert (e.code, e.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_CURSOR")
         assert e.message == (

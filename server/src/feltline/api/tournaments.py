@@ -338,7 +338,7 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
         """The position ``after`` names, which the tournament must have
         reached, and whether it is its last."""
         stream = self.room.tournament(key)  # an unknown tournament before a bad cursor
-        if not after.isdigit() or int(after) > stream.version:
+        if not (after.isascii() and after.isdigit()) or int(after) > stream.version:
             raise _bad_cursor()
         at = int(after)
         return at, at == stream.version and bool(stream.tournament.revealed)
