@@ -514,3 +514,27 @@ def test_the_terminal_takes_its_player_to_each_table_the_director_sends_it_to(
         assert f"== you finish in place {places[me]}" in out.getvalue()
         assert re.search(r"seat \d (calls|checks)", out.getvalue())  # its tables were shown
     assert moved, "nobody was moved: the test did not follow a move"
+
+
+def test_a_tournament_watch_resumes_from_its_cursor_after_a_restart(live: Live) -> None:
+    """Cursors are positions in the stored stream: a watch cut off by a
+    restart resumes on the new server with what came after, once each."""
+    admin = live.client(ADMIN)
+    ann = players(live, 2)[0]
+    key = create(admin).tournament_id
+    ann.register_tournament(key)
+    watch = live.client(SPECTATOR).watch_tournament(key)
+    first = next(watch)
+    watch.close()  # cut off
+    assert first.snapshot.player_ids == ["p0"]
+    live.restart()
+    admin = live.client(ADMIN)
+    live.client(PLAYER, "p1").register_tournament(key)
+    admin.cancel_tournament(key, "rain")
+    resumed = _watched(live.client(SPECTATOR), key, after=first.cursor)
+    kinds = [m.event.WhichOneof("kind") for m in resumed]
+    assert kinds == ["registered", "cancelled", "seed_revealed"]
+    assert resumed[0].event.registered.player_id == "p1"
+    assert [int(m.cursor) for m in resumed] == list(
+        range(int(first.cursor) + 1, int(first.cursor) + 4)
+    )
