@@ -22,7 +22,7 @@ from feltline.engine.table.house import TableConfig
 from feltline.store.check import check
 from feltline_client import Client, FeltlineError, Seen
 from feltline_client.bots import Casual, Player
-from feltline_protos.v1 import common_pb2, events_pb2, watch_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, tournaments_pb2, watch_pb2
 from tests.tables import TABLES
 
 from .conftest import ON_BOTH_STORES, Live, open_store
@@ -248,3 +248,57 @@ def test_a_cursor_given_out_by_one_server_resumes_the_watch_on_the_other(live: L
         assert first.cursor != cursor
     finally:
         other.stop()
+
+
+def test_a_tournament_watch_follows_what_another_server_stores(live: Live) -> None:
+    """A tournament created, entered and cancelled through another server
+    on the store: a watch on this one sends each event once, in order, as
+    it is stored, woken though this server is never told (well within the
+    30 s a watch waits unwoken)."""
+    room = open_store(live.env, live.signer, server="other")
+    other = Feltline(room, live.signer.public_key, clock=live.clock, tick=0.1).start()
+    try:
+        admin = _client(live, other.target, ADMIN)
+        config = convert.table_config(TableConfig(TABLES[Game.HOLDEM], 6))
+        stakes = config.rules.stakes
+        key = admin.create_tournament(
+            config,
+            "served elsewhere",
+            levels=[tournaments_pb2.TournamentLevel(stakes=stakes, hands=2)],
+            buy_in=100,
+            fee=0,
+            stack=1_000,
+            payouts=[tournaments_pb2.PayoutBand(entrants=3, shares=[10_000])],
+            entrants=3,
+        ).tournament_id
+        sent: list[tournaments_pb2.WatchTournamentResponse] = []
+        watching = threading.Thread(
+            target=lambda: sent.extend(
+                _client(live, live.server.target, SPECTATOR).watch_tournament(key)
+            ),
+            daemon=True,
+        )
+        watching.start()
+        deadline = time.monotonic() + 10
+        while not sent:
+            assert time.monotonic() < deadline, "the watch never sent its snapshot"
+            time.sleep(0.05)
+        for name in ("ann", "bob"):
+            admin.mint_chips(name, 100)
+            _client(live, other.target, PLAYER, name).register_tournament(key)
+            deadline = time.monotonic() + 10
+            while not any(m.event.registered.player_id == name for m in sent):
+                assert time.monotonic() < deadline, f"{name}'s entry never reached the watch"
+                time.sleep(0.05)
+        admin.cancel_tournament(key, "rain")
+        watching.join(10)
+        assert not watching.is_alive(), "the watch did not end with the tournament"
+        kinds = [
+            m.WhichOneof("item") if m.HasField("snapshot") else m.event.WhichOneof("kind")
+            for m in sent
+        ]
+        assert kinds == ["snapshot", "registered", "registered", "cancelled", "seed_revealed"]
+        assert [int(m.cursor) for m in sent] == [2, 3, 4, 5, 6]
+    finally:
+        other.stop()
+        room.close()

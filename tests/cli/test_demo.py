@@ -56,6 +56,14 @@ def test_demo_plays_every_game_and_hides_hole_cards(
     scores = [int(m[1]) for m in re.finditer(r"match-bot-\d-\d +\d +\d +(-?\d+)", out)]
     assert len(scores) == 6
     assert sum(scores) == 0
+    # and last a sit-and-go of bots and its results: every place, the pool paid out
+    pool = demo.SNG_ENTRANTS * demo.SNG_BUY_IN
+    assert f"=== sit-and-go ===  {demo.SNG_ENTRANTS} entrants, prize pool {pool}" in out
+    finish = [(int(m[1]), int(m[2])) for m in re.finditer(r"(\d+)  sng-bot-\d +(\d+)", out)]
+    assert len(finish) == demo.SNG_ENTRANTS
+    assert finish[0] == (1, pool * demo.SNG_SHARES[0] // 10_000)
+    assert [place for place, _ in finish] == sorted(place for place, _ in finish)
+    assert sum(prize for _, prize in finish) == pool
 
 
 def test_demo_says_what_does_not_balance_rather_than_every_chip_accounted_for(

@@ -11,7 +11,7 @@ const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = path.resolve(__dirname, '..', '..', '..', 'protos');
 const VENDOR = path.join(PROTOS, 'vendor');
-const FILES = ['tables', 'play', 'watch', 'accounts', 'replay', 'matches'].map((n) => `feltline/v1/${n}.proto`);
+const FILES = ['tables', 'play', 'watch', 'accounts', 'replay', 'matches', 'tournaments'].map((n) => `feltline/v1/${n}.proto`);
 
 // Watch errors that re-opening cannot mend: the request itself is refused,
 // or the caller cancelled. After any other (UNAVAILABLE when the connection
@@ -74,6 +74,9 @@ class FeltlineClient {
     this.accounts = new contract.AccountService(target, creds, { channelOverride: this.tables.getChannel() });
     this.replay = new contract.ReplayService(target, creds, { channelOverride: this.tables.getChannel() });
     this.matches = new contract.MatchService(target, creds, { channelOverride: this.tables.getChannel() });
+    this.tournaments = new contract.TournamentService(target, creds, {
+      channelOverride: this.tables.getChannel(),
+    });
   }
 
   metadata() {
@@ -197,22 +200,72 @@ class FeltlineClient {
     return new TableWatch(open, after, { retries, backoff });
   }
 
+  // Tournaments (docs/api.md, "Tournaments"): an admin creates one
+  // (`setup`: levels, buy_in, fee, stack, payouts, entrants, and for a
+  // scheduled one start_time and minimum); players register themselves;
+  // anyone reads and watches them.
+  createTournament(config, display_name, setup) {
+    const start = setup.start_time ? 'TOURNAMENT_START_SCHEDULED' : 'TOURNAMENT_START_SIT_AND_GO';
+    const request = { config, display_name, start, ...setup, request_id: crypto.randomUUID() };
+    return this.unary(this.tournaments, 'CreateTournament', request).then((r) => r.tournament);
+  }
+  registerTournament(tournament_id) {
+    const request = { tournament_id, request_id: crypto.randomUUID() };
+    return this.unary(this.tournaments, 'RegisterForTournament', request).then((r) => r.tournament);
+  }
+  unregisterTournament(tournament_id) {
+    const request = { tournament_id, request_id: crypto.randomUUID() };
+    return this.unary(this.tournaments, 'UnregisterFromTournament', request).then((r) => r.tournament);
+  }
+  getTournament(tournament_id) {
+    return this.unary(this.tournaments, 'GetTournament', { tournament_id }).then((r) => r.tournament);
+  }
+  cancelTournament(tournament_id, reason) {
+    const request = { tournament_id, reason, request_id: crypto.randomUUID() };
+    return this.unary(this.tournaments, 'CancelTournament', request).then((r) => r.tournament);
+  }
+  // Every tournament, newest first (only those in `state`, a
+  // TournamentState name, if given), read a page at a time.
+  async listTournaments({ state = 'TOURNAMENT_STATE_UNSPECIFIED', page_size = 0 } = {}) {
+    const found = [];
+    let page_token = '';
+    do {
+      const page = await this.unary(this.tournaments, 'ListTournaments', { state, page_size, page_token });
+      found.push(...page.tournaments);
+      page_token = page.next_page_token;
+    } while (page_token);
+    return found;
+  }
+
+  // A tournament's stream: a TableWatch of WatchTournamentResponse, a
+  // snapshot first (unless resuming `after` a cursor; '0' replays it from
+  // its creation), then every event; it ends after the tournament's last
+  // (seed_revealed). A dropped connection is resumed from the last cursor.
+  watchTournament(tournament_id, after = '', { retries = 3, backoff = 200 } = {}) {
+    const open = (cursor) =>
+      this.tournaments.WatchTournament({ tournament_id, after: cursor }, this.metadata());
+    return new TableWatch(open, after, { retries, backoff, unpack: (item) => [item] });
+  }
+
   close() {
     this.tables.close();
   }
 }
 
 // A table's watch that outlives dropped connections: an object-mode
-// Readable of WatchTableResponse. It keeps the cursor of the last item and,
+// Readable of WatchTableResponse (of a tournament's watch, given `unpack`:
+// the messages in each reply, every one with its cursor). It keeps the
+// cursor of the last item and,
 // when the call fails with an error other than those in FINAL, re-opens
 // the watch `after` it, so nothing is missed or repeated; it waits
 // `backoff` ms, doubling, and gives up with the error after `retries`
 // failures in a row (an item received resets the count). It ends when the
 // server ends the stream; cancel() (or destroy()) stops it quietly.
 class TableWatch extends Readable {
-  constructor(open, after, { retries, backoff }) {
+  constructor(open, after, { retries, backoff, unpack = (batch) => batch.messages }) {
     super({ objectMode: true, read() {} });
     this.open = open;
+    this.unpack = unpack;
     this.cursor = after;
     this.retries = retries;
     this.backoff = backoff;
@@ -228,7 +281,7 @@ class TableWatch extends Readable {
     call.on('data', (batch) => {
       if (this.call !== call) return;
       this.failures = 0;
-      for (const item of batch.messages) {
+      for (const item of this.unpack(batch)) {
         this.cursor = item.cursor;
         this.push(item);
       }

@@ -8,7 +8,9 @@ from the store, and the ledger's summary read through the Ledger service
 once the server's projector has caught up: where every chip minted is, and
 "every chip accounted for" only if the ledger says so. It ends with a short
 duplicate match: two hold'em tables dealt the same decks, bots of one style
-at one table and of another at the other, and the match's standings.
+at one table and of another at the other, and the match's standings; and
+last a sit-and-go of six bots, each following the tournament from its entry
+to its place, and its results: every place and prize.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from feltline.store.check import Ledger, check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_client import Client
-from feltline_client.bots import CallingStation, Casual, Player, Strategy
-from feltline_protos.v1 import auth_pb2, ledger_pb2, matches_pb2
+from feltline_client.bots import CallingStation, Casual, Player, Strategy, TournamentPlayer
+from feltline_protos.v1 import auth_pb2, ledger_pb2, matches_pb2, tournaments_pb2
 from feltline_replay import history
 
 # Each table by its name: every game at its house stakes, and a mixed table
@@ -64,6 +66,11 @@ BUY_IN = 500
 ACTION_CLOCK = 5
 MATCH_SEATS = 3
 MATCH_DEALS = 4
+# The sit-and-go: six bots at one table, the blinds doubling every two
+# hands so that it ends in a few dozen; the winner takes 65%, second 35%.
+SNG_ENTRANTS = 6
+SNG_BUY_IN, SNG_FEE, SNG_STACK = 100, 10, 1_000
+SNG_SHARES = [6500, 3500]
 
 
 @dataclass
@@ -78,6 +85,7 @@ class Summary:
     seconds: float = 0.0
     first: dict[str, list[str]] = field(default_factory=dict)
     match: matches_pb2.Match | None = None
+    tournament: tournaments_pb2.Tournament | None = None
 
 
 def run(
@@ -107,6 +115,7 @@ def run(
             summary = _check(room, tables)
             summary.books = _books(server, signer)
             summary.match = match
+            summary.tournament = _sit_and_go(server, signer, rng, out)
         finally:
             server.stop()
             room.close()
@@ -229,6 +238,59 @@ def _duplicate(
     return final
 
 
+def _sit_and_go(
+    server: Feltline, signer: Signer, rng: random.Random, out: Callable[[str], None]
+) -> tournaments_pb2.Tournament:
+    """A hold'em sit-and-go of casual bots, each entering and playing
+    wherever the director seats it until it is out or has won; its results."""
+    admin = Client(server.target, _token(signer, auth_pb2.ROLE_ADMIN))
+    levels = []
+    for n in range(10):
+        big = 20 * 2**n
+        stakes = Stakes(Structure.NO_LIMIT, big, small_blind=big // 2, big_blind=big)
+        levels.append(tournaments_pb2.TournamentLevel(stakes=convert.stakes(stakes, None), hands=2))
+    first = Stakes(Structure.NO_LIMIT, 20, small_blind=10, big_blind=20)
+    config = TableConfig(Rules(Game.HOLDEM, first), SNG_ENTRANTS, action_clock=ACTION_CLOCK)
+    tournament = admin.create_tournament(
+        convert.table_config(config),
+        "demo sit-and-go",
+        levels=levels,
+        buy_in=SNG_BUY_IN,
+        fee=SNG_FEE,
+        stack=SNG_STACK,
+        payouts=[tournaments_pb2.PayoutBand(entrants=SNG_ENTRANTS, shares=SNG_SHARES)],
+        entrants=SNG_ENTRANTS,
+    )
+    key = tournament.tournament_id
+    out(f"  sit-and-go: {SNG_ENTRANTS} bots, blinds doubling every 2 hands")
+    bots = []
+    for n in range(1, SNG_ENTRANTS + 1):
+        player = f"sng-bot-{n}"
+        admin.mint_chips(player, SNG_BUY_IN + SNG_FEE, "the demo's sit-and-go")
+        client = Client(server.target, _token(signer, auth_pb2.ROLE_PLAYER, player))
+        bots.append(TournamentPlayer(client, key, Casual(random.Random(rng.random()))))
+    threads = [threading.Thread(target=bot.play, daemon=True) for bot in bots]
+    for thread in threads:
+        thread.start()
+    for _ in admin.watch_tournament(key):  # ends with the tournament
+        pass
+    for thread in threads:
+        thread.join(timeout=30)
+    for bot in bots:
+        bot.client.close()
+    results = admin.tournament_results(key)
+    admin.close()
+    return results
+
+
+def results(tournament: tournaments_pb2.Tournament) -> list[str]:
+    """A tournament's places and prizes as a table people read."""
+    lines = [f"{'place':>5}  {'player':<10} {'prize':>6}"]
+    for s in tournament.standings:
+        lines.append(f"{s.place:>5}  {s.player_id:<10} {s.prize:>6}")
+    return lines
+
+
 def standings(match: matches_pb2.Match) -> list[str]:
     """The match's standings as a table people read."""
     lines = [
@@ -316,5 +378,12 @@ def main(seed: int | None = None, hands: int = 30) -> int:
             f"\n=== duplicate match ===  {len(match.revealed)} of {match.deals} deals, standings:"
         )
         print("\n".join(standings(match)))
+    if summary.tournament is not None:
+        tournament = summary.tournament
+        print(
+            f"\n=== sit-and-go ===  {len(tournament.player_ids)} entrants, "
+            f"prize pool {tournament.prize_pool}, results:"
+        )
+        print("\n".join(results(tournament)))
     ok = books.balanced and ledger.balanced and not ledger.problems and not summary.failed
     return 0 if ok else 1

@@ -15,6 +15,12 @@ if asked to, and stands up when done.
 
     with Client(target, token) as client:
         Player(client, table_id, HandStrength(), seat=3, buy_in=400, hands=100).play()
+
+A ``TournamentPlayer`` enters a tournament and follows the tournament's
+stream: a ``Player`` plays at whichever table and seat the director
+draws or moves it to, until it is out or has won.
+
+    TournamentPlayer(client, tournament_id, Casual()).play()
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Protocol
 
@@ -33,7 +40,7 @@ from feltline_client.client import Client, Seen
 from feltline_client.contribution import Contribution
 from feltline_client.errors import FeltlineError
 from feltline_client.table import Move, Spot, Tracker, send
-from feltline_protos.v1 import common_pb2, events_pb2
+from feltline_protos.v1 import common_pb2, events_pb2, tournaments_pb2
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +288,11 @@ class Player:
     stood it up, so no hand is left to the clock. With ``hands``, the seat
     sits out of the next hand as the last one is dealt: the next is dealt as
     that one ends, and a seat in it would pay its ante or blind to leave.
+
+    ``directed``: a tournament's director seats the player and stands it
+    up (when it is out or moves); the player never sits or stands itself,
+    and play ends when the director stands it up, the table closes, or
+    ``stop()``.
     """
 
     def __init__(
@@ -293,16 +305,18 @@ class Player:
         buy_in: int,
         hands: int | None = None,
         rebuy: bool = False,
+        directed: bool = False,
     ) -> None:
         self.client, self.table_id, self.strategy = client, table_id, strategy
         self.seat, self.buy_in, self.hands, self.rebuy = seat, buy_in, hands, rebuy
+        self.directed = directed
         self.tracker = Tracker()
         self.moves = 0
         self.refused: list[FeltlineError] = []
         # feltline-deck-v2: the bytes this seat contributed to each hand's
         # deck, and the server's receipt for every commitment and reveal.
         self.contribution = Contribution(client, table_id)
-        self.seated = False
+        self.seated = directed
         self._acted = Seen(0, 0)  # the last position acted on: never act on it twice
         self._leaving = False
         self._sitting_out = False
@@ -349,7 +363,7 @@ class Player:
                 self._leave()
             elif self.rebuy:
                 self._rebuy(event.hand_finished.stacks)
-            elif not self.tracker.dealable:
+            elif not self.tracker.dealable and not self.directed:
                 self._leave()
         elif kind in ("contributions_opened", "reveals_opened"):
             self.contribution.heard(event, self.seat)
@@ -357,7 +371,7 @@ class Player:
             if self.tracker.hands_ended + 1 >= self.hands:
                 self._sit_out()
         elif kind == "stood_up" and event.stood_up.seat == self.seat:
-            if self._leaving:
+            if self._leaving or self.directed:
                 self._out.set()
             elif self._rejoining:
                 with self._seating:
@@ -450,6 +464,9 @@ class Player:
             if self._leaving:
                 return
             self._leaving = True
+            if self.directed:  # the director stands it up
+                self._out.set()
+                return
             later = False
             try:
                 later = self.client.stand_up(self.table_id).leaving_after_hand
@@ -459,6 +476,126 @@ class Player:
             finally:
                 if not later:
                     self._out.set()
+
+
+@dataclass(frozen=True)
+class Chair:
+    """Where the director seats a tournament's player."""
+
+    table_id: str
+    seat: int
+
+
+class TournamentPlayer:
+    """One entrant of a tournament, played by ``strategy`` from its entry
+    (unless ``register`` is false: entered already) until it is out or has
+    won, or ``stop()``.
+
+    It follows the tournament's stream (resumed from its cursor when the
+    connection drops): where the seat draw puts it, a ``Player`` plays; when
+    the director moves it (balancing, or its table breaking), that
+    ``Player`` stops and another plays at the new table. Once placed, it
+    has its ``place`` and ``prize``; ``tables`` lists every table it
+    played at, in order, and ``moves`` counts its actions at all of them.
+    """
+
+    def __init__(
+        self, client: Client, tournament_id: str, strategy: Strategy, *, register: bool = True
+    ) -> None:
+        self.client, self.tournament_id, self.strategy = client, tournament_id, strategy
+        self.register = register
+        self.me = client.player_id
+        self.place = 0
+        self.prize = 0
+        self.tables: list[str] = []
+        self.errors: list[BaseException] = []
+        self._players: list[Player] = []
+        self._playing: tuple[Player, threading.Thread] | None = None
+        self._out = threading.Event()
+
+    @property
+    def moves(self) -> int:
+        return sum(p.moves for p in self._players)
+
+    def stop(self) -> None:
+        """End play and the watch, from any thread."""
+        self._out.set()
+
+    def play(self) -> None:
+        """Enter, then play wherever seated until placed or the tournament
+        is over (or ``stop()``)."""
+        if self.register:
+            self.client.register_tournament(self.tournament_id)
+        try:
+            for item in self.client.watch_tournament(self.tournament_id, stop=self._out):
+                chair = self._chair(item)
+                if chair is not None:
+                    self._sit(chair)
+                if self.place or self._over(item):
+                    break
+        finally:
+            self._out.set()
+            self._sit(None)
+        if self.place:
+            standings = self.client.get_tournament(self.tournament_id).standings
+            self.prize = next(s.prize for s in standings if s.player_id == self.me)
+        if self.errors:
+            raise self.errors[0]
+
+    def _chair(self, item: tournaments_pb2.WatchTournamentResponse) -> Chair | None:
+        """Where ``item`` seats this player, if it does; notes its place."""
+        if item.HasField("snapshot"):
+            tournament = item.snapshot
+            tables = {t.number: t.table_id for t in tournament.tables}
+            for s in tournament.standings:
+                if s.player_id == self.me:
+                    self.place = s.place
+                    if s.table in tables:
+                        return Chair(tables[s.table], s.seat)
+            return None
+        event = item.event
+        kind = event.WhichOneof("kind")
+        if kind == "seats_drawn":
+            for c in event.seats_drawn.chairs:
+                if c.player_id == self.me:
+                    return Chair(c.table_id, c.seat)
+        elif kind == "player_moved" and event.player_moved.player_id == self.me:
+            to = event.player_moved.to_chair
+            return Chair(to.table_id, to.seat)
+        elif kind == "placed" and self.me in event.placed.player_ids:
+            self.place = event.placed.place
+        return None
+
+    @staticmethod
+    def _over(item: tournaments_pb2.WatchTournamentResponse) -> bool:
+        return item.event.WhichOneof("kind") in ("finished", "cancelled")
+
+    def _sit(self, chair: Chair | None) -> None:
+        """Stop playing where it was, and play at ``chair`` (if any)."""
+        if self._playing is not None:
+            player, thread = self._playing
+            player.stop()
+            thread.join()
+            self._playing = None
+        if chair is None or self._out.is_set():
+            return
+        player = Player(
+            self.client, chair.table_id, self.strategy, seat=chair.seat, buy_in=0, directed=True
+        )
+        thread = threading.Thread(
+            target=self._run, args=(player,), name=f"feltline-{self.me}", daemon=True
+        )
+        self._players.append(player)
+        self.tables.append(chair.table_id)
+        self._playing = player, thread
+        thread.start()
+
+    def _run(self, player: Player) -> None:
+        try:
+            player.play()
+        except BaseException as e:  # handed to play(), which raises it
+            self.errors.append(e)
+            self._out.set()
 
 
 BOTS: dict[str, Callable[[], Strategy]] = {
@@ -477,6 +614,7 @@ __all__ = [
     "Player",
     "RandomBot",
     "Strategy",
+    "TournamentPlayer",
     "best_high",
     "keepers",
     "rank_five",

@@ -233,6 +233,12 @@ class Client:
 
     # ---- plumbing
 
+    @property
+    def player_id(self) -> str:
+        """The player this client's token names ("" for none), read from the
+        token as it stands, without verifying it: the server does."""
+        return token_claims(self._token()).player_id
+
     def metadata(self) -> tuple[tuple[str, str], ...]:
         """The call metadata: the bearer token."""
         token = self._token()
@@ -1011,6 +1017,51 @@ class Client:
             ),
             retry=True,
         ).tournament
+
+    def watch_tournament(
+        self,
+        tournament_id: str,
+        *,
+        after: str = "",
+        reconnect: bool = True,
+        stop: threading.Event | None = None,
+    ) -> Iterator[tournaments_pb2.WatchTournamentResponse]:
+        """A tournament's stream: a snapshot first (unless resuming ``after``
+        a cursor; "0" replays it from its creation), then every event, until
+        its last (``seed_revealed``, after it finishes or is cancelled). As
+        :meth:`watch`: a dropped connection (or a server stopping) is
+        resumed from the last cursor received, so nothing is missed or
+        repeated; setting ``stop`` ends it quietly."""
+        cursor = after
+        failures = 0
+        since = 0.0  # when the failures in a row began
+        while stop is None or not stop.is_set():
+            request = tournaments_pb2.WatchTournamentRequest(
+                tournament_id=tournament_id, after=cursor
+            )
+            call = self.tournaments.WatchTournament(request, metadata=self.metadata())
+            if stop is not None:
+                _cancel_when_set(stop, call)
+            try:
+                for item in call:
+                    failures = 0
+                    cursor = item.cursor
+                    yield item
+                return  # the server ends it cleanly only after the last event
+            except GeneratorExit:  # the caller stopped reading: end the stream too
+                call.cancel()
+                raise
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+            if stop is not None and stop.is_set():
+                return
+            if not failures:
+                since = time.monotonic()
+            pause = self._pause(error, failures, since) if reconnect else None
+            if pause is None:
+                raise error from None
+            time.sleep(pause)
+            failures += 1
 
     def tournament_results(self, tournament_id: str) -> tournaments_pb2.Tournament:
         """A finished tournament's every place and prize."""

@@ -16,6 +16,12 @@ prompt says the seconds left on your action clock, with a word when
 10 are left; a line typed after your turn passed is not sent. While you are
 dealt no hand it says what you wait for: other players, the big blind, or
 the next hand.
+
+In a tournament you have entered, ``--tournament ID`` (instead of
+``--table``) plays your seat wherever its director puts you: it follows the
+tournament and takes you to your new table when you are moved (a table
+balanced or broken), until you are out or have won. ``quit`` leaves the
+terminal; the action clock plays your hands for you from then on.
 """
 
 from __future__ import annotations
@@ -44,7 +50,14 @@ from feltline_client.table import (
     rotation_said,
     send,
 )
-from feltline_protos.v1 import common_pb2, events_pb2, replay_pb2, tables_pb2, watch_pb2
+from feltline_protos.v1 import (
+    common_pb2,
+    events_pb2,
+    replay_pb2,
+    tables_pb2,
+    tournaments_pb2,
+    watch_pb2,
+)
 
 VERBS = {
     "fold": "folds",
@@ -195,7 +208,7 @@ class Keyboard:
     move a turn, and what you type early waits in the terminal."""
 
     def __init__(self, stdin: TextIO, inbox: queue.Queue[Arrival]) -> None:
-        self.stdin, self.inbox = stdin, inbox
+        self.stdin, self.inbox = stdin, inbox  # the inbox a line goes to when it comes
         self.reading = False  # a line is asked for and not yet taken
 
     def ask(self) -> None:
@@ -230,6 +243,7 @@ class Terminal:
         hands: int | None,
         *,
         save: Path | None = None,
+        keyboard: Keyboard | None = None,
     ) -> None:
         self.client, self.table_id = client, table_id
         self.stdin, self.stdout, self.hands = stdin, stdout, hands
@@ -244,7 +258,10 @@ class Terminal:
         self.dealt = 0  # hands dealt at the table: the first deals everyone in
         self.waiting = ""  # what we last said we wait for, said once
         self.inbox: queue.Queue[Arrival] = queue.Queue()  # the table's stream and your typing
-        self.keyboard = Keyboard(stdin, self.inbox)
+        # A keyboard handed on from another table types into this one's inbox.
+        self.keyboard = keyboard or Keyboard(stdin, self.inbox)
+        self.keyboard.inbox = self.inbox
+        self.quit = False  # you left (or the input ended)
         self.asking = False  # a move is asked for on this turn
         self.prompted = False  # the prompt ends what is on screen
         self.reminded = False  # the clock's reminder was said on this turn
@@ -285,6 +302,7 @@ class Terminal:
                 if isinstance(arrival, Typed):
                     self.keyboard.taken()
                     if not self.typed(arrival.line):
+                        self.quit = True
                         return
                 elif isinstance(arrival, Ended):
                     if arrival.error is not None:
@@ -509,6 +527,121 @@ class Terminal:
             self.say(f"{math.ceil(left)} s left to act, then the clock acts for you")
 
 
+class Tournament:
+    """Your seat in a tournament: a :class:`Terminal` at each table the
+    director sends you to. The tournament's stream is followed on a thread
+    of its own, which ends the terminal at your old table when you move."""
+
+    def __init__(
+        self, client: Client, tournament_id: str, stdin: TextIO, stdout: TextIO, save: Path | None
+    ) -> None:
+        self.client, self.tournament_id = client, tournament_id
+        self.stdin, self.stdout, self.save = stdin, stdout, save
+        self.me = client.player_id
+        # Each table you are sent to; None once you are out or it is over.
+        self.sent: queue.Queue[str | Exception | None] = queue.Queue()
+        self.playing: Terminal | None = None
+        self.guard = threading.Lock()  # who plays where, between the two threads
+
+    def run(self) -> None:
+        stop = threading.Event()
+        follower = threading.Thread(
+            target=self.follow, args=(stop,), name="feltline-tournament", daemon=True
+        )
+        follower.start()
+        keyboard = None
+        try:
+            while (table := self.sent.get()) is not None:
+                if isinstance(table, Exception):
+                    raise table
+                terminal = Terminal(
+                    self.client,
+                    table,
+                    self.stdin,
+                    self.stdout,
+                    None,
+                    save=self.save,
+                    keyboard=keyboard,
+                )
+                keyboard = terminal.keyboard
+                with self.guard:
+                    if not self.sent.empty():
+                        continue  # moved on already
+                    self.playing = terminal
+                terminal.run()
+                if terminal.quit:
+                    return
+        finally:
+            stop.set()
+            follower.join(timeout=2)
+
+    def say(self, text: str) -> None:
+        with self.guard:
+            if self.playing is not None:
+                self.playing.say(text)
+                return
+        print(text, file=self.stdout, flush=True)
+
+    def follow(self, stop: threading.Event) -> None:
+        """The tournament's stream: where you are sent, and how you finish."""
+        try:
+            for item in self.client.watch_tournament(self.tournament_id, stop=stop):
+                table, line = self.heard(item)
+                if line:
+                    self.say(line)
+                if table is not None:
+                    self.go(table)
+        except Exception as e:  # raised by run, on the caller's thread
+            self.sent.put(e)
+            return
+        self.go(None)
+
+    def heard(self, item: tournaments_pb2.WatchTournamentResponse) -> tuple[str | None, str]:
+        """The table ``item`` sends you to, if any, and a line about it."""
+        if item.HasField("snapshot"):
+            t = item.snapshot
+            tables = {table.number: table.table_id for table in t.tables}
+            mine = next((s for s in t.standings if s.player_id == self.me), None)
+            if mine is None or mine.place:
+                return None, f"{t.display_name}: you are not playing in it"
+            if mine.table not in tables:
+                return None, f"{t.display_name}: you wait for the seat draw"
+            return tables[mine.table], f"{t.display_name}: table {mine.table}, seat {mine.seat}"
+        event = item.event
+        kind = event.WhichOneof("kind")
+        if kind == "seats_drawn":
+            for chair in event.seats_drawn.chairs:
+                if chair.player_id == self.me:
+                    return (
+                        chair.table_id,
+                        f"== you are drawn to table {chair.table}, seat {chair.seat}",
+                    )
+        elif kind == "player_moved" and event.player_moved.player_id == self.me:
+            to = event.player_moved.to_chair
+            return to.table_id, f"== you move to table {to.table}, seat {to.seat}"
+        elif kind == "level_changed":
+            return None, f"== level {event.level_changed.level} from the next hand"
+        elif kind == "placed" and self.me in event.placed.player_ids:
+            self.go(None)
+            return None, f"== you finish in place {event.placed.place}"
+        elif kind == "paid" and event.paid.player_id == self.me:
+            return None, f"== you win {event.paid.amount}"
+        elif kind == "finished":
+            return None, f"== the tournament is won by {event.finished.player_id}"
+        elif kind == "cancelled":
+            self.go(None)
+            return None, f"== the tournament is cancelled: {event.cancelled.reason}"
+        return None, ""
+
+    def go(self, table: str | None) -> None:
+        """End play at the table you were at; next, ``table`` (None: done)."""
+        with self.guard:
+            if self.playing is not None:
+                self.playing.inbox.put(Ended())
+                self.playing = None
+            self.sent.put(table)
+
+
 def main(
     argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
@@ -517,7 +650,11 @@ def main(
     parser = argparse.ArgumentParser(prog="feltline-play", description="Play Feltline by hand.")
     parser.add_argument("--target", default=os.environ.get("FELTLINE_TARGET", "localhost:50051"))
     parser.add_argument("--token", default=os.environ.get("FELTLINE_TOKEN", ""))
-    parser.add_argument("--table", required=True, help="the table's id or name")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--table", help="the table's id or name")
+    where.add_argument(
+        "--tournament", metavar="ID", help="play your seat in this tournament, table to table"
+    )
     parser.add_argument("--seat", type=int, default=0, help="sit down here first")
     parser.add_argument("--buy-in", type=int, default=0, help="chips to sit down with")
     parser.add_argument("--hands", type=int, default=None, help="leave after this many hands")
@@ -549,6 +686,9 @@ def main(
             parser.error(f"cannot read {e.filename}: {e.strerror}")
     with Client(args.target, args.token, tls=tls) as client:
         try:
+            if args.tournament:
+                Tournament(client, args.tournament, stdin or sys.stdin, out, args.save_html).run()
+                return 0
             table_id = find_table(client, args.table)
             if args.seat:
                 client.sit_down(table_id, args.seat, args.buy_in)

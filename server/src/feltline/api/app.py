@@ -101,7 +101,7 @@ def services(
         service(
             tournaments_pb2.DESCRIPTOR.services_by_name["TournamentService"],
             tournaments_pb2_grpc.add_TournamentServiceServicer_to_server,
-            TournamentServicer(room, clock),
+            TournamentServicer(room, clock, rail),
         ),
         service(
             auth_pb2.DESCRIPTOR.services_by_name["SessionService"],

@@ -50,12 +50,12 @@ def after(asked: str, page_token: str, shape: Sequence[type[int] | type[str]]) -
         and all(type(v) is t for v, t in zip(decoded[1:], shape, strict=True))
     )
     if not fits:
-        raise _not_ours()
+        raise not_ours()
     assert isinstance(decoded, list)
     return tuple(decoded[1:])
 
 
-def _not_ours() -> ApiError:
+def not_ours() -> ApiError:
     return ApiError(
         errors_pb2.ERROR_REASON_INVALID_REQUEST,
         "page_token is not one this server gave out for this request: send the "

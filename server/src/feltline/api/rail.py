@@ -1,7 +1,7 @@
-"""The rail: everyone watching this process's tables and matches. It
-wakes a table's watchers after every change there (told by the table clock,
-:meth:`feltline.cardroom.clock.Clock.on_changed`, or by a servicer), times
-out their waits, and keeps the feeds they read.
+"""The rail: everyone watching this process's tables, matches and
+tournaments. It wakes a table's watchers after every change there (told by
+the table clock, :meth:`feltline.cardroom.clock.Clock.on_changed`, or by a
+servicer), times out their waits, and keeps the feeds they read.
 
 Everything a watcher needs is read back from the store (the table's and
 the hand's stored records, :meth:`Room.table_events`), never kept only in
@@ -10,7 +10,10 @@ cursors resume. A table's watchers share one feed of its records
 (:mod:`feltline.api.feed`), which this process's commits keep current;
 once the Room has caught up with another process's writes
 (:meth:`feltline.cardroom.owners.Owners.catch_up`), every watcher is woken
-to read them.
+to read them. A tournament's watchers share its :class:`~feltline.api.board.Board`,
+and are woken by every transaction that records in the tournament
+(:meth:`Room.listen_tournaments`) and by every write of another process:
+hands end at its tables wherever they are owned.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import threading
 from typing import overload
 from uuid import UUID
 
+from feltline.api.board import Board, Posted
 from feltline.api.feed import Feed, Stored
 from feltline.cardroom.room import Room
 from feltline.cardroom.work import Committed
@@ -49,8 +53,10 @@ class Rail:
         # Waits by the timer that ends them: (loop, grain, slot), see _time_out.
         self._timers: dict[tuple[asyncio.AbstractEventLoop, float, int], list[Waiter]] = {}
         self._feeds: dict[UUID, Feed] = {}
+        self._boards: dict[UUID, Board] = {}
         self.stopping = threading.Event()
         room.listen(self._committed)
+        room.listen_tournaments(self.notify)
         room.owners.on_written(self._wake_elsewhere)  # other processes' writes
 
     # ---- notifications
@@ -115,9 +121,10 @@ class Rail:
     def _wake_elsewhere(self) -> None:
         """Another process stored something: wake the watchers of every
         table it may have stored at, to read it (nobody else stores at a
-        table this process holds the lease of: its feed is current)."""
+        table this process holds the lease of: its feed is current), and
+        of every tournament (whose tables may be owned anywhere)."""
         with self._counting:
-            elsewhere = [t for t in self._waiting if not self.room.as_of(t)[0]]
+            elsewhere = [t for t in self._waiting if t in self._boards or not self.room.as_of(t)[0]]
             waiting = {f for t in elsewhere for f in self._waiting.pop(t)}
         _wake(waiting)
 
@@ -137,6 +144,19 @@ class Rail:
                     table_id, self._read_table, self._read_hand, lambda: self.room.as_of(table_id)
                 )
             return feed
+
+    def board(self, key: UUID) -> Board:
+        """Tournament ``key``'s board: current as of the last change counted
+        here and the last write seen from another process."""
+        with self._guard:
+            board = self._boards.get(key)
+            if board is None:
+                board = self._boards[key] = Board(
+                    key,
+                    self._read_tournament,
+                    lambda: (self.version(key), self.room.others_wrote()),
+                )
+            return board
 
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
         """The table's events after position ``after``."""
@@ -161,6 +181,9 @@ class Rail:
 
     def _read_hand(self, table_id: UUID, number: int, after: int) -> list[Stored | None]:
         return [_stored(r, e) for r, e in self.room.hand_events(table_id, number, after)]
+
+    def _read_tournament(self, key: UUID, after: int) -> list[Posted]:
+        return [Posted(r.originator_version, e) for r, e in self.room.tournament_events(key, after)]
 
 
 @overload

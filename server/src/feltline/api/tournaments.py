@@ -7,6 +7,13 @@ store.md, "Tournaments"); a refusal there stores nothing, and reaches the
 caller as the status :mod:`feltline.api.errors` gives it. The tables the
 director opens are put on the clock as they are stored, which deals them.
 
+``WatchTournament`` sends the tournament's stored events in order, read
+from the store (through the rail's shared :class:`~feltline.api.board.Board`),
+so a watch resumes from its cursor after a dropped connection or a
+restart. A cursor is the position of the last event sent in the
+tournament's stream, as a decimal string; the server sends what comes
+after it.
+
 What a tournament message shows is public at any table: the set-up (the
 seat draws' seed only by its commitment), the entries, the tables open and
 every player's chips as of the last hand ended at their table, places and
@@ -15,15 +22,21 @@ prizes.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import Any
 from uuid import UUID
 
 import grpc
 
-from feltline.api import convert, views
+from feltline.api import convert, pages, views
 from feltline.api.auth import require_role
+from feltline.api.board import Posted
+from feltline.api.bulletins import bulletin
 from feltline.api.errors import ApiError
 from feltline.api.logging import log_action
+from feltline.api.rail import POLL, Rail
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.cardroom.clock import Clock
@@ -31,12 +44,11 @@ from feltline.cardroom.room import Room
 from feltline.domain.ids import tournament_table_id
 from feltline.domain.tournament import TournamentStream
 from feltline.engine.hand.rules import Structure
-from feltline.engine.tournament import Band, Level, Start, Tournament
+from feltline.engine.tournament import Band, Level, SeedRevealed, Start, Tournament
 from feltline_protos.v1 import auth_pb2, errors_pb2, tournaments_pb2, tournaments_pb2_grpc
 
 R = errors_pb2.ErrorReason
 T = tournaments_pb2
-PAGE = 50  # tournaments in a page when the request names no size
 
 STARTS = {
     Start.SIT_AND_GO: T.TOURNAMENT_START_SIT_AND_GO,
@@ -123,10 +135,20 @@ def tournament_message(stream: TournamentStream) -> tournaments_pb2.Tournament:
     return message
 
 
+def _bad_cursor() -> ApiError:
+    return ApiError(
+        R.ERROR_REASON_INVALID_CURSOR,
+        "after is not a cursor of this tournament: send the last cursor received, or none",
+        violations=[("after", "not a cursor this server gave out for this tournament")],
+    )
+
+
 class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
-    def __init__(self, room: Room, clock: Clock) -> None:
+    def __init__(self, room: Room, clock: Clock, rail: Rail, *, poll: float = POLL) -> None:
         self.room = room
         self.clock = clock
+        self.rail = rail
+        self.poll = poll
 
     def CreateTournament(
         self, request: tournaments_pb2.CreateTournamentRequest, context: grpc.ServicerContext
@@ -222,34 +244,29 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
     def ListTournaments(
         self, request: tournaments_pb2.ListTournamentsRequest, context: grpc.ServicerContext
     ) -> tournaments_pb2.ListTournamentsResponse:
-        """Newest first; the page token is the id of the last one sent.
-        (A tournament is read from the store at each request, so no read
-        here lags another process's writes.)"""
+        """Newest first; the page token is the id of the last one sent, tied
+        to the state asked for. (A tournament is read from the store at
+        each request, so no read here lags another process's writes.)"""
         require_role(*ANYONE)
-        keys = self.room.tournaments()[::-1]
-        if request.page_token:
-            try:
-                keys = keys[keys.index(UUID(request.page_token)) + 1 :]
-            except ValueError:
-                raise ApiError(
-                    R.ERROR_REASON_INVALID_CURSOR,
-                    "page_token is not one this server sent: list again from the first page",
-                    violations=[("page_token", "a next_page_token from ListTournaments")],
-                ) from None
-        size = request.page_size or PAGE
-        page: list[tournaments_pb2.Tournament] = []
-        last = None
+        asked = pages.query("ListTournaments", request.state)
+        after = pages.after(asked, request.page_token, (str,))
+        size = pages.size(request.page_size)
+        keys = [str(k) for k in self.room.tournaments()[::-1]]
+        if after is not None:
+            if after[0] not in keys:
+                raise pages.not_ours()
+            keys = keys[keys.index(str(after[0])) + 1 :]
+        page: list[tuple[str, tournaments_pb2.Tournament]] = []
         for key in keys:
-            if len(page) == size:
-                break
-            last = key
-            message = tournament_message(self.room.tournament(key))
+            message = tournament_message(self.room.tournament(UUID(key)))
             if request.state in (T.TOURNAMENT_STATE_UNSPECIFIED, message.state):
-                page.append(message)
-        more = last is not None and last != keys[-1]
-        return T.ListTournamentsResponse(
-            tournaments=page, next_page_token=str(last) if more else ""
-        )
+                if len(page) == size:  # one more: there is a next page
+                    return T.ListTournamentsResponse(
+                        tournaments=[m for _, m in page],
+                        next_page_token=pages.token(asked, (page[-1][0],)),
+                    )
+                page.append((key, message))
+        return T.ListTournamentsResponse(tournaments=[m for _, m in page])
 
     def CancelTournament(
         self, request: tournaments_pb2.CancelTournamentRequest, context: grpc.ServicerContext
@@ -282,6 +299,64 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
                 "GetTournament shows the standings so far",
             )
         return T.GetTournamentResultsResponse(tournament=tournament_message(stream))
+
+    async def WatchTournament(
+        self,
+        request: tournaments_pb2.WatchTournamentRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[tournaments_pb2.WatchTournamentResponse]:
+        require_role(*ANYONE)
+        key = views.parse_id(request.tournament_id)
+        if request.after:
+            at, over = await asyncio.to_thread(self._resume, key, request.after)
+        else:
+            stream = await asyncio.to_thread(self.room.tournament, key)
+            at, over = stream.version, bool(stream.tournament.revealed)
+            yield T.WatchTournamentResponse(cursor=str(at), snapshot=tournament_message(stream))
+        if over:
+            return  # nothing comes after its last event
+        board = self.rail.board(key)
+        while not self.rail.stopping.is_set():
+            seen = self.rail.version(key)
+            if board.stale():
+                await asyncio.to_thread(board.refresh_if_stale)
+            for posted in board.after(at):
+                at = posted.position
+                sent = _sent(key, posted)
+                if sent is not None:
+                    yield sent
+                if isinstance(posted.event, SeedRevealed):
+                    return  # the tournament's last event
+            await self.rail.wait(key, seen, self.poll)
+        raise ApiError(  # not a clean end: the tournament goes on
+            R.ERROR_REASON_TRY_AGAIN,
+            "the server is stopping: resume the watch from the last cursor",
+            retry_after=0.5,
+        )
+
+    def _resume(self, key: UUID, after: str) -> tuple[int, bool]:
+        """The position ``after`` names, which the tournament must have
+        reached, and whether it is its last."""
+        stream = self.room.tournament(key)  # an unknown tournament before a bad cursor
+        if not (after.isascii() and after.isdigit()) or int(after) > stream.version:
+            raise _bad_cursor()
+        at = int(after)
+        return at, at == stream.version and bool(stream.tournament.revealed)
+
+
+def _sent(key: UUID, posted: Posted) -> tournaments_pb2.WatchTournamentResponse | None:
+    """The message sent of ``posted``, built once for every watcher (None
+    for an event never sent: its cursor is passed over)."""
+    if not posted.sent:
+        event = bulletin(key, posted.position, posted.event)
+        posted.sent.append(
+            None
+            if event is None
+            else T.WatchTournamentResponse(cursor=str(posted.position), event=event)
+        )
+    sent = posted.sent[0]
+    assert sent is None or isinstance(sent, T.WatchTournamentResponse)
+    return sent
 
 
 def _admin(caller: Caller) -> str:

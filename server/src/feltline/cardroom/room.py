@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 from uuid import UUID
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.audit.codec import TABLE_EVENT_TYPES, TOURNAMENT_EVENT_TYPES, decode_event
 from feltline.audit.keys import Signer
 from feltline.cardroom import dealer, director
 from feltline.cardroom.errors import (
@@ -76,7 +76,7 @@ from feltline.domain.ids import (
 from feltline.domain.invite import used
 from feltline.domain.match import Match, MatchStream, SeatError
 from feltline.domain.table import TableRecord, TableStream
-from feltline.domain.tournament import TournamentStream
+from feltline.domain.tournament import TournamentRecord, TournamentStream
 from feltline.engine.cards.card import Card
 from feltline.engine.cards.deck import SEED_BYTES
 from feltline.engine.errors import ConfigError, NotYourTurn, RuleError
@@ -211,11 +211,18 @@ class Room:
         self.register = Register(streams, origin=streams.env.get("FELTLINE_LOG_ORIGIN", ""))
         self.retries = RETRIES
         self._listeners: list[Callable[[Committed], None]] = []
+        self._tournament_listeners: list[Callable[[UUID], None]] = []
 
     def listen(self, listener: Callable[[Committed], None]) -> None:
         """Have ``listener`` told of every transaction at a table, right after
         it commits, in the committing thread and in commit order per table."""
         self._listeners.append(listener)
+
+    def listen_tournaments(self, listener: Callable[[UUID], None]) -> None:
+        """Have ``listener`` told the id of every tournament a transaction
+        recorded something in, right after it commits, in the committing
+        thread: a hand begun or ended at its table records in it too."""
+        self._tournament_listeners.append(listener)
 
     def close(self) -> None:
         """Hand this room's tables over (:meth:`Owners.stop`) and close the store."""
@@ -681,7 +688,12 @@ class Room:
         self._tell(work, stored, tables, 0)
 
     def _tell(self, work: Work, stored: list[Stored], tables: list[UUID], hand: int) -> None:
-        """Tell the listeners what ``work`` stored at each of ``tables``."""
+        """Tell the listeners what ``work`` stored at each of ``tables``,
+        and at which tournaments."""
+        recorded = {r.originator_id for r in work.records if isinstance(r, TournamentRecord)}
+        for key in recorded:
+            for told in self._tournament_listeners:
+                told(key)
         signed = {id(r): s for r, s in zip(work.records, stored, strict=True)}
         for table in tables:
             # The request's own table takes its hand's records too.
@@ -954,6 +966,15 @@ class Room:
         with self.streams.reported.reading(table_id):
             for r in cast(list[TableRecord], self.streams.after(table_id, after)):
                 out.append((r, decode_event(r.type, r.version, r.data, TABLE_EVENT_TYPES)))
+        return out
+
+    def tournament_events(self, key: UUID, after: int = 0) -> list[tuple[TournamentRecord, Event]]:
+        """The tournament's records after position ``after``, each with its
+        event decoded: what its watchers are sent."""
+        out: list[tuple[TournamentRecord, Event]] = []
+        with self.streams.reported.reading(key):
+            for r in cast(list[TournamentRecord], self.streams.after(key, after)):
+                out.append((r, decode_event(r.type, r.version, r.data, TOURNAMENT_EVENT_TYPES)))
         return out
 
     def hand_events(

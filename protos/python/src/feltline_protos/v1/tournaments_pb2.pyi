@@ -751,3 +751,871 @@ class GetTournamentResultsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetTournamentResultsResponse: _TypeAlias = GetTournamentResultsResponse  # noqa: Y015
+
+@_typing.final
+class WatchTournamentRequest(_message.Message):
+    """WatchTournament's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    AFTER_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The tournament."""
+    after: _builtins.str
+    """Resume after this cursor (from any WatchTournamentResponse); empty to
+    start with a snapshot of the tournament as it is now; "0" to replay it
+    from its creation. A cursor that is not a position of this tournament
+    is refused (INVALID_ARGUMENT, INVALID_CURSOR).
+    """
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        after: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after", b"after", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchTournamentRequest: _TypeAlias = WatchTournamentRequest  # noqa: Y015
+
+@_typing.final
+class WatchTournamentResponse(_message.Message):
+    """One message of a tournament's stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CURSOR_FIELD_NUMBER: _builtins.int
+    SNAPSHOT_FIELD_NUMBER: _builtins.int
+    EVENT_FIELD_NUMBER: _builtins.int
+    cursor: _builtins.str
+    """Where this message is in the tournament's stream: an opaque string to
+    pass as WatchTournamentRequest.after when reconnecting.
+    """
+    @_builtins.property
+    def snapshot(self) -> Global___Tournament:
+        """First message of a fresh watch: the tournament as it is now, as
+        GetTournament returns it; the events that follow come after it.
+        """
+
+    @_builtins.property
+    def event(self) -> Global___TournamentEvent:
+        """Something happened."""
+
+    def __init__(
+        self,
+        *,
+        cursor: _builtins.str = ...,
+        snapshot: Global___Tournament | None = ...,
+        event: Global___TournamentEvent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "item", b"item", "snapshot", b"snapshot"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cursor", b"cursor", "event", b"event", "item", b"item", "snapshot", b"snapshot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_item: _TypeAlias = _typing.Literal["snapshot", "event"]  # noqa: Y015
+    _WhichOneofArgType_item: _TypeAlias = _typing.Literal["item", b"item"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_item) -> _WhichOneofReturnType_item | None: ...
+
+Global___WatchTournamentResponse: _TypeAlias = WatchTournamentResponse  # noqa: Y015
+
+@_typing.final
+class TournamentChair(_message.Message):
+    """A place at a tournament's table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    TABLE_FIELD_NUMBER: _builtins.int
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    player_id: _builtins.str
+    """The player."""
+    table: _builtins.int
+    """The table's number in the tournament."""
+    table_id: _builtins.str
+    """The table: a table of TableService and WatchService."""
+    seat: _builtins.int
+    """The seat there."""
+    def __init__(
+        self,
+        *,
+        player_id: _builtins.str = ...,
+        table: _builtins.int = ...,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "seat", b"seat", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentChair: _TypeAlias = TournamentChair  # noqa: Y015
+
+@_typing.final
+class TournamentEvent(_message.Message):
+    """One event of a tournament, as stored."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class Created(_message.Message):
+        """The tournament was created; GetTournament shows its set-up."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        display_name: _builtins.str
+        """Its name."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            display_name: _builtins.str = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Registered(_message.Message):
+        """A player entered: their buy-in went to the pool, their fee to the house."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Unregistered(_message.Message):
+        """A player withdrew before the start: the buy-in and fee went back."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Started(_message.Message):
+        """The tournament started: level 1 began."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TIME_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeatsDrawn(_message.Message):
+        """Seats drawn from the seed: everyone's at the start, a late entrant's
+        after it. The players sit there with the starting stack.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        DRAW_FIELD_NUMBER: _builtins.int
+        CHAIRS_FIELD_NUMBER: _builtins.int
+        STACK_FIELD_NUMBER: _builtins.int
+        draw: _builtins.int
+        """Which draw of the seed (docs/rules.md, "Tournaments")."""
+        stack: _builtins.int
+        """Each player's stack, in tournament chips."""
+        @_builtins.property
+        def chairs(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentChair]:
+            """The seats drawn."""
+
+        def __init__(
+            self,
+            *,
+            draw: _builtins.int = ...,
+            chairs: _abc.Iterable[Global___TournamentChair] | None = ...,
+            stack: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["chairs", b"chairs", "draw", b"draw", "stack", b"stack"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class LevelChanged(_message.Message):
+        """A level began; each table plays it from its next hand."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        LEVEL_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        level: _builtins.int
+        """The level, from 1."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When it began (when it was due, for a level on the clock)."""
+
+        def __init__(
+            self,
+            *,
+            level: _builtins.int = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RegistrationClosed(_message.Message):
+        """Nobody more may enter: the pool and its shares are settled."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TIME_FIELD_NUMBER: _builtins.int
+        ENTRANTS_FIELD_NUMBER: _builtins.int
+        PRIZE_POOL_FIELD_NUMBER: _builtins.int
+        SHARES_FIELD_NUMBER: _builtins.int
+        entrants: _builtins.int
+        """How many entered."""
+        prize_pool: _builtins.int
+        """The prize pool, in account chips."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        @_builtins.property
+        def shares(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """Each paid place's share of the pool in basis points, first place first."""
+
+        def __init__(
+            self,
+            *,
+            time: _timestamp_pb2.Timestamp | None = ...,
+            entrants: _builtins.int = ...,
+            prize_pool: _builtins.int = ...,
+            shares: _abc.Iterable[_builtins.int] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["entrants", b"entrants", "prize_pool", b"prize_pool", "shares", b"shares", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HandBegun(_message.Message):
+        """A table deals its next hand."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TABLE_FIELD_NUMBER: _builtins.int
+        TABLE_ID_FIELD_NUMBER: _builtins.int
+        HAND_NUMBER_FIELD_NUMBER: _builtins.int
+        LEVEL_FIELD_NUMBER: _builtins.int
+        BUTTON_FIELD_NUMBER: _builtins.int
+        BIG_BLIND_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        table: _builtins.int
+        """The table's number."""
+        table_id: _builtins.str
+        """The table."""
+        hand_number: _builtins.int
+        """The hand's number at that table."""
+        level: _builtins.int
+        """The level it is played at."""
+        button: _builtins.int
+        """The button's seat."""
+        big_blind: _builtins.int
+        """The big blind's seat; 0 in a game without blinds."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            table: _builtins.int = ...,
+            table_id: _builtins.str = ...,
+            hand_number: _builtins.int = ...,
+            level: _builtins.int = ...,
+            button: _builtins.int = ...,
+            big_blind: _builtins.int = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["big_blind", b"big_blind", "button", b"button", "hand_number", b"hand_number", "level", b"level", "table", b"table", "table_id", b"table_id", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HandPlayed(_message.Message):
+        """A table's hand ended with these stacks."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TABLE_FIELD_NUMBER: _builtins.int
+        TABLE_ID_FIELD_NUMBER: _builtins.int
+        HAND_NUMBER_FIELD_NUMBER: _builtins.int
+        STACKS_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        table: _builtins.int
+        """The table's number."""
+        table_id: _builtins.str
+        """The table."""
+        hand_number: _builtins.int
+        """The hand's number at that table."""
+        @_builtins.property
+        def stacks(self) -> _containers.RepeatedCompositeFieldContainer[_common_pb2.SeatAmount]:
+            """Every seat dealt in, with its stack after the hand."""
+
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            table: _builtins.int = ...,
+            table_id: _builtins.str = ...,
+            hand_number: _builtins.int = ...,
+            stacks: _abc.Iterable[_common_pb2.SeatAmount] | None = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_number", b"hand_number", "stacks", b"stacks", "table", b"table", "table_id", b"table_id", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Eliminated(_message.Message):
+        """A player lost their last chip."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        TABLE_FIELD_NUMBER: _builtins.int
+        TABLE_ID_FIELD_NUMBER: _builtins.int
+        SEAT_FIELD_NUMBER: _builtins.int
+        HAND_NUMBER_FIELD_NUMBER: _builtins.int
+        STACK_FIELD_NUMBER: _builtins.int
+        ROUND_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        table: _builtins.int
+        """The table's number."""
+        table_id: _builtins.str
+        """The table."""
+        seat: _builtins.int
+        """Their seat there."""
+        hand_number: _builtins.int
+        """The hand's number at that table."""
+        stack: _builtins.int
+        """Their stack when that hand began: it ranks those out in one hand."""
+        round: _builtins.int
+        """The hand-for-hand round it happened in; 0 outside hand-for-hand play."""
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            table: _builtins.int = ...,
+            table_id: _builtins.str = ...,
+            seat: _builtins.int = ...,
+            hand_number: _builtins.int = ...,
+            stack: _builtins.int = ...,
+            round: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_number", b"hand_number", "player_id", b"player_id", "round", b"round", "seat", b"seat", "stack", b"stack", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Placed(_message.Message):
+        """Players finished in the places from place on, sharing them."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLACE_FIELD_NUMBER: _builtins.int
+        PLAYER_IDS_FIELD_NUMBER: _builtins.int
+        place: _builtins.int
+        """The best of the places."""
+        @_builtins.property
+        def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+            """The players, one or more."""
+
+        def __init__(
+            self,
+            *,
+            place: _builtins.int = ...,
+            player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "player_ids", b"player_ids"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Paid(_message.Message):
+        """A prize reached a player's account."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        PLACE_FIELD_NUMBER: _builtins.int
+        AMOUNT_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        place: _builtins.int
+        """Their place."""
+        amount: _builtins.int
+        """The prize, in account chips."""
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            place: _builtins.int = ...,
+            amount: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "place", b"place", "player_id", b"player_id"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class PlayerMoved(_message.Message):
+        """A player moved to balance or break tables, with their stack; they are
+        dealt in at once at the new table.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        FROM_CHAIR_FIELD_NUMBER: _builtins.int
+        TO_CHAIR_FIELD_NUMBER: _builtins.int
+        STACK_FIELD_NUMBER: _builtins.int
+        BIG_BLIND_IN_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        stack: _builtins.int
+        """Their stack, in tournament chips."""
+        big_blind_in: _builtins.int
+        """After how many hands at the new table they post its big blind; -1 in
+        a game without blinds.
+        """
+        @_builtins.property
+        def from_chair(self) -> Global___TournamentChair:
+            """Where from."""
+
+        @_builtins.property
+        def to_chair(self) -> Global___TournamentChair:
+            """Where to."""
+
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            from_chair: Global___TournamentChair | None = ...,
+            to_chair: Global___TournamentChair | None = ...,
+            stack: _builtins.int = ...,
+            big_blind_in: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["from_chair", b"from_chair", "to_chair", b"to_chair"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["big_blind_in", b"big_blind_in", "from_chair", b"from_chair", "player_id", b"player_id", "stack", b"stack", "to_chair", b"to_chair"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TableBroken(_message.Message):
+        """A table broke: its players are moved in the PlayerMoved events that
+        follow, and it closes.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TABLE_FIELD_NUMBER: _builtins.int
+        TABLE_ID_FIELD_NUMBER: _builtins.int
+        DRAW_FIELD_NUMBER: _builtins.int
+        table: _builtins.int
+        """The table's number."""
+        table_id: _builtins.str
+        """The table."""
+        draw: _builtins.int
+        """Which draw of the seed ordered its players."""
+        def __init__(
+            self,
+            *,
+            table: _builtins.int = ...,
+            table_id: _builtins.str = ...,
+            draw: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["draw", b"draw", "table", b"table", "table_id", b"table_id"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HandForHandBegun(_message.Message):
+        """Hand-for-hand play began: every table plays one hand and waits."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYERS_FIELD_NUMBER: _builtins.int
+        players: _builtins.int
+        """Players left."""
+        def __init__(
+            self,
+            *,
+            players: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class RoundPlayed(_message.Message):
+        """Every table ended a hand-for-hand round."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        ROUND_FIELD_NUMBER: _builtins.int
+        round: _builtins.int
+        """The round, from 1."""
+        def __init__(
+            self,
+            *,
+            round: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class HandForHandEnded(_message.Message):
+        """Hand-for-hand play ended: every place left is paid."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYERS_FIELD_NUMBER: _builtins.int
+        players: _builtins.int
+        """Players left."""
+        def __init__(
+            self,
+            *,
+            players: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Finished(_message.Message):
+        """The tournament was won."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        TIME_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The winner."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            time: _timestamp_pb2.Timestamp | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Cancelled(_message.Message):
+        """The tournament was cancelled, with these refunds."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        TIME_FIELD_NUMBER: _builtins.int
+        REASON_FIELD_NUMBER: _builtins.int
+        REFUNDS_FIELD_NUMBER: _builtins.int
+        reason: _builtins.str
+        """Why."""
+        @_builtins.property
+        def time(self) -> _timestamp_pb2.Timestamp:
+            """When."""
+
+        @_builtins.property
+        def refunds(self) -> _containers.RepeatedCompositeFieldContainer[Global___TournamentEvent.Refund]:
+            """What each player got back, in account chips."""
+
+        def __init__(
+            self,
+            *,
+            time: _timestamp_pb2.Timestamp | None = ...,
+            reason: _builtins.str = ...,
+            refunds: _abc.Iterable[Global___TournamentEvent.Refund] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "refunds", b"refunds", "time", b"time"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class Refund(_message.Message):
+        """A refund of a cancelled tournament."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PLAYER_ID_FIELD_NUMBER: _builtins.int
+        AMOUNT_FIELD_NUMBER: _builtins.int
+        player_id: _builtins.str
+        """The player."""
+        amount: _builtins.int
+        """In account chips."""
+        def __init__(
+            self,
+            *,
+            player_id: _builtins.str = ...,
+            amount: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "player_id", b"player_id"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeedRevealed(_message.Message):
+        """The seat draws' seed, once no draw is left to make: its SHA-256 is the
+        tournament's seed_commitment, and every draw can be re-checked
+        (docs/rules.md, "Tournaments"). Always the last event.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEED_FIELD_NUMBER: _builtins.int
+        seed: _builtins.bytes
+        """The seed."""
+        def __init__(
+            self,
+            *,
+            seed: _builtins.bytes = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seed", b"seed"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    REGISTERED_FIELD_NUMBER: _builtins.int
+    UNREGISTERED_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
+    SEATS_DRAWN_FIELD_NUMBER: _builtins.int
+    LEVEL_CHANGED_FIELD_NUMBER: _builtins.int
+    REGISTRATION_CLOSED_FIELD_NUMBER: _builtins.int
+    HAND_BEGUN_FIELD_NUMBER: _builtins.int
+    HAND_PLAYED_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    PLACED_FIELD_NUMBER: _builtins.int
+    PAID_FIELD_NUMBER: _builtins.int
+    PLAYER_MOVED_FIELD_NUMBER: _builtins.int
+    TABLE_BROKEN_FIELD_NUMBER: _builtins.int
+    HAND_FOR_HAND_BEGUN_FIELD_NUMBER: _builtins.int
+    ROUND_PLAYED_FIELD_NUMBER: _builtins.int
+    HAND_FOR_HAND_ENDED_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    CANCELLED_FIELD_NUMBER: _builtins.int
+    SEED_REVEALED_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """Its position in the tournament's stream, from 1. The seat draws' seed,
+    stored at position 2, is never sent (only its commitment is public
+    until SeedRevealed): positions skip it.
+    """
+    @_builtins.property
+    def created(self) -> Global___TournamentEvent.Created:
+        """The tournament was created."""
+
+    @_builtins.property
+    def registered(self) -> Global___TournamentEvent.Registered:
+        """A player entered."""
+
+    @_builtins.property
+    def unregistered(self) -> Global___TournamentEvent.Unregistered:
+        """A player withdrew."""
+
+    @_builtins.property
+    def started(self) -> Global___TournamentEvent.Started:
+        """It started."""
+
+    @_builtins.property
+    def seats_drawn(self) -> Global___TournamentEvent.SeatsDrawn:
+        """Seats were drawn."""
+
+    @_builtins.property
+    def level_changed(self) -> Global___TournamentEvent.LevelChanged:
+        """A level began."""
+
+    @_builtins.property
+    def registration_closed(self) -> Global___TournamentEvent.RegistrationClosed:
+        """Registration closed."""
+
+    @_builtins.property
+    def hand_begun(self) -> Global___TournamentEvent.HandBegun:
+        """A table began a hand."""
+
+    @_builtins.property
+    def hand_played(self) -> Global___TournamentEvent.HandPlayed:
+        """A table ended a hand."""
+
+    @_builtins.property
+    def eliminated(self) -> Global___TournamentEvent.Eliminated:
+        """A player was eliminated."""
+
+    @_builtins.property
+    def placed(self) -> Global___TournamentEvent.Placed:
+        """Places were settled."""
+
+    @_builtins.property
+    def paid(self) -> Global___TournamentEvent.Paid:
+        """A prize was paid."""
+
+    @_builtins.property
+    def player_moved(self) -> Global___TournamentEvent.PlayerMoved:
+        """A player moved."""
+
+    @_builtins.property
+    def table_broken(self) -> Global___TournamentEvent.TableBroken:
+        """A table broke."""
+
+    @_builtins.property
+    def hand_for_hand_begun(self) -> Global___TournamentEvent.HandForHandBegun:
+        """Hand-for-hand play began."""
+
+    @_builtins.property
+    def round_played(self) -> Global___TournamentEvent.RoundPlayed:
+        """A hand-for-hand round ended."""
+
+    @_builtins.property
+    def hand_for_hand_ended(self) -> Global___TournamentEvent.HandForHandEnded:
+        """Hand-for-hand play ended."""
+
+    @_builtins.property
+    def finished(self) -> Global___TournamentEvent.Finished:
+        """The tournament finished."""
+
+    @_builtins.property
+    def cancelled(self) -> Global___TournamentEvent.Cancelled:
+        """The tournament was cancelled."""
+
+    @_builtins.property
+    def seed_revealed(self) -> Global___TournamentEvent.SeedRevealed:
+        """The seed was revealed."""
+
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        created: Global___TournamentEvent.Created | None = ...,
+        registered: Global___TournamentEvent.Registered | None = ...,
+        unregistered: Global___TournamentEvent.Unregistered | None = ...,
+        started: Global___TournamentEvent.Started | None = ...,
+        seats_drawn: Global___TournamentEvent.SeatsDrawn | None = ...,
+        level_changed: Global___TournamentEvent.LevelChanged | None = ...,
+        registration_closed: Global___TournamentEvent.RegistrationClosed | None = ...,
+        hand_begun: Global___TournamentEvent.HandBegun | None = ...,
+        hand_played: Global___TournamentEvent.HandPlayed | None = ...,
+        eliminated: Global___TournamentEvent.Eliminated | None = ...,
+        placed: Global___TournamentEvent.Placed | None = ...,
+        paid: Global___TournamentEvent.Paid | None = ...,
+        player_moved: Global___TournamentEvent.PlayerMoved | None = ...,
+        table_broken: Global___TournamentEvent.TableBroken | None = ...,
+        hand_for_hand_begun: Global___TournamentEvent.HandForHandBegun | None = ...,
+        round_played: Global___TournamentEvent.RoundPlayed | None = ...,
+        hand_for_hand_ended: Global___TournamentEvent.HandForHandEnded | None = ...,
+        finished: Global___TournamentEvent.Finished | None = ...,
+        cancelled: Global___TournamentEvent.Cancelled | None = ...,
+        seed_revealed: Global___TournamentEvent.SeedRevealed | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "created", b"created", "eliminated", b"eliminated", "finished", b"finished", "hand_begun", b"hand_begun", "hand_for_hand_begun", b"hand_for_hand_begun", "hand_for_hand_ended", b"hand_for_hand_ended", "hand_played", b"hand_played", "kind", b"kind", "level_changed", b"level_changed", "paid", b"paid", "placed", b"placed", "player_moved", b"player_moved", "registered", b"registered", "registration_closed", b"registration_closed", "round_played", b"round_played", "seats_drawn", b"seats_drawn", "seed_revealed", b"seed_revealed", "started", b"started", "table_broken", b"table_broken", "unregistered", b"unregistered"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancelled", b"cancelled", "created", b"created", "eliminated", b"eliminated", "finished", b"finished", "hand_begun", b"hand_begun", "hand_for_hand_begun", b"hand_for_hand_begun", "hand_for_hand_ended", b"hand_for_hand_ended", "hand_played", b"hand_played", "kind", b"kind", "level_changed", b"level_changed", "paid", b"paid", "placed", b"placed", "player_moved", b"player_moved", "registered", b"registered", "registration_closed", b"registration_closed", "round_played", b"round_played", "seats_drawn", b"seats_drawn", "seed_revealed", b"seed_revealed", "sequence", b"sequence", "started", b"started", "table_broken", b"table_broken", "unregistered", b"unregistered"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["created", "registered", "unregistered", "started", "seats_drawn", "level_changed", "registration_closed", "hand_begun", "hand_played", "eliminated", "placed", "paid", "player_moved", "table_broken", "hand_for_hand_begun", "round_played", "hand_for_hand_ended", "finished", "cancelled", "seed_revealed"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___TournamentEvent: _TypeAlias = TournamentEvent  # noqa: Y015

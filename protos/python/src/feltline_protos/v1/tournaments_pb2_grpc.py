@@ -76,6 +76,11 @@ class TournamentServiceStub:
                 request_serializer=feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsRequest.SerializeToString,
                 response_deserializer=feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsResponse.FromString,
                 _registered_method=True)
+        self.WatchTournament = channel.unary_stream(
+                '/feltline.v1.TournamentService/WatchTournament',
+                request_serializer=feltline_dot_v1_dot_tournaments__pb2.WatchTournamentRequest.SerializeToString,
+                response_deserializer=feltline_dot_v1_dot_tournaments__pb2.WatchTournamentResponse.FromString,
+                _registered_method=True)
 
 
 class TournamentServiceServicer:
@@ -142,6 +147,22 @@ class TournamentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchTournament(self, request, context):
+        """Streams a tournament's events in the order stored: entries, the seat
+        draws, level changes, each hand begun and ended at each table, moves,
+        broken tables, eliminations, places, prizes, the end or the
+        cancellation. A fresh watch begins with the tournament as it is now;
+        after a dropped connection, call again with the cursor of the last
+        message received: the stream resumes right after it, with nothing
+        missed or repeated. It ends after the tournament's last event
+        (TournamentEvent.SeedRevealed, after its finish or cancellation).
+        Every event is public: no card, and the seat draws' seed only once
+        revealed. Any role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TournamentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -179,6 +200,11 @@ def add_TournamentServiceServicer_to_server(servicer, server):
                     servicer.GetTournamentResults,
                     request_deserializer=feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsRequest.FromString,
                     response_serializer=feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsResponse.SerializeToString,
+            ),
+            'WatchTournament': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTournament,
+                    request_deserializer=feltline_dot_v1_dot_tournaments__pb2.WatchTournamentRequest.FromString,
+                    response_serializer=feltline_dot_v1_dot_tournaments__pb2.WatchTournamentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -376,6 +402,33 @@ class TournamentService:
             '/feltline.v1.TournamentService/GetTournamentResults',
             feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsRequest.SerializeToString,
             feltline_dot_v1_dot_tournaments__pb2.GetTournamentResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/feltline.v1.TournamentService/WatchTournament',
+            feltline_dot_v1_dot_tournaments__pb2.WatchTournamentRequest.SerializeToString,
+            feltline_dot_v1_dot_tournaments__pb2.WatchTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -64,6 +64,18 @@ class TournamentServiceStub:
     """The results of a finished tournament: every place and prize. Any role;
     FAILED_PRECONDITION until it finishes.
     """
+    WatchTournament: _grpc.UnaryStreamMultiCallable[_tournaments_pb2.WatchTournamentRequest, _tournaments_pb2.WatchTournamentResponse]
+    """Streams a tournament's events in the order stored: entries, the seat
+    draws, level changes, each hand begun and ended at each table, moves,
+    broken tables, eliminations, places, prizes, the end or the
+    cancellation. A fresh watch begins with the tournament as it is now;
+    after a dropped connection, call again with the cursor of the last
+    message received: the stream resumes right after it, with nothing
+    missed or repeated. It ends after the tournament's last event
+    (TournamentEvent.SeedRevealed, after its finish or cancellation).
+    Every event is public: no card, and the seat draws' seed only once
+    revealed. Any role.
+    """
 
 @_typing.type_check_only
 class TournamentServiceAsyncStub(TournamentServiceStub):
@@ -99,6 +111,18 @@ class TournamentServiceAsyncStub(TournamentServiceStub):
     GetTournamentResults: _aio.UnaryUnaryMultiCallable[_tournaments_pb2.GetTournamentResultsRequest, _tournaments_pb2.GetTournamentResultsResponse]  # type: ignore[assignment]
     """The results of a finished tournament: every place and prize. Any role;
     FAILED_PRECONDITION until it finishes.
+    """
+    WatchTournament: _aio.UnaryStreamMultiCallable[_tournaments_pb2.WatchTournamentRequest, _tournaments_pb2.WatchTournamentResponse]  # type: ignore[assignment]
+    """Streams a tournament's events in the order stored: entries, the seat
+    draws, level changes, each hand begun and ended at each table, moves,
+    broken tables, eliminations, places, prizes, the end or the
+    cancellation. A fresh watch begins with the tournament as it is now;
+    after a dropped connection, call again with the cursor of the last
+    message received: the stream resumes right after it, with nothing
+    missed or repeated. It ends after the tournament's last event
+    (TournamentEvent.SeedRevealed, after its finish or cancellation).
+    Every event is public: no card, and the seat draws' seed only once
+    revealed. Any role.
     """
 
 class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -174,6 +198,24 @@ class TournamentServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_tournaments_pb2.GetTournamentResultsResponse, _abc.Awaitable[_tournaments_pb2.GetTournamentResultsResponse]]:
         """The results of a finished tournament: every place and prize. Any role;
         FAILED_PRECONDITION until it finishes.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchTournament(
+        self,
+        request: _tournaments_pb2.WatchTournamentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_tournaments_pb2.WatchTournamentResponse], _abc.AsyncIterator[_tournaments_pb2.WatchTournamentResponse]]:
+        """Streams a tournament's events in the order stored: entries, the seat
+        draws, level changes, each hand begun and ended at each table, moves,
+        broken tables, eliminations, places, prizes, the end or the
+        cancellation. A fresh watch begins with the tournament as it is now;
+        after a dropped connection, call again with the cursor of the last
+        message received: the stream resumes right after it, with nothing
+        missed or repeated. It ends after the tournament's last event
+        (TournamentEvent.SeedRevealed, after its finish or cancellation).
+        Every event is public: no card, and the seat draws' seed only once
+        revealed. Any role.
         """
 
 def add_TournamentServiceServicer_to_server(servicer: TournamentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

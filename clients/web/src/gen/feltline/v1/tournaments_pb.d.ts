@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Stakes, TableConfig } from "./common_pb.js";
+import type { SeatAmount, Stakes, TableConfig } from "./common_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -748,6 +748,1003 @@ export declare type GetTournamentResultsResponse = Message<"feltline.v1.GetTourn
 export declare const GetTournamentResultsResponseSchema: GenMessage<GetTournamentResultsResponse>;
 
 /**
+ * WatchTournament's request.
+ *
+ * @generated from message feltline.v1.WatchTournamentRequest
+ */
+export declare type WatchTournamentRequest = Message<"feltline.v1.WatchTournamentRequest"> & {
+  /**
+   * The tournament.
+   *
+   * @generated from field: string tournament_id = 1;
+   */
+  tournamentId: string;
+
+  /**
+   * Resume after this cursor (from any WatchTournamentResponse); empty to
+   * start with a snapshot of the tournament as it is now; "0" to replay it
+   * from its creation. A cursor that is not a position of this tournament
+   * is refused (INVALID_ARGUMENT, INVALID_CURSOR).
+   *
+   * @generated from field: string after = 2;
+   */
+  after: string;
+};
+
+/**
+ * Describes the message feltline.v1.WatchTournamentRequest.
+ * Use `create(WatchTournamentRequestSchema)` to create a new message.
+ */
+export declare const WatchTournamentRequestSchema: GenMessage<WatchTournamentRequest>;
+
+/**
+ * One message of a tournament's stream.
+ *
+ * @generated from message feltline.v1.WatchTournamentResponse
+ */
+export declare type WatchTournamentResponse = Message<"feltline.v1.WatchTournamentResponse"> & {
+  /**
+   * Where this message is in the tournament's stream: an opaque string to
+   * pass as WatchTournamentRequest.after when reconnecting.
+   *
+   * @generated from field: string cursor = 1;
+   */
+  cursor: string;
+
+  /**
+   * The message.
+   *
+   * @generated from oneof feltline.v1.WatchTournamentResponse.item
+   */
+  item: {
+    /**
+     * First message of a fresh watch: the tournament as it is now, as
+     * GetTournament returns it; the events that follow come after it.
+     *
+     * @generated from field: feltline.v1.Tournament snapshot = 10;
+     */
+    value: Tournament;
+    case: "snapshot";
+  } | {
+    /**
+     * Something happened.
+     *
+     * @generated from field: feltline.v1.TournamentEvent event = 11;
+     */
+    value: TournamentEvent;
+    case: "event";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message feltline.v1.WatchTournamentResponse.
+ * Use `create(WatchTournamentResponseSchema)` to create a new message.
+ */
+export declare const WatchTournamentResponseSchema: GenMessage<WatchTournamentResponse>;
+
+/**
+ * A place at a tournament's table.
+ *
+ * @generated from message feltline.v1.TournamentChair
+ */
+export declare type TournamentChair = Message<"feltline.v1.TournamentChair"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The table's number in the tournament.
+   *
+   * @generated from field: uint32 table = 2;
+   */
+  table: number;
+
+  /**
+   * The table: a table of TableService and WatchService.
+   *
+   * @generated from field: string table_id = 3;
+   */
+  tableId: string;
+
+  /**
+   * The seat there.
+   *
+   * @generated from field: uint32 seat = 4;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentChair.
+ * Use `create(TournamentChairSchema)` to create a new message.
+ */
+export declare const TournamentChairSchema: GenMessage<TournamentChair>;
+
+/**
+ * One event of a tournament, as stored.
+ *
+ * @generated from message feltline.v1.TournamentEvent
+ */
+export declare type TournamentEvent = Message<"feltline.v1.TournamentEvent"> & {
+  /**
+   * Its position in the tournament's stream, from 1. The seat draws' seed,
+   * stored at position 2, is never sent (only its commitment is public
+   * until SeedRevealed): positions skip it.
+   *
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * What happened.
+   *
+   * @generated from oneof feltline.v1.TournamentEvent.kind
+   */
+  kind: {
+    /**
+     * The tournament was created.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Created created = 10;
+     */
+    value: TournamentEvent_Created;
+    case: "created";
+  } | {
+    /**
+     * A player entered.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Registered registered = 11;
+     */
+    value: TournamentEvent_Registered;
+    case: "registered";
+  } | {
+    /**
+     * A player withdrew.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Unregistered unregistered = 12;
+     */
+    value: TournamentEvent_Unregistered;
+    case: "unregistered";
+  } | {
+    /**
+     * It started.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Started started = 13;
+     */
+    value: TournamentEvent_Started;
+    case: "started";
+  } | {
+    /**
+     * Seats were drawn.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.SeatsDrawn seats_drawn = 14;
+     */
+    value: TournamentEvent_SeatsDrawn;
+    case: "seatsDrawn";
+  } | {
+    /**
+     * A level began.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.LevelChanged level_changed = 15;
+     */
+    value: TournamentEvent_LevelChanged;
+    case: "levelChanged";
+  } | {
+    /**
+     * Registration closed.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.RegistrationClosed registration_closed = 16;
+     */
+    value: TournamentEvent_RegistrationClosed;
+    case: "registrationClosed";
+  } | {
+    /**
+     * A table began a hand.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.HandBegun hand_begun = 17;
+     */
+    value: TournamentEvent_HandBegun;
+    case: "handBegun";
+  } | {
+    /**
+     * A table ended a hand.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.HandPlayed hand_played = 18;
+     */
+    value: TournamentEvent_HandPlayed;
+    case: "handPlayed";
+  } | {
+    /**
+     * A player was eliminated.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Eliminated eliminated = 19;
+     */
+    value: TournamentEvent_Eliminated;
+    case: "eliminated";
+  } | {
+    /**
+     * Places were settled.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Placed placed = 20;
+     */
+    value: TournamentEvent_Placed;
+    case: "placed";
+  } | {
+    /**
+     * A prize was paid.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Paid paid = 21;
+     */
+    value: TournamentEvent_Paid;
+    case: "paid";
+  } | {
+    /**
+     * A player moved.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.PlayerMoved player_moved = 22;
+     */
+    value: TournamentEvent_PlayerMoved;
+    case: "playerMoved";
+  } | {
+    /**
+     * A table broke.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.TableBroken table_broken = 23;
+     */
+    value: TournamentEvent_TableBroken;
+    case: "tableBroken";
+  } | {
+    /**
+     * Hand-for-hand play began.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.HandForHandBegun hand_for_hand_begun = 24;
+     */
+    value: TournamentEvent_HandForHandBegun;
+    case: "handForHandBegun";
+  } | {
+    /**
+     * A hand-for-hand round ended.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.RoundPlayed round_played = 25;
+     */
+    value: TournamentEvent_RoundPlayed;
+    case: "roundPlayed";
+  } | {
+    /**
+     * Hand-for-hand play ended.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.HandForHandEnded hand_for_hand_ended = 26;
+     */
+    value: TournamentEvent_HandForHandEnded;
+    case: "handForHandEnded";
+  } | {
+    /**
+     * The tournament finished.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Finished finished = 27;
+     */
+    value: TournamentEvent_Finished;
+    case: "finished";
+  } | {
+    /**
+     * The tournament was cancelled.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.Cancelled cancelled = 28;
+     */
+    value: TournamentEvent_Cancelled;
+    case: "cancelled";
+  } | {
+    /**
+     * The seed was revealed.
+     *
+     * @generated from field: feltline.v1.TournamentEvent.SeedRevealed seed_revealed = 29;
+     */
+    value: TournamentEvent_SeedRevealed;
+    case: "seedRevealed";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.
+ * Use `create(TournamentEventSchema)` to create a new message.
+ */
+export declare const TournamentEventSchema: GenMessage<TournamentEvent>;
+
+/**
+ * The tournament was created; GetTournament shows its set-up.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Created
+ */
+export declare type TournamentEvent_Created = Message<"feltline.v1.TournamentEvent.Created"> & {
+  /**
+   * Its name.
+   *
+   * @generated from field: string display_name = 1;
+   */
+  displayName: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Created.
+ * Use `create(TournamentEvent_CreatedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_CreatedSchema: GenMessage<TournamentEvent_Created>;
+
+/**
+ * A player entered: their buy-in went to the pool, their fee to the house.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Registered
+ */
+export declare type TournamentEvent_Registered = Message<"feltline.v1.TournamentEvent.Registered"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Registered.
+ * Use `create(TournamentEvent_RegisteredSchema)` to create a new message.
+ */
+export declare const TournamentEvent_RegisteredSchema: GenMessage<TournamentEvent_Registered>;
+
+/**
+ * A player withdrew before the start: the buy-in and fee went back.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Unregistered
+ */
+export declare type TournamentEvent_Unregistered = Message<"feltline.v1.TournamentEvent.Unregistered"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Unregistered.
+ * Use `create(TournamentEvent_UnregisteredSchema)` to create a new message.
+ */
+export declare const TournamentEvent_UnregisteredSchema: GenMessage<TournamentEvent_Unregistered>;
+
+/**
+ * The tournament started: level 1 began.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Started
+ */
+export declare type TournamentEvent_Started = Message<"feltline.v1.TournamentEvent.Started"> & {
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Started.
+ * Use `create(TournamentEvent_StartedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_StartedSchema: GenMessage<TournamentEvent_Started>;
+
+/**
+ * Seats drawn from the seed: everyone's at the start, a late entrant's
+ * after it. The players sit there with the starting stack.
+ *
+ * @generated from message feltline.v1.TournamentEvent.SeatsDrawn
+ */
+export declare type TournamentEvent_SeatsDrawn = Message<"feltline.v1.TournamentEvent.SeatsDrawn"> & {
+  /**
+   * Which draw of the seed (docs/rules.md, "Tournaments").
+   *
+   * @generated from field: uint32 draw = 1;
+   */
+  draw: number;
+
+  /**
+   * The seats drawn.
+   *
+   * @generated from field: repeated feltline.v1.TournamentChair chairs = 2;
+   */
+  chairs: TournamentChair[];
+
+  /**
+   * Each player's stack, in tournament chips.
+   *
+   * @generated from field: uint64 stack = 3;
+   */
+  stack: bigint;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.SeatsDrawn.
+ * Use `create(TournamentEvent_SeatsDrawnSchema)` to create a new message.
+ */
+export declare const TournamentEvent_SeatsDrawnSchema: GenMessage<TournamentEvent_SeatsDrawn>;
+
+/**
+ * A level began; each table plays it from its next hand.
+ *
+ * @generated from message feltline.v1.TournamentEvent.LevelChanged
+ */
+export declare type TournamentEvent_LevelChanged = Message<"feltline.v1.TournamentEvent.LevelChanged"> & {
+  /**
+   * The level, from 1.
+   *
+   * @generated from field: uint32 level = 1;
+   */
+  level: number;
+
+  /**
+   * When it began (when it was due, for a level on the clock).
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.LevelChanged.
+ * Use `create(TournamentEvent_LevelChangedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_LevelChangedSchema: GenMessage<TournamentEvent_LevelChanged>;
+
+/**
+ * Nobody more may enter: the pool and its shares are settled.
+ *
+ * @generated from message feltline.v1.TournamentEvent.RegistrationClosed
+ */
+export declare type TournamentEvent_RegistrationClosed = Message<"feltline.v1.TournamentEvent.RegistrationClosed"> & {
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * How many entered.
+   *
+   * @generated from field: uint32 entrants = 2;
+   */
+  entrants: number;
+
+  /**
+   * The prize pool, in account chips.
+   *
+   * @generated from field: uint64 prize_pool = 3;
+   */
+  prizePool: bigint;
+
+  /**
+   * Each paid place's share of the pool in basis points, first place first.
+   *
+   * @generated from field: repeated uint32 shares = 4;
+   */
+  shares: number[];
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.RegistrationClosed.
+ * Use `create(TournamentEvent_RegistrationClosedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_RegistrationClosedSchema: GenMessage<TournamentEvent_RegistrationClosed>;
+
+/**
+ * A table deals its next hand.
+ *
+ * @generated from message feltline.v1.TournamentEvent.HandBegun
+ */
+export declare type TournamentEvent_HandBegun = Message<"feltline.v1.TournamentEvent.HandBegun"> & {
+  /**
+   * The table's number.
+   *
+   * @generated from field: uint32 table = 1;
+   */
+  table: number;
+
+  /**
+   * The table.
+   *
+   * @generated from field: string table_id = 2;
+   */
+  tableId: string;
+
+  /**
+   * The hand's number at that table.
+   *
+   * @generated from field: uint32 hand_number = 3;
+   */
+  handNumber: number;
+
+  /**
+   * The level it is played at.
+   *
+   * @generated from field: uint32 level = 4;
+   */
+  level: number;
+
+  /**
+   * The button's seat.
+   *
+   * @generated from field: uint32 button = 5;
+   */
+  button: number;
+
+  /**
+   * The big blind's seat; 0 in a game without blinds.
+   *
+   * @generated from field: uint32 big_blind = 6;
+   */
+  bigBlind: number;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 7;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.HandBegun.
+ * Use `create(TournamentEvent_HandBegunSchema)` to create a new message.
+ */
+export declare const TournamentEvent_HandBegunSchema: GenMessage<TournamentEvent_HandBegun>;
+
+/**
+ * A table's hand ended with these stacks.
+ *
+ * @generated from message feltline.v1.TournamentEvent.HandPlayed
+ */
+export declare type TournamentEvent_HandPlayed = Message<"feltline.v1.TournamentEvent.HandPlayed"> & {
+  /**
+   * The table's number.
+   *
+   * @generated from field: uint32 table = 1;
+   */
+  table: number;
+
+  /**
+   * The table.
+   *
+   * @generated from field: string table_id = 2;
+   */
+  tableId: string;
+
+  /**
+   * The hand's number at that table.
+   *
+   * @generated from field: uint32 hand_number = 3;
+   */
+  handNumber: number;
+
+  /**
+   * Every seat dealt in, with its stack after the hand.
+   *
+   * @generated from field: repeated feltline.v1.SeatAmount stacks = 4;
+   */
+  stacks: SeatAmount[];
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.HandPlayed.
+ * Use `create(TournamentEvent_HandPlayedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_HandPlayedSchema: GenMessage<TournamentEvent_HandPlayed>;
+
+/**
+ * A player lost their last chip.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Eliminated
+ */
+export declare type TournamentEvent_Eliminated = Message<"feltline.v1.TournamentEvent.Eliminated"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * The table's number.
+   *
+   * @generated from field: uint32 table = 2;
+   */
+  table: number;
+
+  /**
+   * The table.
+   *
+   * @generated from field: string table_id = 3;
+   */
+  tableId: string;
+
+  /**
+   * Their seat there.
+   *
+   * @generated from field: uint32 seat = 4;
+   */
+  seat: number;
+
+  /**
+   * The hand's number at that table.
+   *
+   * @generated from field: uint32 hand_number = 5;
+   */
+  handNumber: number;
+
+  /**
+   * Their stack when that hand began: it ranks those out in one hand.
+   *
+   * @generated from field: uint64 stack = 6;
+   */
+  stack: bigint;
+
+  /**
+   * The hand-for-hand round it happened in; 0 outside hand-for-hand play.
+   *
+   * @generated from field: uint32 round = 7;
+   */
+  round: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Eliminated.
+ * Use `create(TournamentEvent_EliminatedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_EliminatedSchema: GenMessage<TournamentEvent_Eliminated>;
+
+/**
+ * Players finished in the places from place on, sharing them.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Placed
+ */
+export declare type TournamentEvent_Placed = Message<"feltline.v1.TournamentEvent.Placed"> & {
+  /**
+   * The best of the places.
+   *
+   * @generated from field: uint32 place = 1;
+   */
+  place: number;
+
+  /**
+   * The players, one or more.
+   *
+   * @generated from field: repeated string player_ids = 2;
+   */
+  playerIds: string[];
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Placed.
+ * Use `create(TournamentEvent_PlacedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_PlacedSchema: GenMessage<TournamentEvent_Placed>;
+
+/**
+ * A prize reached a player's account.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Paid
+ */
+export declare type TournamentEvent_Paid = Message<"feltline.v1.TournamentEvent.Paid"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * Their place.
+   *
+   * @generated from field: uint32 place = 2;
+   */
+  place: number;
+
+  /**
+   * The prize, in account chips.
+   *
+   * @generated from field: uint64 amount = 3;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Paid.
+ * Use `create(TournamentEvent_PaidSchema)` to create a new message.
+ */
+export declare const TournamentEvent_PaidSchema: GenMessage<TournamentEvent_Paid>;
+
+/**
+ * A player moved to balance or break tables, with their stack; they are
+ * dealt in at once at the new table.
+ *
+ * @generated from message feltline.v1.TournamentEvent.PlayerMoved
+ */
+export declare type TournamentEvent_PlayerMoved = Message<"feltline.v1.TournamentEvent.PlayerMoved"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * Where from.
+   *
+   * @generated from field: feltline.v1.TournamentChair from_chair = 2;
+   */
+  fromChair?: TournamentChair | undefined;
+
+  /**
+   * Where to.
+   *
+   * @generated from field: feltline.v1.TournamentChair to_chair = 3;
+   */
+  toChair?: TournamentChair | undefined;
+
+  /**
+   * Their stack, in tournament chips.
+   *
+   * @generated from field: uint64 stack = 4;
+   */
+  stack: bigint;
+
+  /**
+   * After how many hands at the new table they post its big blind; -1 in
+   * a game without blinds.
+   *
+   * @generated from field: int32 big_blind_in = 5;
+   */
+  bigBlindIn: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.PlayerMoved.
+ * Use `create(TournamentEvent_PlayerMovedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_PlayerMovedSchema: GenMessage<TournamentEvent_PlayerMoved>;
+
+/**
+ * A table broke: its players are moved in the PlayerMoved events that
+ * follow, and it closes.
+ *
+ * @generated from message feltline.v1.TournamentEvent.TableBroken
+ */
+export declare type TournamentEvent_TableBroken = Message<"feltline.v1.TournamentEvent.TableBroken"> & {
+  /**
+   * The table's number.
+   *
+   * @generated from field: uint32 table = 1;
+   */
+  table: number;
+
+  /**
+   * The table.
+   *
+   * @generated from field: string table_id = 2;
+   */
+  tableId: string;
+
+  /**
+   * Which draw of the seed ordered its players.
+   *
+   * @generated from field: uint32 draw = 3;
+   */
+  draw: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.TableBroken.
+ * Use `create(TournamentEvent_TableBrokenSchema)` to create a new message.
+ */
+export declare const TournamentEvent_TableBrokenSchema: GenMessage<TournamentEvent_TableBroken>;
+
+/**
+ * Hand-for-hand play began: every table plays one hand and waits.
+ *
+ * @generated from message feltline.v1.TournamentEvent.HandForHandBegun
+ */
+export declare type TournamentEvent_HandForHandBegun = Message<"feltline.v1.TournamentEvent.HandForHandBegun"> & {
+  /**
+   * Players left.
+   *
+   * @generated from field: uint32 players = 1;
+   */
+  players: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.HandForHandBegun.
+ * Use `create(TournamentEvent_HandForHandBegunSchema)` to create a new message.
+ */
+export declare const TournamentEvent_HandForHandBegunSchema: GenMessage<TournamentEvent_HandForHandBegun>;
+
+/**
+ * Every table ended a hand-for-hand round.
+ *
+ * @generated from message feltline.v1.TournamentEvent.RoundPlayed
+ */
+export declare type TournamentEvent_RoundPlayed = Message<"feltline.v1.TournamentEvent.RoundPlayed"> & {
+  /**
+   * The round, from 1.
+   *
+   * @generated from field: uint32 round = 1;
+   */
+  round: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.RoundPlayed.
+ * Use `create(TournamentEvent_RoundPlayedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_RoundPlayedSchema: GenMessage<TournamentEvent_RoundPlayed>;
+
+/**
+ * Hand-for-hand play ended: every place left is paid.
+ *
+ * @generated from message feltline.v1.TournamentEvent.HandForHandEnded
+ */
+export declare type TournamentEvent_HandForHandEnded = Message<"feltline.v1.TournamentEvent.HandForHandEnded"> & {
+  /**
+   * Players left.
+   *
+   * @generated from field: uint32 players = 1;
+   */
+  players: number;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.HandForHandEnded.
+ * Use `create(TournamentEvent_HandForHandEndedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_HandForHandEndedSchema: GenMessage<TournamentEvent_HandForHandEnded>;
+
+/**
+ * The tournament was won.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Finished
+ */
+export declare type TournamentEvent_Finished = Message<"feltline.v1.TournamentEvent.Finished"> & {
+  /**
+   * The winner.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Finished.
+ * Use `create(TournamentEvent_FinishedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_FinishedSchema: GenMessage<TournamentEvent_Finished>;
+
+/**
+ * The tournament was cancelled, with these refunds.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Cancelled
+ */
+export declare type TournamentEvent_Cancelled = Message<"feltline.v1.TournamentEvent.Cancelled"> & {
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Why.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * What each player got back, in account chips.
+   *
+   * @generated from field: repeated feltline.v1.TournamentEvent.Refund refunds = 3;
+   */
+  refunds: TournamentEvent_Refund[];
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Cancelled.
+ * Use `create(TournamentEvent_CancelledSchema)` to create a new message.
+ */
+export declare const TournamentEvent_CancelledSchema: GenMessage<TournamentEvent_Cancelled>;
+
+/**
+ * A refund of a cancelled tournament.
+ *
+ * @generated from message feltline.v1.TournamentEvent.Refund
+ */
+export declare type TournamentEvent_Refund = Message<"feltline.v1.TournamentEvent.Refund"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * In account chips.
+   *
+   * @generated from field: uint64 amount = 2;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.Refund.
+ * Use `create(TournamentEvent_RefundSchema)` to create a new message.
+ */
+export declare const TournamentEvent_RefundSchema: GenMessage<TournamentEvent_Refund>;
+
+/**
+ * The seat draws' seed, once no draw is left to make: its SHA-256 is the
+ * tournament's seed_commitment, and every draw can be re-checked
+ * (docs/rules.md, "Tournaments"). Always the last event.
+ *
+ * @generated from message feltline.v1.TournamentEvent.SeedRevealed
+ */
+export declare type TournamentEvent_SeedRevealed = Message<"feltline.v1.TournamentEvent.SeedRevealed"> & {
+  /**
+   * The seed.
+   *
+   * @generated from field: bytes seed = 1;
+   */
+  seed: Uint8Array;
+};
+
+/**
+ * Describes the message feltline.v1.TournamentEvent.SeedRevealed.
+ * Use `create(TournamentEvent_SeedRevealedSchema)` to create a new message.
+ */
+export declare const TournamentEvent_SeedRevealedSchema: GenMessage<TournamentEvent_SeedRevealed>;
+
+/**
  * How a tournament starts.
  *
  * @generated from enum feltline.v1.TournamentStart
@@ -914,6 +1911,25 @@ export declare const TournamentService: GenService<{
     methodKind: "unary";
     input: typeof GetTournamentResultsRequestSchema;
     output: typeof GetTournamentResultsResponseSchema;
+  },
+  /**
+   * Streams a tournament's events in the order stored: entries, the seat
+   * draws, level changes, each hand begun and ended at each table, moves,
+   * broken tables, eliminations, places, prizes, the end or the
+   * cancellation. A fresh watch begins with the tournament as it is now;
+   * after a dropped connection, call again with the cursor of the last
+   * message received: the stream resumes right after it, with nothing
+   * missed or repeated. It ends after the tournament's last event
+   * (TournamentEvent.SeedRevealed, after its finish or cancellation).
+   * Every event is public: no card, and the seat draws' seed only once
+   * revealed. Any role.
+   *
+   * @generated from rpc feltline.v1.TournamentService.WatchTournament
+   */
+  watchTournament: {
+    methodKind: "server_streaming";
+    input: typeof WatchTournamentRequestSchema;
+    output: typeof WatchTournamentResponseSchema;
   },
 }>;
 
