@@ -15,19 +15,95 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
 from feltline.audit.keys import Signer
-from feltline.domain.ids import account_id, pool_id, tournament_id
+from feltline.cardroom.errors import OwnedElsewhere
+from feltline.cardroom.room import Room
+from feltline.domain.ids import account_id, pool_id, tournament_id, tournament_table_id
+from feltline.engine.events import Action
+from feltline.engine.turn import waiting_on
 from feltline.store.check import check
+from feltline.store.config import StoreConfig
+from feltline.store.streams import Streams
 
 from .conftest import Store
+from .tournament_owner import NAME, PLAYERS, SETUP
 
 CHILD = Path(__file__).with_name("tournament_owner.py")
 ENTRANTS, BUY_IN, FEE = 12, 100, 10
 KEY = tournament_id("lease")
 ENDS_WITHIN = 300.0  # seconds, on a shared 2-core machine
+# Leases between processes are PostgreSQL's: a SQLite store has one process.
+postgres = pytest.mark.parametrize("store", ["postgres"], indirect=True)
+
+
+def _room(store: Store, name: str) -> Room:
+    """A room as another server process would have it: an owner of its own."""
+    streams = Streams(store.signer, env=StoreConfig.from_env(store.env).env, server=name)
+    store.opened.append(streams)
+    return Room(streams)
+
+
+def _seated(room: Room) -> list[UUID]:
+    """The sit-and-go filled through ``room``: its two tables."""
+    key = room.create_tournament(NAME, SETUP, at=0)
+    for player in PLAYERS:
+        room.mint(f"mint-{player}", player, 1_000, by="admin")
+        room.register_tournament(key, f"enter-{player}", player, at=0)
+    return [tournament_table_id(key, n) for n in (1, 2)]
+
+
+def _leased(store: Store) -> list[str]:
+    schema = store.events_table.split(".")[0]
+    return [str(r[0]) for r in store.sql(f"SELECT table_id FROM {schema}.feltline_leases")]
+
+
+@postgres
+def test_every_table_of_a_tournament_is_served_by_the_holder_of_its_one_lease(
+    store: Store,
+) -> None:
+    a, b = _room(store, "a"), _room(store, "b")
+    one, two = _seated(a)
+    assert _leased(store) == [str(KEY)]  # no lease of a table's own
+    for table in (one, two):
+        with pytest.raises(OwnedElsewhere):
+            b.deal_tournament(table, at=0)
+    with pytest.raises(OwnedElsewhere):
+        b.cancel_tournament(KEY, "stop", reason="", by="admin", at=0)
+    a.deal_tournament(one, at=0)
+    a.deal_tournament(two, at=0)
+    assert _leased(store) == [str(KEY)]
+
+
+@postgres
+def test_a_process_whose_tournament_was_taken_over_stores_nothing_at_any_of_its_tables(
+    store: Store,
+) -> None:
+    """The SIGSTOP case in one process: A holds the tournament and deals
+    both its tables; it is paused past its lease; B takes the tournament
+    over by acting at table 1; A wakes, still sure it holds everything, and
+    acts at table 2, where B has stored nothing (no stream version stands
+    in its way): the tournament's fence alone refuses it."""
+    a, b = _room(store, "a"), _room(store, "b")
+    one, two = _seated(a)
+    a.deal_tournament(one, at=0)
+    a.deal_tournament(two, at=0)
+    schema = store.events_table.split(".")[0]
+    store.sql(
+        f"UPDATE {schema}.feltline_leases SET expires = now() - interval '1 second' "
+        "WHERE table_id = ?",
+        KEY,
+    )
+    b.look()
+    b.act(one, 1, "b-call", waiting_on(b.hand(one, 1).hand)[0], Action.CALL, at=0)
+    records = store.sql("SELECT count(*) FROM {events}")[0][0]
+    with pytest.raises(OwnedElsewhere):
+        a.act(two, 1, "a-call", waiting_on(a.hand(two, 1).hand)[0], Action.CALL, at=0)
+    assert store.sql("SELECT count(*) FROM {events}")[0][0] == records
+    b.act(two, 1, "b-call", waiting_on(b.hand(two, 1).hand)[0], Action.CALL, at=0)  # B's now
 
 
 class Process:
@@ -113,7 +189,7 @@ def _level(store: Store) -> int:
     return store.streams().tournament(KEY).tournament.level
 
 
-@pytest.mark.parametrize("store", ["postgres"], indirect=True)
+@postgres
 @pytest.mark.timeout(600)
 def test_a_killed_owner_s_tournament_is_taken_over_whole_and_finishes(
     store: Store, tmp_path: Path
@@ -134,7 +210,7 @@ def test_a_killed_owner_s_tournament_is_taken_over_whole_and_finishes(
             p.child.wait()
 
 
-@pytest.mark.parametrize("store", ["postgres"], indirect=True)
+@postgres
 @pytest.mark.timeout(600)
 def test_a_frozen_owner_stores_nothing_once_its_tournament_is_taken_over(
     store: Store, tmp_path: Path
