@@ -163,7 +163,7 @@ class Owners:
 
     def keep(self) -> None:
         """Renew this process's leases, and take its fair share of the
-        tables nobody holds."""
+        leases nobody holds (a tournament, with all its tables, is one)."""
         before = set(self.served())
         held = self.owner.renew()
         metrics.LEASES_HELD.set(len(held))

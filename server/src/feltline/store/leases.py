@@ -18,6 +18,11 @@ nothing; a row with an epoch survives both, and the fence reads it in the
 writer's own transaction. Time is the database's (``now()``), so the
 processes' clocks never have to agree.
 
+Tables may be leased together, under one row (:meth:`Owner.join`): a
+tournament's tables with the tournament, so that the one process holding
+it commits its director's moves across them (docs/store.md, "Tournaments
+under several processes").
+
 Each process also keeps a row of its own (its address and its expiry),
 renewed with its leases: the address is where the other processes send the
 requests for its tables (:mod:`feltline.api.forward`), and the count of
@@ -101,7 +106,8 @@ class Owner(Protocol):
         """Extend every lease this process holds; the ones it still holds."""
 
     def free(self, known: Iterable[UUID]) -> list[UUID]:
-        """Of ``known``, and every leased table, those no live process holds."""
+        """Of the leases of ``known`` (a joined table's is its unit's), and
+        every lease, those no live process holds."""
 
     def share(self) -> int:
         """How many live processes share the store (this one included)."""
