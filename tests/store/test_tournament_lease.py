@@ -56,6 +56,16 @@ def _seated(room: Room) -> list[UUID]:
     return [tournament_table_id(key, n) for n in (1, 2)]
 
 
+def _expire(store: Store, lease: UUID) -> None:
+    """As if its owner had been paused past its lease."""
+    schema = store.events_table.split(".")[0]
+    store.sql(
+        f"UPDATE {schema}.feltline_leases SET expires = now() - interval '1 second' "
+        "WHERE table_id = ?",
+        lease,
+    )
+
+
 def _leased(store: Store) -> list[str]:
     schema = store.events_table.split(".")[0]
     return [str(r[0]) for r in store.sql(f"SELECT table_id FROM {schema}.feltline_leases")]
@@ -79,6 +89,24 @@ def test_every_table_of_a_tournament_is_served_by_the_holder_of_its_one_lease(
 
 
 @postgres
+def test_a_process_taking_over_learns_the_tournament_from_the_log_and_takes_it_whole(
+    store: Store,
+) -> None:
+    """B never read the tournament: its round of taking finds it in the
+    log before it takes any of its tables, and takes it as one lease."""
+    a = _room(store, "a")
+    tables = _seated(a)
+    _expire(store, KEY)
+    b = _room(store, "b")
+    b.owners.keep()
+    assert _leased(store) == [str(KEY)]
+    assert sorted(b.served()) == sorted(tables)
+    assert sorted(a.served()) == sorted(tables)  # A has not renewed yet: it learns at its next round
+    a.owners.keep()
+    assert a.served() == []
+
+
+@postgres
 def test_a_process_whose_tournament_was_taken_over_stores_nothing_at_any_of_its_tables(
     store: Store,
 ) -> None:
@@ -91,12 +119,7 @@ def test_a_process_whose_tournament_was_taken_over_stores_nothing_at_any_of_its_
     one, two = _seated(a)
     a.deal_tournament(one, at=0)
     a.deal_tournament(two, at=0)
-    schema = store.events_table.split(".")[0]
-    store.sql(
-        f"UPDATE {schema}.feltline_leases SET expires = now() - interval '1 second' "
-        "WHERE table_id = ?",
-        KEY,
-    )
+    _expire(store, KEY)
     b.look()
     b.act(one, 1, "b-call", waiting_on(b.hand(one, 1).hand)[0], Action.CALL, at=0)
     records = store.sql("SELECT count(*) FROM {events}")[0][0]
