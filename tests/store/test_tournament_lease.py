@@ -101,7 +101,7 @@ def test_a_process_taking_over_learns_the_tournament_from_the_log_and_takes_it_w
     b.owners.keep()
     assert _leased(store) == [str(KEY)]
     assert sorted(b.served()) == sorted(tables)
-    assert sorted(a.served()) == sorted(tables)  # A has not renewed yet: it learns at its next round
+    assert sorted(a.served()) == sorted(tables)  # until A renews, and learns it lost it
     a.owners.keep()
     assert a.served() == []
 
