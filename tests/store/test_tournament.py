@@ -14,7 +14,7 @@ import pytest
 
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.errors import TournamentNotFound, TournamentTable
-from feltline.cardroom.room import Room
+from feltline.cardroom.room import CreateTournament, Room
 from feltline.domain.account import InsufficientChips
 from feltline.domain.ids import account_id, chips_id, house_id, pool_id, tournament_table_id
 from feltline.engine.errors import ConfigError, RuleError
@@ -54,8 +54,7 @@ HOLDEM = TableConfig(Rules(Game.HOLDEM, LEVELS[0].stakes or _blinds(5, 10)), 6)
 def create(room: Room, *, entrants: int, size: int = 6, command_id: str = "") -> UUID:
     shares = (7000, 3000) if entrants >= 3 else (10_000,)
     payouts = (Band(max(entrants, 2), shares),)
-    return room.create_tournament(
-        command_id or cid(),
+    setup = CreateTournament(
         "Turbo",
         TableConfig(HOLDEM.rules, size),
         LEVELS,
@@ -66,8 +65,8 @@ def create(room: Room, *, entrants: int, size: int = 6, command_id: str = "") ->
         start=Start.SIT_AND_GO,
         entrants=entrants,
         by="admin",
-        at=0,
     )
+    return room.create_tournament(command_id or cid(), setup, at=0)
 
 
 def players(room: Room, n: int) -> list[str]:
@@ -305,8 +304,7 @@ def test_the_clock_starts_a_scheduled_tournament_at_its_time_or_cancels_it(store
     clock = Clock(room, lambda: now[0], logged=lambda name, /, **fields: None)
 
     def scheduled(minimum: int) -> UUID:
-        return room.create_tournament(
-            cid(),
+        setup = CreateTournament(
             "Nightly",
             HOLDEM,
             LEVELS,
@@ -316,11 +314,11 @@ def test_the_clock_starts_a_scheduled_tournament_at_its_time_or_cancels_it(store
             payouts=(Band(8, (10_000,)),),
             start=Start.SCHEDULED,
             entrants=8,
+            by="admin",
             minimum=minimum,
             starts_at=now[0] + 600,
-            by="admin",
-            at=now[0],
         )
+        return room.create_tournament(cid(), setup, at=now[0])
 
     full, empty = scheduled(3), scheduled(4)
     names = players(room, 3)

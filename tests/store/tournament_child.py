@@ -17,7 +17,7 @@ import time
 import uuid
 
 from feltline.cardroom.errors import OwnedElsewhere
-from feltline.cardroom.room import open_room
+from feltline.cardroom.room import CreateTournament, open_room
 from feltline.domain.ids import tournament_table_id
 from feltline.engine.errors import RuleError
 from feltline.engine.hand import betting
@@ -42,8 +42,7 @@ def main() -> None:
     acks = os.open(args["acks"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     rng = random.Random(args["seed"])
     levels = tuple(Level(_blinds(n), hands=3) for n in range(10))
-    key = room.create_tournament(
-        "crash",
+    setup = CreateTournament(
         "Crash",
         TableConfig(Rules(Game.HOLDEM, _blinds(0)), 6),
         levels,
@@ -54,8 +53,8 @@ def main() -> None:
         start=Start.SIT_AND_GO,
         entrants=6,
         by="admin",
-        at=0,
     )
+    key = room.create_tournament("crash", setup, at=0)
     for player in PLAYERS:
         room.mint(f"mint-{player}", player, 1_000, by="admin")
         room.register_tournament(key, f"enter-{player}", player, at=0)

@@ -40,7 +40,7 @@ from feltline.api.rail import POLL, Rail
 from feltline.api.tables import ANYONE
 from feltline.api.tokens import Caller
 from feltline.cardroom.clock import Clock
-from feltline.cardroom.room import Room
+from feltline.cardroom.room import CreateTournament, Room
 from feltline.domain.ids import tournament_table_id
 from feltline.domain.tournament import TournamentStream
 from feltline.engine.hand.rules import Structure
@@ -161,8 +161,7 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
                 "a scheduled tournament has a start_time and a sit-and-go has none",
                 violations=[("start_time", "set for a scheduled tournament only")],
             )
-        key = self.room.create_tournament(
-            request.request_id,
+        setup = CreateTournament(
             request.display_name,
             views.table_config(request.config),
             tuple(
@@ -179,12 +178,12 @@ class TournamentServicer(tournaments_pb2_grpc.TournamentServiceServicer):
             payouts=tuple(Band(b.entrants, tuple(b.shares)) for b in request.payouts),
             start=Start.SCHEDULED if scheduled else Start.SIT_AND_GO,
             entrants=request.entrants,
+            by=_admin(caller),
             minimum=request.minimum,
             starts_at=request.start_time.seconds if scheduled else 0,
             late_until=request.late_until,
-            by=_admin(caller),
-            at=self.clock.seconds(),
         )
+        key = self.room.create_tournament(request.request_id, setup, at=self.clock.seconds())
         log_action(
             "create_tournament", table_id="", tournament_id=str(key), request_id=request.request_id
         )

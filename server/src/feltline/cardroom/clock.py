@@ -188,15 +188,16 @@ class Clock:
     def _start_tournaments(self, now: int) -> None:
         """Start every scheduled tournament whose time has come (its
         director's: the seats drawn and the tables opened, or cancelled with
-        refunds when too few registered). Another process may start it
-        first; then it is found started."""
+        refunds when too few registered), if this process holds its
+        director's lease (:meth:`feltline.cardroom.owners.Owners.tournament`):
+        its owner starts it."""
         found, self._tournaments_read = self.room.streams.tournaments(self._tournaments_read)
         for key in found:
             created = self.room.tournament(key).tournament.created
             if created is not None and created.start is Start.SCHEDULED:
                 self._scheduled[key] = created.starts_at
         for key, starts in list(self._scheduled.items()):
-            if starts > now:
+            if starts > now or self.room.owners.owner.epoch(key) is None:
                 continue
             try:
                 state = self.room.tournament(key).tournament

@@ -157,7 +157,8 @@ class Held:
 
     def tournament_of(self, stream: TableStream) -> tuple[UUID, int] | None:
         """The tournament a table belongs to and its number there, or None:
-        its director opened it under the key ``tournament-table/<id>/<n>``."""
+        its director opened it under the key ``tournament-table/<id>/<n>``.
+        Found so, the table is leased with the tournament from then on."""
         if stream.version == 0:
             return None
         if stream.id not in self._tournaments:
@@ -167,6 +168,7 @@ class Held:
             else:
                 _, key, number = opened.split("/")
                 self._tournaments[stream.id] = (UUID(key), int(number))
+                self.streams.owner.join([stream.id], UUID(key))  # leased with its tournament
         return self._tournaments[stream.id]
 
     def keep(

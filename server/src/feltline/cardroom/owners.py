@@ -16,6 +16,13 @@ before it is used (whatever its last owner stored is there), and its
 deadlines are worked out anew from the stored times, so a hand in progress
 goes on where it stopped.
 
+A tournament's tables are leased with the tournament, as one (the
+owner's ``join``): its director moves players between its tables and
+pays its prizes in one transaction with the hand that caused it, so one
+process holds every table it touches, and that process's death or pause
+hands the whole tournament over. :meth:`Owners.tournament` joins them,
+once a tournament is known here (before any of its tables is taken).
+
 Catching up after another writer is here too. :meth:`Owners.look` asks
 the store whether anyone else wrote since the last look (one query,
 :mod:`feltline.store.elsewhere`), so that the tables read after it are as
@@ -36,6 +43,7 @@ import structlog
 from feltline import metrics
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.held import Held
+from feltline.domain.ids import tournament_table_id
 from feltline.store.notices import Notices
 from feltline.store.streams import Streams
 
@@ -58,6 +66,8 @@ class Owners:
         self._scanning = threading.Lock()
         self._scanned_from: tuple[int, ...] = ()  # where the next reading of the log starts
         self._scanned_at = -1  # the store's epoch at the last reading
+        self._tournaments: dict[UUID, None] = {}  # every tournament, its tables joined
+        self._tournaments_from: tuple[int, ...] = ()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -102,11 +112,25 @@ class Owners:
             epoch = self.streams.elsewhere.epoch
             if self._known is None or epoch != self._scanned_at:
                 found, self._scanned_from = self.streams.tables(self._scanned_from)
+                # After the tables: the tournament of any table found is found too.
+                begun, self._tournaments_from = self.streams.tournaments(self._tournaments_from)
+                for key in begun:
+                    self.tournament(key, self.streams.tournament(key).tournament.setup.entrants)
                 self._scanned_at = epoch
                 with self._guard:
                     self._known = {**(self._known or {}), **dict.fromkeys(found)}
             with self._guard:
                 return list(self._known)
+
+    def tournament(self, key: UUID, entrants: int) -> None:
+        """Lease the tournament's tables with it: every number its director
+        may give one (a table holds at least one of the ``entrants``, and a
+        new table takes the next number)."""
+        if key in self._tournaments:
+            return
+        self.owner.join((tournament_table_id(key, n) for n in range(1, entrants + 1)), key)
+        with self._guard:
+            self._tournaments[key] = None
 
     def served(self) -> list[UUID]:
         """The tables this process owns, in the order opened."""
@@ -129,7 +153,7 @@ class Owners:
             return False
         if self.owner.take(table_id) is None:
             raise OwnedElsewhere(table_id, self.owner.address_of(table_id))
-        self._took([table_id])
+        self._took([self.owner.unit(table_id)])
         return True
 
     def lost(self, table_id: UUID) -> None:
@@ -139,19 +163,21 @@ class Owners:
 
     def keep(self) -> None:
         """Renew this process's leases, and take its fair share of the
-        tables nobody holds."""
+        leases nobody holds (a tournament, with all its tables, is one)."""
         before = set(self.served())
         held = self.owner.renew()
         metrics.LEASES_HELD.set(len(held))
         for table_id in before - set(self.served()):  # a SQLite store's owner holds no rows
             log.warning("lease_taken_over", table_id=str(table_id), server=self.owner.server)
-        every = self.every()
-        share = math.ceil(len(every) / self.owner.share())
+        with self._guard:
+            tournaments = list(self._tournaments)
+        units = list(dict.fromkeys(self.owner.unit(t) for t in [*tournaments, *self.every()]))
+        share = math.ceil(len(units) / self.owner.share())
         room = share - len(held)
         if room <= 0:
             return
         taken: list[UUID] = []
-        for table_id in self.owner.free(every):
+        for table_id in self.owner.free(units):
             if len(taken) >= room:
                 break
             if self.owner.take(table_id) is not None:
@@ -162,8 +188,13 @@ class Owners:
             log.info("leases_taken", tables=len(taken), server=self.owner.server)
             self._took(taken)
 
-    def _took(self, tables: list[UUID]) -> None:
-        """Read the tables again before their next use, and tell the listeners."""
+    def _took(self, units: list[UUID]) -> None:
+        """Read the tables of the leases taken again before their next use,
+        and tell the listeners."""
+        taken = set(units)
+        tables = [t for t in self.every() if self.owner.unit(t) in taken]
+        with self._guard:  # a table not listed yet (just opened) is its own lease
+            tables += [u for u in units if u not in self._tournaments and u not in tables]
         for table_id in tables:
             self.held.outdated(table_id)
         for listener in self._taken:

@@ -155,7 +155,8 @@ class DealMatch:
 
 @dataclass(frozen=True, slots=True)
 class CreateTournament:
-    """What makes two tournament creations the same request."""
+    """A tournament's set-up as an admin asks for it (docs/rules.md,
+    "Tournaments"): what makes two creations the same request."""
 
     name: str
     config: TableConfig
@@ -166,10 +167,10 @@ class CreateTournament:
     payouts: tuple[Band, ...]
     start: Start
     entrants: int
-    minimum: int
-    starts_at: int
-    late_until: int
     by: str
+    minimum: int = 0
+    starts_at: int = 0
+    late_until: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,67 +482,34 @@ class Room:
 
     # ---- tournaments
 
-    def create_tournament(
-        self,
-        command_id: str,
-        name: str,
-        config: TableConfig,
-        levels: tuple[Level, ...],
-        *,
-        buy_in: int,
-        fee: int,
-        stack: int,
-        payouts: tuple[Band, ...],
-        start: Start,
-        entrants: int,
-        minimum: int = 0,
-        starts_at: int = 0,
-        late_until: int = 0,
-        by: str,
-        at: int,
-    ) -> UUID:
-        """Create a tournament as admin ``by`` (its set-up: docs/rules.md,
-        "Tournaments"); the seat draws' seed is drawn now and only its
-        commitment is public. Its id follows from the command id."""
+    def create_tournament(self, command_id: str, setup: CreateTournament, *, at: int) -> UUID:
+        """Create a tournament as admin ``setup.by``; the seat draws' seed
+        is drawn now and only its commitment is public. Its id follows from
+        the command id."""
         key = tournament_id(check_command_id(command_id))
-        request = CreateTournament(
-            name,
-            config,
-            levels,
-            buy_in,
-            fee,
-            stack,
-            payouts,
-            start,
-            entrants,
-            minimum,
-            starts_at,
-            late_until,
-            by,
-        )
 
         def create(state: Tournament) -> list[Event]:
             if state.created is not None:
                 raise ConfigError(f"tournament {key} exists already: create it under a new id")
             return Tournament.create(
-                name,
-                config,
-                levels,
-                buy_in=buy_in,
-                fee=fee,
-                stack=stack,
-                payouts=payouts,
-                start=start,
-                entrants=entrants,
-                minimum=minimum,
-                starts_at=starts_at,
-                late_until=late_until,
+                setup.name,
+                setup.config,
+                setup.levels,
+                buy_in=setup.buy_in,
+                fee=setup.fee,
+                stack=setup.stack,
+                payouts=setup.payouts,
+                start=setup.start,
+                entrants=setup.entrants,
+                minimum=setup.minimum,
+                starts_at=setup.starts_at,
+                late_until=setup.late_until,
                 seed=secrets.token_bytes(SEED_BYTES),
-                by=by,
+                by=setup.by,
                 at=at,
             )
 
-        self._at_tournament(key, command_id, request, create, at=at, new=True)
+        self._at_tournament(key, command_id, setup, create, at=at, new=True)
         return key
 
     def tournament(self, key: UUID, *, fresh: bool = False) -> TournamentStream:
@@ -650,33 +618,35 @@ class Room:
             if stream.repeat(command_id, request) is not None:
                 return False
             events = decide(stream.tournament)
+            # Decided only by the director's owner, its tables leased with it.
+            self.owners.tournament(key, stream.tournament.then(events).setup.entrants)
+            if self.owners.serve(key):  # just taken: decide on what is stored now
+                continue
             work = Work(self.held, self.streams.table(tournament_table_id(key, 1)))
             if pay is not None:
                 pay(work, stream.tournament)
             director.record(work, stream, command_id, request, events, at=at)
             try:
-                self._commit_tournament(work)
+                self._commit_tournament(key, work)
             except Conflict:
                 self.held.forget_accounts(work.accounts)
                 continue
             return True
         raise Conflict(f"tournament {key} kept changing under this request; try again")
 
-    def _commit_tournament(self, work: Work) -> None:
-        """Commit ``work``, at whichever of the tournament's tables it
-        touched (each taken by this process if nobody holds it), and tell
-        the listeners what was stored at each."""
+    def _commit_tournament(self, key: UUID, work: Work) -> None:
+        """Commit ``work`` under tournament ``key``'s lease, which its tables
+        are held with, and tell the listeners what was stored at each of
+        the tables it touched."""
         tables = [work.table.id] if work.table.version else []
         tables += [t for t in work.others if t not in tables]
-        for table in tables:
-            self.owners.serve(table)
         try:
-            stored = self.streams.commit(work.records, tables=tables)
+            stored = self.streams.commit(work.records, tables=[key, *tables])
         except Fenced:
+            self.owners.lost(key)
             for table in tables:
-                self.owners.lost(table)
                 self.held.forget(table, work.accounts)
-            raise Conflict("a tournament table's lease was lost; try again") from None
+            raise Conflict("the tournament's lease was lost; try again") from None
         except BaseException:
             for table in tables:
                 self.held.forget(table, work.accounts)
@@ -946,7 +916,7 @@ class Room:
     def vouch(self, link: bytes) -> str:
         """The room's signature (hex) of a chain's link: a receipt for every
         record the link covers (a seat's contribution to the deck)."""
-        return self.streams.signer.sign(link).hex()
+        return self.signer.sign(link).hex()
 
     def others_wrote(self) -> int:
         """How many times another process was seen to store something
@@ -1110,7 +1080,9 @@ class Room:
                     if stream.version == 0 and not isinstance(command, OpenTable):
                         raise NotFound(f"there is no table {table_id}")
                     # A repeat and a refusal to find the table stand anywhere;
-                    # a decision only at the table's owner (else OwnedElsewhere).
+                    # a decision only at the table's owner (else OwnedElsewhere),
+                    # a tournament's with the tournament (Owners.tournament).
+                    self.held.tournament_of(stream)
                     if self.owners.serve(table_id):  # just taken: as stored now
                         stream = self.held.table(table_id)
                     work = Work(self.held, stream)

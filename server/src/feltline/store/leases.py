@@ -18,6 +18,11 @@ nothing; a row with an epoch survives both, and the fence reads it in the
 writer's own transaction. Time is the database's (``now()``), so the
 processes' clocks never have to agree.
 
+Tables may be leased together, under one row (:meth:`Owner.join`): a
+tournament's tables with the tournament, so that the one process holding
+it commits its director's moves across them (docs/store.md, "Tournaments
+under several processes").
+
 Each process also keeps a row of its own (its address and its expiry),
 renewed with its leases: the address is where the other processes send the
 requests for its tables (:mod:`feltline.api.forward`), and the count of
@@ -101,7 +106,8 @@ class Owner(Protocol):
         """Extend every lease this process holds; the ones it still holds."""
 
     def free(self, known: Iterable[UUID]) -> list[UUID]:
-        """Of ``known``, and every leased table, those no live process holds."""
+        """Of the leases of ``known`` (a joined table's is its unit's), and
+        every lease, those no live process holds."""
 
     def share(self) -> int:
         """How many live processes share the store (this one included)."""
@@ -120,6 +126,14 @@ class Owner(Protocol):
 
     def lost(self, table_id: UUID) -> None:
         """Forget the lease of a table the fence refused."""
+
+    def join(self, tables: Iterable[UUID], unit: UUID) -> None:
+        """Lease ``tables`` with ``unit``, as one: a tournament's tables with
+        its director. Every question about one of them is asked of ``unit``'s
+        lease, and an append for them is fenced by it."""
+
+    def unit(self, table_id: UUID) -> UUID:
+        """The lease the table is held under: its own, unless joined."""
 
     def fence(self, table_ids: Iterable[UUID]) -> Fence | None:
         """What an append for these tables must check (None: nothing to check)."""
@@ -181,6 +195,12 @@ class SoleOwner:
 
     def lost(self, table_id: UUID) -> None:
         pass
+
+    def join(self, tables: Iterable[UUID], unit: UUID) -> None:
+        pass
+
+    def unit(self, table_id: UUID) -> UUID:
+        return table_id
 
     def fence(self, table_ids: Iterable[UUID]) -> None:
         return None
@@ -269,6 +289,7 @@ class Leases:
         self._taken: dict[UUID, int] = {}  # when each was taken, counted in takes
         self._takes = 0
         self._rank: int | None = None
+        self._units: dict[UUID, UUID] = {}  # the tables leased with another lease (join)
         self._guard = threading.Lock()
         schema = Identifier(datastore.schema)
         self._sql = {name: SQL(text).format(schema=schema) for name, text in _STATEMENTS.items()}
@@ -279,6 +300,7 @@ class Leases:
             return curs.fetchall() if curs.description else []
 
     def take(self, table_id: UUID) -> int | None:
+        table_id = self._units.get(table_id, table_id)
         with self._guard:
             if table_id in self._held:
                 return self._held[table_id]
@@ -293,7 +315,7 @@ class Leases:
         return epoch
 
     def epoch(self, table_id: UUID) -> int | None:
-        return self._held.get(table_id)
+        return self._held.get(self._units.get(table_id, table_id))
 
     def renew(self) -> dict[UUID, int]:
         with self._guard:
@@ -313,7 +335,8 @@ class Leases:
 
     def free(self, known: Iterable[UUID]) -> list[UUID]:
         leased = {UUID(str(r["table_id"])): bool(r["live"]) for r in self._run("all")}
-        found = [k for k in known if not leased.get(k, False)]
+        units = dict.fromkeys(self._units.get(k, k) for k in known)
+        found = [k for k in units if not leased.get(k, False)]
         seen = set(found)
         found += [k for k, live in leased.items() if not live and k not in seen]
         return found
@@ -328,7 +351,7 @@ class Leases:
         return self._rank
 
     def address_of(self, table_id: UUID) -> str:
-        rows = self._run("where", (table_id,))
+        rows = self._run("where", (self._units.get(table_id, table_id),))
         return str(rows[0]["address"]) if rows else ""
 
     def release(self) -> None:
@@ -340,14 +363,22 @@ class Leases:
 
     def lost(self, table_id: UUID) -> None:
         with self._guard:
-            self._forget(table_id)
+            self._forget(self._units.get(table_id, table_id))
+
+    def join(self, tables: Iterable[UUID], unit: UUID) -> None:
+        with self._guard:
+            self._units.update(dict.fromkeys(tables, unit))
+
+    def unit(self, table_id: UUID) -> UUID:
+        return self._units.get(table_id, table_id)
 
     def _forget(self, table_id: UUID) -> None:
         self._held.pop(table_id, None)
         self._taken.pop(table_id, None)
 
     def fence(self, table_ids: Iterable[UUID]) -> Fence:
-        return Fence({t: self._held.get(t, 0) for t in table_ids})
+        units = {self._units.get(t, t) for t in table_ids}
+        return Fence({u: self._held.get(u, 0) for u in units})
 
     @property
     def exclusive(self) -> bool:
