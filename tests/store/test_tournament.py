@@ -264,8 +264,7 @@ def test_a_tournament_s_tables_give_a_silent_player_the_time_bank_first(store: S
     now = [1_000]
     clock = Clock(room, lambda: now[0], logged=lambda name, /, **fields: None)
     config = TableConfig(HOLDEM.rules, 6, action_clock=30, time_bank=TimeBank(20, 5))
-    key = room.create_tournament(
-        cid(),
+    setup = CreateTournament(
         "Banked",
         config,
         LEVELS,
@@ -276,8 +275,8 @@ def test_a_tournament_s_tables_give_a_silent_player_the_time_bank_first(store: S
         start=Start.SIT_AND_GO,
         entrants=2,
         by="admin",
-        at=0,
     )
+    key = room.create_tournament(cid(), setup, at=0)
     for name in players(room, 2):
         room.register_tournament(key, cid(), name, at=now[0])
     table = tournament_table_id(key, 1)

@@ -23,8 +23,8 @@ from feltline.audit.keys import Signer
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import Room
 from feltline.domain.ids import account_id, pool_id, tournament_id, tournament_table_id
-from feltline.engine.events import Action
-from feltline.engine.turn import waiting_on
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.turn import waiting_on
 from feltline.store.check import check
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams

@@ -24,9 +24,11 @@ from feltline.cardroom.room import CreateTournament, open_room
 from feltline.domain.ids import tournament_table_id
 from feltline.engine import betting
 from feltline.engine.errors import RuleError
-from feltline.engine.events import Action
-from feltline.engine.house import TableConfig
-from feltline.engine.rules import Game, Rules, Stakes, Structure
+from feltline.engine.games.variant import Game
+from feltline.engine.hand.events import Action
+from feltline.engine.hand.rules import Rules
+from feltline.engine.hand.stakes import Stakes, Structure
+from feltline.engine.table.house import TableConfig
 from feltline.engine.tournament import Band, Level, Start
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Conflict
