@@ -7,11 +7,12 @@ the same run.
 
 A sit-and-go of ``--players`` no-limit hold'em bots at tables of
 ``--size`` (1,000 players: 112 tables) in a temporary SQLite store (in
-/dev/shm where there is one), every
-entry, deal, action and hand's end a committed request, as a server makes
-them; the blinds double every 6 hands. The bots, one request at a time
-from one thread, call or check, fold one time in five to a bet, and go all
-in one time in twenty-five. The tables are dealt in turn, each playing its hand
+/dev/shm where there is one), every entry, deal, action and hand's end a
+committed request, as a server makes them; the blinds double every 6
+hands. The bots, one request at a time from one thread, call or check,
+fold one time in five to a bet (and nearly always to one of more than a
+third of their stack), and go all in one time in twenty-five. The tables
+are dealt in turn, each playing its hand
 out before the next is dealt, until one player is left. The director's
 CPU is the thread time spent in :mod:`feltline.cardroom.director`'s work
 at each hand (the clock, its begin and its end: reading the tournament,
@@ -112,12 +113,13 @@ def create(room: Room, players: int, size: int) -> uuid.UUID:
 
 def act(room: Room, table: uuid.UUID, rng: random.Random) -> None:
     number = room.table(table).table.hands
-    o = betting.options(room.hand(table, number).hand)
+    hand = room.hand(table, number).hand
+    o = betting.options(hand)
     roll = rng.random()
     action, amount = (Action.CALL if o.to_call else Action.CHECK), 0
     if o.raise_action is not None and roll < 0.04:
         action, amount = o.raise_action, o.most
-    elif o.to_call and roll > 0.8:
+    elif o.to_call and roll > (0.15 if 3 * o.to_call > hand.player(o.seat).stack else 0.8):
         action = Action.FOLD
     room.act(table, number, cid(), o.seat, action, amount=amount, at=0)
 
