@@ -150,6 +150,25 @@ def test_the_command_checks_a_store_and_a_whole_export(
     assert replay(["verify", str(log), "--public-key", key]) == 0
 
 
+def test_a_running_tournament_is_not_exported(tmp_path: Path) -> None:
+    """Its stream holds the seed of the seat draws still to come."""
+    path = tmp_path / "feltline.db"
+    room = Room(
+        Streams(Signer.generate(), env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env)
+    )
+    key = create(room, entrants=6)
+    for name in players(room, 3):
+        room.register_tournament(key, cid(), name, at=0)
+    seed = room.tournament(key).tournament.seed
+    room.close()
+    rows = open_rows(str(path))
+    lines = list(export(rows, Selection()))
+    rows.close()
+    assert lines[0]["accounts"]  # a log of everything
+    assert not [line for line in lines if line.get("id") == str(key)]
+    assert seed.hex() not in repr(lines)
+
+
 def test_another_key_fails_the_signatures(played: Played) -> None:
     failures = check_tournament(played.key, played.streams(), Signer.generate().public_hex).failures
     assert failures

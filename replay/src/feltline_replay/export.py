@@ -204,8 +204,9 @@ def records(
     tournaments: Sequence[UUID] = (),
 ) -> Iterator[Record]:
     """The server's keys stream, then each table's stored records and its
-    hands' in order, then each account's and each tournament's (in a log of
-    everything, for ``feltline-replay tournament``), then the transparency log's
+    hands' in order, then each account's and each tournament that is over
+    (in a log of everything, for ``feltline-replay tournament``; a running
+    one holds its seat draws' secret seed), then the transparency log's
     (every leaf, so that any hand's inclusion and, in a log of every hand,
     that no leaf is missing are checked against a checkpoint)."""
     yield from keys(rows)
@@ -220,8 +221,9 @@ def records(
         for row in rows.stream(account):
             yield record(account, *row)
     for tournament in tournaments:
-        for row in rows.stream(tournament):
-            yield record(tournament, *row)
+        lines = [record(tournament, *row) for row in rows.stream(tournament)]
+        if any(line.get("type") == "SeedRevealed" for line in lines):
+            yield from lines  # over: its seat draws' seed, the secret it held, is revealed
     for row in rows.stream(LOG):
         yield record(LOG, *row)
 
