@@ -7,7 +7,7 @@ that is what plays 23 tables to the end in the time of a test. Each table
 is dealt in turn and its hand played out by random bots (mostly calls, a
 raise now and then, an all-in rarely, which the others mostly call, so
 players bust together); the levels go up every 4 hands. It takes about 20
-s of CPU (some 350 hands, then both verifiers); on a 2-core machine under
+s of CPU (the play, then both verifiers); on a 2-core machine under
 a load of 16 it took 3 minutes by the clock.
 """
 
