@@ -302,3 +302,19 @@ def test_an_unknown_tournament_is_refused(
 ) -> None:
     assert replay(["tournament", str(UUID(int=1)), "--store", str(played.path)]) == 1
     assert "no tournament" in capsys.readouterr().err
+
+
+def test_events_no_rules_could_reach_are_reported_not_raised(played: Played) -> None:
+    """A move from a table the tournament never had: the rules' state
+    cannot take it, and the check stops there with a failure."""
+
+    def change(events: list[Event]) -> None:
+        at = _first(events, PlayerMoved)
+        moved = events[at]
+        assert isinstance(moved, PlayerMoved)
+        events[at] = replace(moved, from_table=99)
+
+    failures = played.forged(change)
+    assert failures[0].startswith("move: request ")
+    assert failures[-1].startswith("decision: request ")
+    assert "do not apply: KeyError(99)" in failures[-1]

@@ -63,6 +63,10 @@ ABOUT: dict[type[Event], str] = {
 }
 """What a difference in an event of each type is about, as reported."""
 
+UNFIT = (RuleError, LookupError, ValueError, TypeError, AssertionError, AttributeError)
+"""What the decider raises on a state no rules would reach: a forged
+stream's, reported, never a traceback."""
+
 Streams = Callable[[UUID], list[Record]]
 """A stream's records by its id, from a store or an exported log."""
 
@@ -164,7 +168,7 @@ def _decided(batches: Sequence[Sequence[Event]], seed: bytes, report: Tournament
     for number, batch in enumerate(batches, 1):
         try:
             expected = decision(state, batch, seed)
-        except RuleError as e:
+        except UNFIT as e:
             report.failures.append(
                 f"{_about(batch[0])}: request {number} ({type(batch[0]).__name__}) is one the "
                 f"rules refuse: {e}"
@@ -186,7 +190,7 @@ def _decided(batches: Sequence[Sequence[Event]], seed: bytes, report: Tournament
                 )
         try:
             state = state.then(batch)
-        except (RuleError, KeyError, ValueError, TypeError, AssertionError) as e:
+        except UNFIT as e:
             report.failures.append(f"decision: request {number}'s events do not apply: {e!r}")
             break
     report.state = state
@@ -234,7 +238,11 @@ def _hand(
     events = []
     for r in streams(hand_id(table_id(key, played.table), played.hand)):
         if r.get("kind") == "hand" and "type" in r:
-            events.append(decode_event(r["type"], r["version"], r["data"]))
+            try:
+                events.append(decode_event(r["type"], r["version"], r["data"]))
+            except (KeyError, TypeError, ValueError) as e:
+                report.failures.append(f"hand: {where}'s record {r.get('position')}: {e}")
+                return
     started = next((e for e in events if isinstance(e, HandStarted)), None)
     ended = next((e for e in events if isinstance(e, HandEnded)), None)
     if started is None or ended is None:
