@@ -472,6 +472,48 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from feltline_replay.store import record  # noqa: PLC0415
+    from feltline_replay.tournament import check_tournament  # noqa: PLC0415
+
+    if (args.store is None) == (args.log is None):
+        raise SystemExit("feltline-replay tournament: give a LOG file or --store, not both")
+    key = UUID(args.tournament)
+    with ExitStack() as stack:
+        if args.store:
+            rows = open_rows(args.store)
+            stack.callback(rows.close)
+
+            def streams(stream: UUID) -> list[log.Record]:
+                return [record(stream, *row) for row in rows.stream(stream)]
+
+        else:
+            file = stack.enter_context(open(args.log, encoding="utf-8"))
+            _, lines = log.read(file)
+            by_id: dict[str, list[log.Record]] = {}
+            for line in lines:
+                by_id.setdefault(str(line.get("id")), []).append(line)
+
+            def streams(stream: UUID) -> list[log.Record]:
+                return by_id.get(str(stream), [])
+
+        try:
+            report = check_tournament(key, streams, args.public_key)
+        except ValueError as e:
+            print(f"feltline-replay: {e}", file=sys.stderr)
+            return 1
+    for failure in report.failures:
+        print(f"FAIL {failure}")
+    state = report.state
+    verdict = "ok" if report.ok else f"{len(report.failures)} failures"
+    print(
+        f"tournament {key}: {len(state.registered)} entrants, {report.requests} requests "
+        f"decided again, {report.hands} hands, {len(state.placed)} placed, "
+        f"{sum(state.paid.values())} paid: {verdict}"
+    )
+    return 0 if report.ok else 1
+
+
 def _hand_rows(rows: Rows, hand: str) -> Iterator[log.Record]:
     from feltline_replay.store import record  # noqa: PLC0415
 
@@ -624,6 +666,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--deal", type=int, help="show this revealed deal at every table")
     p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
     p.set_defaults(run=cmd_match)
+
+    p = commands.add_parser(
+        "tournament",
+        help="re-check a tournament's seat draws, levels, moves, placings and payouts",
+    )
+    p.add_argument("tournament", help="the tournament's id")
+    p.add_argument("log", nargs="?", help="a log of the whole store (export without a selection)")
+    p.add_argument("--store", help="a SQLite file, or 'postgres'")
+    p.add_argument("--public-key", type=public_key, help="the server's key: PEM, hex or a file")
+    p.set_defaults(run=cmd_tournament)
     return top
 
 

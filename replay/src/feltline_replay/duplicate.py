@@ -63,30 +63,33 @@ def match_records(rows: Rows, match: UUID) -> list[dict[str, Any]]:
     return out
 
 
-def _chained(match: UUID, records: Sequence[dict[str, Any]], key: str | None) -> list[str]:
-    """Every link and signature of the match's stream, its last record signed."""
+def chained(
+    kind: str, stream: UUID, records: Sequence[dict[str, Any]], key: str | None
+) -> list[str]:
+    """Every link and signature of a match's or a tournament's stream, its
+    last record signed (by ``key`` when given)."""
     failures = []
     link = chain.GENESIS
     for position, r in enumerate(records, 1):
         link = chain.link(
             link,
-            kind="match",
-            stream=str(match),
+            kind=kind,
+            stream=str(stream),
             position=position,
             name=r["type"],
             version=r["version"],
             data=r["data"],
         )
         if link.hex() != r["link"]:
-            failures.append(f"match record {position}: does not fit the chain")
+            failures.append(f"{kind} record {position}: does not fit the chain")
         if r.get("signature"):
             signer = str(r.get("signed_by", ""))
             if not keys.verify(signer, link, str(r["signature"])):
-                failures.append(f"match record {position}: its signature does not verify")
+                failures.append(f"{kind} record {position}: its signature does not verify")
             elif key is not None and signer != key:
-                failures.append(f"match record {position}: signed by {signer}, not {key}")
+                failures.append(f"{kind} record {position}: signed by {signer}, not {key}")
     if not records[-1].get("signature"):
-        failures.append("the match's last record is not signed")
+        failures.append(f"the {kind}'s last record is not signed")
     return failures
 
 
@@ -103,7 +106,7 @@ def _hand(rows: Rows, table: UUID, number: int) -> list[Event]:
 def check_match(rows: Rows, match: UUID, key: str | None = None) -> MatchReport:
     """Check the match's stream and every hand of every revealed deal."""
     records = match_records(rows, match)
-    report = MatchReport(failures=_chained(match, records, key))
+    report = MatchReport(failures=chained("match", match, records, key))
     by_type: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_type.setdefault(r["type"], []).append(r["data"])

@@ -172,7 +172,9 @@ def export(
     duplicate match's deal until every table has played it)."""
     chosen = plan(rows, selection, withheld)
     yield heading(rows, selection, chosen, public_key=public_key, now=now)
-    yield from records(rows, chosen.tables, chosen.hands, chosen.accounts or ())
+    whole = chosen.accounts is not None
+    tournaments = rows.tournaments() if whole else []
+    yield from records(rows, chosen.tables, chosen.hands, chosen.accounts or (), tournaments)
 
 
 def heading(
@@ -199,9 +201,12 @@ def records(
     tables: Sequence[UUID],
     hands: dict[UUID, list[int]],
     accounts: Sequence[UUID] = (),
+    tournaments: Sequence[UUID] = (),
 ) -> Iterator[Record]:
     """The server's keys stream, then each table's stored records and its
-    hands' in order, then each account's, then the transparency log's
+    hands' in order, then each account's and each tournament that is over
+    (in a log of everything, for ``feltline-replay tournament``; a running
+    one holds its seat draws' secret seed), then the transparency log's
     (every leaf, so that any hand's inclusion and, in a log of every hand,
     that no leaf is missing are checked against a checkpoint)."""
     yield from keys(rows)
@@ -215,6 +220,10 @@ def records(
     for account in accounts:
         for row in rows.stream(account):
             yield record(account, *row)
+    for tournament in tournaments:
+        lines = [record(tournament, *row) for row in rows.stream(tournament)]
+        if any(line.get("type") == "SeedRevealed" for line in lines):
+            yield from lines  # over: its seat draws' seed, the secret it held, is revealed
     for row in rows.stream(LOG):
         yield record(LOG, *row)
 

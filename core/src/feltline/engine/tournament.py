@@ -946,7 +946,7 @@ def rerun(batches: Sequence[Sequence[Event]], seed: bytes) -> Tournament:
     for number, batch in enumerate(batches, 1):
         first = batch[0] if batch else None
         try:
-            expected = _request(state, batch, seed)
+            expected = decision(state, batch, seed)
         except RuleError as e:
             raise RerunError(f"batch {number}: {first!r} was refused: {e}") from None
         if [e.redacted() for e in batch] != [e.redacted() for e in expected]:
@@ -963,8 +963,9 @@ def rerun(batches: Sequence[Sequence[Event]], seed: bytes) -> Tournament:
     return state
 
 
-def _request(state: Tournament, batch: Sequence[Event], seed: bytes) -> list[Event]:
-    """The events the request that ``batch`` records decides now."""
+def decision(state: Tournament, batch: Sequence[Event], seed: bytes) -> list[Event]:
+    """The events the request that ``batch`` records decides in ``state``,
+    given the revealed ``seed`` (the verifier's re-decision of one batch)."""
     match batch[0] if batch else None:
         case TournamentCreated() as created:
             if commitment(seed) != created.commitment:

@@ -116,10 +116,10 @@ def _close(
 
 
 def tournament(work: Work, key: UUID) -> TournamentStream:
-    """The tournament as the request has it: as stored, and then as it
-    has recorded in it."""
+    """The tournament as the request has it: as stored (the room's copy,
+    brought up to date), and then as it has recorded in it."""
     if work.tournament is None or work.tournament.id != key:
-        work.tournament = work.held.streams.tournament(key)
+        work.tournament = work.held.tournament(key)
     return work.tournament
 
 

@@ -24,6 +24,7 @@ from feltline.domain.account import Account
 from feltline.domain.hand import HandStream, StoredHandEvent
 from feltline.domain.ids import hand_id
 from feltline.domain.table import TableRecord, TableStream
+from feltline.domain.tournament import TournamentRecord, TournamentStream
 from feltline.engine.hand.script import Phase
 from feltline.store.streams import Streams
 
@@ -49,6 +50,7 @@ class Held:
         self._matches: dict[UUID, tuple[UUID, int]] = {}  # a match's tables: the match and place
         # Every table looked at: the tournament it belongs to and its number there, or None.
         self._tournaments: dict[UUID, tuple[UUID, int] | None] = {}
+        self._directed: dict[UUID, TournamentStream] = {}  # each tournament's newest copy read
 
     def lock(self, table_id: UUID) -> threading.RLock:
         """The table's one lock: a request, the dealer and the clock at a
@@ -122,6 +124,28 @@ class Held:
                 self.streams.vouch("hand", hand.id, hand.signer)
         if hand.hand.phase is not Phase.ENDED:
             self._hands[held.id] = hand
+        return stream
+
+    def tournament(self, key: UUID) -> TournamentStream:
+        """The tournament as stored now: the copy held, extended with what
+        was stored after it (which must verify as the whole stream would),
+        so a request at one of its tables reads the records since the last,
+        not the whole tournament, however long it has run."""
+        held = self._directed.get(key)
+        if held is None:
+            stream = self.streams.tournament(key)
+        else:
+            with self.streams.reported.reading(key):
+                newer = self.streams.after(key, held.version)
+                if not newer:
+                    return held
+                stream = held.extend(cast(list[TournamentRecord], newer))
+                self.streams.vouch("tournament", key, stream.signer)
+        if stream.version:
+            with self._guard:  # requests at several tables read it at once: keep the newest
+                kept = self._directed.get(key)
+                if kept is None or kept.version < stream.version:
+                    self._directed[key] = stream
         return stream
 
     def hand(self, stream: TableStream, number: int) -> HandStream:

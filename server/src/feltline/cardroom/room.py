@@ -516,7 +516,7 @@ class Room:
         """The tournament as stored now (with ``fresh``, after a look)."""
         if fresh:
             self.look()
-        stream = self.streams.tournament(key)
+        stream = self.held.tournament(key)
         if stream.version == 0:
             raise TournamentNotFound(f"there is no tournament {key}")
         return stream
@@ -612,7 +612,7 @@ class Room:
         request = fingerprint(what)
         for attempt in range(self.retries):
             _back_off(attempt)
-            stream = self.streams.tournament(key)
+            stream = self.held.tournament(key)
             if stream.version == 0 and not new:
                 raise TournamentNotFound(f"there is no tournament {key}")
             if stream.repeat(command_id, request) is not None:

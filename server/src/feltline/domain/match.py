@@ -34,9 +34,8 @@ from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
 from feltline.audit import chain
-from feltline.audit.codec import JSON, decode_event, encode_event
-from feltline.domain.chained import Signed, follow
 from feltline.domain.hand import CommandIdReused
+from feltline.domain.requested import RequestRecord, folded, followed, recorded
 from feltline.engine.cards.deck import SEED_BYTES, commitment
 from feltline.engine.duplicate import chip_results, matchpoints, scores
 from feltline.engine.errors import ConfigError, Kind, RuleError
@@ -319,18 +318,8 @@ def evolve(match: Match, event: Event) -> Match:
 
 
 @dataclass(frozen=True)
-class MatchRecord(Signed):
-    """One match event as stored: codec name, version and data, the key and
-    fingerprint of the request that caused it, and the chain link after it."""
-
-    originator_id: UUID
-    originator_version: int
-    type: str
-    version: int
-    data: dict[str, JSON]
-    command_id: str
-    fingerprint: str
-    link: str
+class MatchRecord(RequestRecord):
+    """One match event as stored (:class:`feltline.domain.requested.RequestRecord`)."""
 
     class_version: ClassVar[int] = 1
 
@@ -364,57 +353,42 @@ class MatchStream:
     ) -> tuple[list[MatchRecord], MatchStream]:
         """The records of ``events`` filed under ``key``, and the stream after them."""
         events = list(events)
-        records = []
-        link = self.link
-        for position, event in enumerate(events, self.version + 1):
-            name, version, data = encode_event(event, MATCH_EVENT_TYPES)
-            link = chain.link(
-                link,
-                kind="match",
-                stream=str(self.id),
-                position=position,
-                name=name,
-                version=version,
-                data=data,
-            )
-            records.append(
-                MatchRecord(self.id, position, name, version, data, key, request, link.hex())
-            )
+        records, link = recorded(
+            MatchRecord,
+            events,
+            kind="match",
+            types=MATCH_EVENT_TYPES,
+            stream=self.id,
+            version=self.version,
+            link=self.link,
+            key=key,
+            request=request,
+        )
         after = self._after(zip(records, events, strict=True))
         return records, replace(after, link=link, signer="")
 
     def extend(self, records: Iterable[MatchRecord]) -> MatchStream:
         """The stream after stored ``records``, which must fit its chain."""
-        link, signer = self.link, self.signer
-        made: list[tuple[MatchRecord, Event]] = []
-        for record in records:
-            link = follow(
-                link,
-                record,
-                record.link,
-                kind="match",
-                stream=self.id,
-                position=record.originator_version,
-                name=record.type,
-                version=record.version,
-                data=record.data,
-            )
-            signer = record.signed_by if record.signature else ""
-            made.append(
-                (record, decode_event(record.type, record.version, record.data, MATCH_EVENT_TYPES))
-            )
+        made, link, signer = followed(
+            records,
+            kind="match",
+            types=MATCH_EVENT_TYPES,
+            stream=self.id,
+            link=self.link,
+            signer=self.signer,
+        )
         return replace(self._after(made), link=link, signer=signer)
 
     def _after(self, made: Iterable[tuple[MatchRecord, Event]]) -> MatchStream:
-        version, match, commands = self.version, self.match, self.commands
-        for record, event in made:
-            if record.originator_version != version + 1:
-                raise ValueError(
-                    f"match {self.id}: event {record.originator_version} follows {version}"
-                )
-            match, version = evolve(match, event), record.originator_version
-            first, before = commands.get(record.command_id, (record.fingerprint, ()))
-            commands = commands.set(record.command_id, (first, (*before, event)))
+        version, match, commands = folded(
+            made,
+            evolve,
+            kind="match",
+            stream=self.id,
+            version=self.version,
+            state=self.match,
+            commands=self.commands,
+        )
         return replace(self, version=version, match=match, commands=commands)
 
 

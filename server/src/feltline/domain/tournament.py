@@ -1,6 +1,6 @@
 """One stream per tournament: its events (:mod:`feltline.engine.tournament`)
-as stored, chained and signed like every stream's
-(:mod:`feltline.domain.chained`, kind ``tournament``), with the request key
+as stored, chained and signed like a match's
+(:mod:`feltline.domain.requested`, kind ``tournament``), with the request key
 of each, so a repeated request is answered from the stream."""
 
 from __future__ import annotations
@@ -14,25 +14,16 @@ from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
 from feltline.audit import chain
-from feltline.audit.codec import JSON, TOURNAMENT_EVENT_TYPES, decode_event, encode_event
-from feltline.domain.chained import Signed, follow
+from feltline.audit.codec import TOURNAMENT_EVENT_TYPES, decode_event
 from feltline.domain.hand import CommandIdReused
+from feltline.domain.requested import RequestRecord, folded, followed, recorded
 from feltline.engine.hand.events import Event
 from feltline.engine.tournament import Tournament, evolve
 
 
 @dataclass(frozen=True)
-class TournamentRecord(Signed):
+class TournamentRecord(RequestRecord):
     """One tournament event as stored, like a match's."""
-
-    originator_id: UUID
-    originator_version: int
-    type: str
-    version: int
-    data: dict[str, JSON]
-    command_id: str
-    fingerprint: str
-    link: str
 
     class_version: ClassVar[int] = 1
 
@@ -68,56 +59,42 @@ class TournamentStream:
     ) -> tuple[list[TournamentRecord], TournamentStream]:
         """The records of ``events`` filed under ``key``, and the stream after them."""
         events = list(events)
-        records = []
-        link = self.link
-        for position, event in enumerate(events, self.version + 1):
-            name, version, data = encode_event(event, TOURNAMENT_EVENT_TYPES)
-            link = chain.link(
-                link,
-                kind="tournament",
-                stream=str(self.id),
-                position=position,
-                name=name,
-                version=version,
-                data=data,
-            )
-            records.append(
-                TournamentRecord(self.id, position, name, version, data, key, request, link.hex())
-            )
+        records, link = recorded(
+            TournamentRecord,
+            events,
+            kind="tournament",
+            types=TOURNAMENT_EVENT_TYPES,
+            stream=self.id,
+            version=self.version,
+            link=self.link,
+            key=key,
+            request=request,
+        )
         after = self._after(zip(records, events, strict=True))
         return records, replace(after, link=link, signer="")
 
     def extend(self, records: Iterable[TournamentRecord]) -> TournamentStream:
         """The stream after stored ``records``, which must fit its chain."""
-        link, signer = self.link, self.signer
-        made: list[tuple[TournamentRecord, Event]] = []
-        for record in records:
-            link = follow(
-                link,
-                record,
-                record.link,
-                kind="tournament",
-                stream=self.id,
-                position=record.originator_version,
-                name=record.type,
-                version=record.version,
-                data=record.data,
-            )
-            signer = record.signed_by if record.signature else ""
-            event = decode_event(record.type, record.version, record.data, TOURNAMENT_EVENT_TYPES)
-            made.append((record, event))
+        made, link, signer = followed(
+            records,
+            kind="tournament",
+            types=TOURNAMENT_EVENT_TYPES,
+            stream=self.id,
+            link=self.link,
+            signer=self.signer,
+        )
         return replace(self._after(made), link=link, signer=signer)
 
     def _after(self, made: Iterable[tuple[TournamentRecord, Event]]) -> TournamentStream:
-        version, state, commands = self.version, self.tournament, self.commands
-        for record, event in made:
-            if record.originator_version != version + 1:
-                raise ValueError(
-                    f"tournament {self.id}: event {record.originator_version} follows {version}"
-                )
-            state, version = evolve(state, event), record.originator_version
-            first, before = commands.get(record.command_id, (record.fingerprint, ()))
-            commands = commands.set(record.command_id, (first, (*before, event)))
+        version, state, commands = folded(
+            made,
+            evolve,
+            kind="tournament",
+            stream=self.id,
+            version=self.version,
+            state=self.tournament,
+            commands=self.commands,
+        )
         return replace(self, version=version, tournament=state, commands=commands)
 
 
