@@ -447,7 +447,8 @@ def test_rules_a_hand_that_does_not_end(log: list[Record]) -> None:
 
 def test_table_a_hand_dealt_from_another_commitment(log: list[Record]) -> None:
     """The whole hand consistent with a new seed and its commitment: only
-    the table's record of the deal shows it is not the hand dealt."""
+    the table's record of the deal shows it is not the hand dealt, and the
+    hand is named by that table and its number there."""
     hand = hand_where(log, folded_before_showdown)
     log = alone(log, hand)
     table = table_of(log, hand)
@@ -462,6 +463,8 @@ def test_table_a_hand_dealt_from_another_commitment(log: list[Record]) -> None:
     assert said(log) == [
         ("table", 1, f"commitment {dealt['commitment']}", commitment(bytes(range(32))))
     ]
+    (failure,) = verify(log, KEY.public_hex).failures
+    assert (failure.table, failure.number) == (table, dealt["hand"])
 
 
 def test_table_a_hand_started_from_other_stacks(log: list[Record]) -> None:
