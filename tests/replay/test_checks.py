@@ -31,7 +31,7 @@ from feltline.audit.codec import decode_event
 from feltline.audit.keys import Signer
 from feltline.engine.dealing import fresh_deck
 from feltline.engine.deck import commitment, shuffle
-from feltline.engine.events import HandStarted
+from feltline.engine.events import HandStarted, SeatAtStart
 from feltline_replay.export import hand_id
 from feltline_replay.log import LogError
 from feltline_replay.verify import (
@@ -476,13 +476,22 @@ def test_table_a_hand_started_from_other_stacks(log: list[Record]) -> None:
     log = alone(log, hand)
     (start,) = typed(log, hand, "HandStarted")
     (ended,) = typed(log, hand, "HandEnded")
-    seat = log[start]["data"]["deal"]["seats"][0]
+    deal = log[start]["data"]["deal"]
+    dealt = seated(deal)
+    seat = deal["seats"][0]
     seat["stack"] += 100
     for stack in log[ended]["data"]["stacks"]:
         stack[1] += 100 if stack[0] == seat["seat"] else 0
     log = signed(log)
     last = len(of(log, hand)) - 1
     assert failures(log) == [("table", "hand", hand, 1), ("table", "hand", hand, last)]
+    assert said(log)[0] == ("table", 1, f"the deal {dealt}", str(seated(deal)))
+
+
+def seated(deal: dict[str, Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
+    """A deal's button and seats, as a failure shows them."""
+    seats = tuple(SeatAtStart(**seat) for seat in deal["seats"])
+    return deal["button"], seats
 
 
 def test_table_a_result_the_table_did_not_take(log: list[Record]) -> None:
