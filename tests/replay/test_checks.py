@@ -485,7 +485,12 @@ def test_table_a_hand_started_from_other_stacks(log: list[Record]) -> None:
     log = signed(log)
     last = len(of(log, hand)) - 1
     assert failures(log) == [("table", "hand", hand, 1), ("table", "hand", hand, last)]
-    assert said(log)[0] == ("table", 1, f"the deal {dealt}", str(seated(deal)))
+    table = table_of(log, hand)
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    (failure, _) = verify(log, KEY.public_hex).failures
+    assert failure == Failure(
+        "table", "hand", hand, 1, f"the deal {dealt}", str(seated(deal)), table, number
+    )
 
 
 def seated(deal: dict[str, Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
@@ -497,18 +502,36 @@ def seated(deal: dict[str, Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
 def test_table_a_result_the_table_did_not_take(log: list[Record]) -> None:
     """The table's last hand: its record of the result moved one chip from
     one seat to another (nothing at the table follows to show it)."""
-    table, hand, _ = last_hand_of_table(log)
+    table, hand, number = last_hand_of_table(log)
     log = alone(log, hand)
     finished = typed(log, table, "HandFinished")[-1]
     stacks = log[finished]["data"]["stacks"]
     stacks[0][1] -= 1
     stacks[1][1] += 1
+    (ended,) = typed(log, hand, "HandEnded")
     log = signed(log)
-    assert failures(log) == [("table", "hand", hand, len(of(log, hand)) - 1)]
+    last = len(of(log, hand)) - 1
+    assert verify(log, KEY.public_hex).failures == [
+        Failure(
+            "table",
+            "hand",
+            hand,
+            last,
+            f"stacks and rake {result(log[finished]['data'])} as the table took them",
+            str(result(log[ended]["data"])),
+            table,
+            number,
+        )
+    ]
+
+
+def result(data: dict[str, Any]) -> tuple[tuple[tuple[int, int], ...], int]:
+    """A hand's stacks and rake, as a failure shows them."""
+    return tuple((seat, stack) for seat, stack in data["stacks"]), data["rake"]
 
 
 def test_table_a_hand_the_table_did_not_finish(log: list[Record]) -> None:
-    table, hand, _ = last_hand_of_table(log)
+    table, hand, number = last_hand_of_table(log)
     log = alone(log, hand)
     finished = typed(log, table, "HandFinished")[-1]
     after = [i for i in of(log, table) if i > finished]
@@ -516,7 +539,10 @@ def test_table_a_hand_the_table_did_not_finish(log: list[Record]) -> None:
         log[finished - 1]["signature"] = "x"  # signed again below
     del log[finished]
     log = signed(log)
-    assert failures(log) == [("table", "hand", hand, len(of(log, hand)) - 1)]
+    last = len(of(log, hand)) - 1
+    assert verify(log, KEY.public_hex).failures == [
+        Failure("table", "hand", hand, last, "the table to finish it", "no finish", table, number)
+    ]
 
 
 def test_table_a_hand_no_table_dealt(log: list[Record]) -> None:
