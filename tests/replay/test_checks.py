@@ -571,10 +571,15 @@ def test_table_a_hand_given_twice(log: list[Record]) -> None:
 def test_missing_a_hand_its_table_finished(log: list[Record]) -> None:
     hand = hands(log)[0]
     log = alone(log, hand)
+    table = table_of(log, hand)
     for i in reversed(of(log, hand)):
         del log[i]
-    assert failures(log) == [("missing", "hand", hand, None)]
     assert failures(log, complete=False) == []
+    (failure,) = verify(log, KEY.public_hex).failures
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    assert failure == Failure(
+        "missing", "hand", hand, None, "the hand's records", "none", table, number
+    )
 
 
 # -- a table's own rules ------------------------------------------------
