@@ -337,6 +337,12 @@ def test_key_a_hand_signed_throughout_by_another_key(log: list[Record]) -> None:
     log[mine[0] : mine[-1] + 1] = signed([log[i] for i in mine], OTHER)
     at = [position(log, i) for i in mine if log[i].get("signature")]
     assert failures(log) == [("key", "hand", hand, p) for p in at]
+    table = table_of(log, hand)
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    expected, found = f"signed by {KEY.public_hex}", OTHER.public_hex
+    assert verify(log, KEY.public_hex).failures == [
+        Failure("key", "hand", hand, p, expected, found, table, number) for p in at
+    ]
 
 
 def test_without_a_key_the_first_signer_is_trusted_with_a_warning(log: list[Record]) -> None:
