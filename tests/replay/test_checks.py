@@ -31,7 +31,7 @@ from feltline.audit.codec import decode_event
 from feltline.audit.keys import Signer
 from feltline.engine.cards.deck import commitment, shuffle
 from feltline.engine.hand.dealing import fresh_deck
-from feltline.engine.hand.events import HandStarted
+from feltline.engine.hand.events import HandStarted, SeatAtStart
 from feltline_replay.export import hand_id
 from feltline_replay.log import LogError
 from feltline_replay.verify import (
@@ -337,6 +337,12 @@ def test_key_a_hand_signed_throughout_by_another_key(log: list[Record]) -> None:
     log[mine[0] : mine[-1] + 1] = signed([log[i] for i in mine], OTHER)
     at = [position(log, i) for i in mine if log[i].get("signature")]
     assert failures(log) == [("key", "hand", hand, p) for p in at]
+    table = table_of(log, hand)
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    expected, found = f"signed by {KEY.public_hex}", OTHER.public_hex
+    assert verify(log, KEY.public_hex).failures == [
+        Failure("key", "hand", hand, p, expected, found, table, number) for p in at
+    ]
 
 
 def test_without_a_key_the_first_signer_is_trusted_with_a_warning(log: list[Record]) -> None:
@@ -447,7 +453,8 @@ def test_rules_a_hand_that_does_not_end(log: list[Record]) -> None:
 
 def test_table_a_hand_dealt_from_another_commitment(log: list[Record]) -> None:
     """The whole hand consistent with a new seed and its commitment: only
-    the table's record of the deal shows it is not the hand dealt."""
+    the table's record of the deal shows it is not the hand dealt, and the
+    hand is named by that table and its number there."""
     hand = hand_where(log, folded_before_showdown)
     log = alone(log, hand)
     table = table_of(log, hand)
@@ -462,6 +469,8 @@ def test_table_a_hand_dealt_from_another_commitment(log: list[Record]) -> None:
     assert said(log) == [
         ("table", 1, f"commitment {dealt['commitment']}", commitment(bytes(range(32))))
     ]
+    (failure,) = verify(log, KEY.public_hex).failures
+    assert (failure.table, failure.number) == (table, dealt["hand"])
 
 
 def test_table_a_hand_started_from_other_stacks(log: list[Record]) -> None:
@@ -473,30 +482,62 @@ def test_table_a_hand_started_from_other_stacks(log: list[Record]) -> None:
     log = alone(log, hand)
     (start,) = typed(log, hand, "HandStarted")
     (ended,) = typed(log, hand, "HandEnded")
-    seat = log[start]["data"]["deal"]["seats"][0]
+    deal = log[start]["data"]["deal"]
+    dealt = seated(deal)
+    seat = deal["seats"][0]
     seat["stack"] += 100
     for stack in log[ended]["data"]["stacks"]:
         stack[1] += 100 if stack[0] == seat["seat"] else 0
     log = signed(log)
     last = len(of(log, hand)) - 1
     assert failures(log) == [("table", "hand", hand, 1), ("table", "hand", hand, last)]
+    table = table_of(log, hand)
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    (failure, _) = verify(log, KEY.public_hex).failures
+    assert failure == Failure(
+        "table", "hand", hand, 1, f"the deal {dealt}", str(seated(deal)), table, number
+    )
+
+
+def seated(deal: dict[str, Any]) -> tuple[int, tuple[SeatAtStart, ...]]:
+    """A deal's button and seats, as a failure shows them."""
+    seats = tuple(SeatAtStart(**seat) for seat in deal["seats"])
+    return deal["button"], seats
 
 
 def test_table_a_result_the_table_did_not_take(log: list[Record]) -> None:
     """The table's last hand: its record of the result moved one chip from
     one seat to another (nothing at the table follows to show it)."""
-    table, hand, _ = last_hand_of_table(log)
+    table, hand, number = last_hand_of_table(log)
     log = alone(log, hand)
     finished = typed(log, table, "HandFinished")[-1]
     stacks = log[finished]["data"]["stacks"]
     stacks[0][1] -= 1
     stacks[1][1] += 1
+    (ended,) = typed(log, hand, "HandEnded")
     log = signed(log)
-    assert failures(log) == [("table", "hand", hand, len(of(log, hand)) - 1)]
+    last = len(of(log, hand)) - 1
+    assert verify(log, KEY.public_hex).failures == [
+        Failure(
+            "table",
+            "hand",
+            hand,
+            last,
+            f"stacks and rake {result(log[finished]['data'])} as the table took them",
+            str(result(log[ended]["data"])),
+            table,
+            number,
+        )
+    ]
+
+
+def result(data: dict[str, Any]) -> tuple[tuple[tuple[int, int], ...], int]:
+    """A hand's stacks and rake, as a failure shows them."""
+    return tuple((seat, stack) for seat, stack in data["stacks"]), data["rake"]
 
 
 def test_table_a_hand_the_table_did_not_finish(log: list[Record]) -> None:
-    table, hand, _ = last_hand_of_table(log)
+    table, hand, number = last_hand_of_table(log)
     log = alone(log, hand)
     finished = typed(log, table, "HandFinished")[-1]
     after = [i for i in of(log, table) if i > finished]
@@ -504,7 +545,10 @@ def test_table_a_hand_the_table_did_not_finish(log: list[Record]) -> None:
         log[finished - 1]["signature"] = "x"  # signed again below
     del log[finished]
     log = signed(log)
-    assert failures(log) == [("table", "hand", hand, len(of(log, hand)) - 1)]
+    last = len(of(log, hand)) - 1
+    assert verify(log, KEY.public_hex).failures == [
+        Failure("table", "hand", hand, last, "the table to finish it", "no finish", table, number)
+    ]
 
 
 def test_table_a_hand_no_table_dealt(log: list[Record]) -> None:
@@ -533,10 +577,15 @@ def test_table_a_hand_given_twice(log: list[Record]) -> None:
 def test_missing_a_hand_its_table_finished(log: list[Record]) -> None:
     hand = hands(log)[0]
     log = alone(log, hand)
+    table = table_of(log, hand)
     for i in reversed(of(log, hand)):
         del log[i]
-    assert failures(log) == [("missing", "hand", hand, None)]
     assert failures(log, complete=False) == []
+    (failure,) = verify(log, KEY.public_hex).failures
+    number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
+    assert failure == Failure(
+        "missing", "hand", hand, None, "the hand's records", "none", table, number
+    )
 
 
 # -- a table's own rules ------------------------------------------------

@@ -252,11 +252,18 @@ def stream_of(kind: str, signer: Any = KEY) -> list[Record]:
     )
 
 
-@pytest.mark.parametrize("kind", ["match", "log"])
-def test_a_match_or_the_transparency_log_is_chained_and_signed_by_the_key(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["match", "tournament", "log"])
+def test_a_match_a_tournament_or_the_transparency_log_is_chained_and_signed_by_the_key(
+    kind: str,
+) -> None:
     records = stream_of(kind)
     report = verify(copy.deepcopy(SIGNED) + records, KEY.public_hex)
     assert (report.ok, report.matches, report.hands) == (True, int(kind == "match"), 15)
+    forged = copy.deepcopy(records)
+    forged[0]["signature"] = "00" * 64  # well formed; covered by the last one
+    assert verify(forged, KEY.public_hex).ok
+    every = verify(forged, KEY.public_hex, all_signatures=True)
+    assert [(f.check, f.kind, f.position) for f in every.failures] == [("signature", kind, 1)]
     records[0]["data"]["n"] = 3
     report = verify(records, KEY.public_hex)
     assert [(f.check, f.kind, f.id, f.position) for f in report.failures] == [

@@ -10,12 +10,20 @@ import copy
 import json
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 import pytest
 
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.audit.keys import Signer
-from feltline.engine.cards.card import deck, format_cards
+from feltline.engine.cards import deck
+from feltline.engine.cards.card import format_cards
 from feltline.engine.cards.deck import commitment, deck_seed, shuffle
+from feltline.engine.hand.events import HandEnded, HandStarted
+from feltline.engine.table.events import HandDealt, HandFinished, SatDown, TableOpened
+from feltline.engine.table.house import TableConfig
+from feltline.engine.table.state import Entry
+from feltline_replay.export import hand_id
 from feltline_replay.verify import Withheld, check_hand, verify
 from tests.replay.contributed import FIXTURE, HANDS
 from tests.replay.test_checks import signed
@@ -192,3 +200,44 @@ def test_the_report_lists_the_seat_that_withheld_with_its_hand() -> None:
     fixture holds no table, so the hand is named by its id alone."""
     report = verify(signed(LOG, KEY), KEY.public_hex)
     assert report.withheld == [Withheld(str(HANDS[1]), (4,), None, None)]
+
+
+def dealt_at(table: UUID, records: list[Record]) -> list[Record]:
+    """The hand as hand 1 of ``table``, which opened, seated its players,
+    dealt it and took its result: the table's stream, then the hand's,
+    moved to that deal's id (signed by :func:`signed`)."""
+    events = [decode_event(r["type"], r["version"], r["data"]) for r in records[:-1]]
+    started = next(e for e in events if isinstance(e, HandStarted))
+    ended = next(e for e in events if isinstance(e, HandEnded))
+    played = [
+        TableOpened(TableConfig(started.rules, seats=6), at=0, name=""),
+        *(SatDown(s.seat, s.player, s.stack, 0, Entry.PLAYING) for s in started.deal.seats),
+        HandDealt(1, 0, started.deal, started.commitment),
+        HandFinished(ended.stacks, ended.rake),
+    ]
+    out = []
+    for position, event in enumerate(played, 1):
+        name, version, data = encode_event(event, TABLE_EVENT_TYPES)
+        last = position == len(played)
+        out.append(
+            {"kind": "table", "id": str(table), "position": position, "type": name}
+            | {"version": version, "data": data, "signature": "signed" if last else ""}
+        )
+    return out + [{**r, "id": str(hand_id(table, 1))} for r in records]
+
+
+def test_the_report_names_the_hand_that_withheld_by_its_table_and_number() -> None:
+    """A withheld hand its table dealt is named as a failing one is: by the
+    table and the hand's number there, the second time it is given too."""
+    table = UUID("2b0c4a56-9d1e-4f37-8a6b-5c3d2e1f0b01")
+    log = signed(dealt_at(table, hand(LOG, 1)), KEY)
+    withheld = Withheld(str(hand_id(table, 1)), (4,), str(table), 1)
+    report = verify(log, KEY.public_hex)
+    assert report.failures == []
+    assert report.withheld == [withheld]
+    assert str(withheld) == f"hand 1 of table {table} ({hand_id(table, 1)}): " + (
+        "seats 4 committed and did not reveal"
+    )
+    twice = verify(log + [r for r in log if r["kind"] != "table"], KEY.public_hex)
+    assert [(f.check, f.table, f.number) for f in twice.failures] == [("table", str(table), 1)]
+    assert twice.withheld == [withheld, withheld]
