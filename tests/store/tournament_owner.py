@@ -22,9 +22,9 @@ import uuid
 from feltline.cardroom.errors import OwnedElsewhere
 from feltline.cardroom.room import CreateTournament, open_room
 from feltline.domain.ids import tournament_table_id
-from feltline.engine import betting
 from feltline.engine.errors import RuleError
 from feltline.engine.games.variant import Game
+from feltline.engine.hand import betting
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Rules
 from feltline.engine.hand.stakes import Stakes, Structure
