@@ -27,7 +27,7 @@ from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
 from feltline_replay.cli import main as replay
 from tests.store.players import cid
-from tests.store.test_tournament import BUY_IN, STACK, create, move, players
+from tests.store.test_tournament import BUY_IN, STACK, assert_ranked, create, move, players
 
 ENTRANTS = 200
 
@@ -60,7 +60,7 @@ def test_two_hundred_bots_play_to_the_end_and_it_verifies(
     assert room.account(pool_id(key)).balance == 0
     room.close()
     assert state.finished is not None
-    assert sorted(state.placed.values())[-1] == ENTRANTS
+    assert_ranked(state.placed.values(), ENTRANTS)
     assert len(state.placed) == ENTRANTS
     assert sum(state.paid.values()) == ENTRANTS * BUY_IN
     events = [e for _, made in stream.commands.values() for e in made]

@@ -8,6 +8,7 @@ chips never leave the tournament, and the store's ledger balances."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from uuid import UUID
 
 import pytest
@@ -49,6 +50,17 @@ def _blinds(small: int, big: int) -> Stakes:
 
 LEVELS = tuple(Level(_blinds(5 * 2**n, 10 * 2**n), hands=4) for n in range(12))
 HOLDEM = TableConfig(Rules(Game.HOLDEM, LEVELS[0].stakes or _blinds(5, 10)), 6)
+
+
+def assert_ranked(placed: Iterable[int], entrants: int) -> None:
+    """Every entrant placed, one winner, and each place one more than the
+    players above it: players out in one hand with equal stacks share a
+    place (the rules), so [1, 2, 3, 3, 5] is right and [1, 2, 3, 4, 4] is
+    not."""
+    places = sorted(placed)
+    assert len(places) == entrants, places
+    assert places.count(1) == 1, places
+    assert all(p == 1 + sum(q < p for q in places) for p in places), places
 
 
 def create(room: Room, *, entrants: int, size: int = 6, command_id: str = "") -> UUID:
@@ -160,11 +172,7 @@ def test_a_sit_and_go_pays_its_entries_and_prizes_and_balances(
     assert sum(room.balance(n) for n in names) == 6 * (1_000 - BUY_IN - FEE) + pool
     assert room.account(chips_id(key)).balance == 6 * STACK  # back from the closed table
     assert room.table(tournament_table_id(key, 1)).table.closed
-    # Players out in one hand with equal stacks share a place, the next
-    # place then skipped: each place is one more than the players above it.
-    places = sorted(state.placed.values())
-    assert len(places) == 6 and places.count(1) == 1
-    assert all(p == 1 + sum(q < p for q in places) for p in places), places
+    assert_ranked(state.placed.values(), 6)
     ledger = check(store.streams())
     assert ledger.problems == []
     assert ledger.balanced
