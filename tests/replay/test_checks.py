@@ -19,6 +19,7 @@ import copy
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,13 @@ from uuid import UUID, uuid4
 import pytest
 
 from feltline.audit import chain
-from feltline.audit.codec import decode_event
+from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.audit.keys import Signer
 from feltline.engine.cards.deck import commitment, shuffle
 from feltline.engine.hand.dealing import fresh_deck
 from feltline.engine.hand.events import HandStarted, SeatAtStart
+from feltline.engine.hand.rules import Game
+from feltline.engine.table.house import Rotation, Turn
 from feltline_replay.export import hand_id
 from feltline_replay.log import LogError
 from feltline_replay.verify import (
@@ -625,6 +628,56 @@ def test_starting_stacks_a_deal_that_is_not_what_the_table_holds(log: list[Recor
     found = failures(log)
     assert found[0] == ("starting stacks", "table", table, position(log, dealt))
     assert {f[0] for f in found[1:]} <= {"table rules"}
+
+
+def test_game_a_hand_dealt_at_rules_its_table_does_not_deal(log: list[Record]) -> None:
+    """A hold'em hand's rules given another draw limit, which hold'em never
+    reads: the hand plays the same, only its tie to its table's rules shows it."""
+    hand = hand_where(log, lambda s: s[0]["data"]["rules"]["game"] == "holdem")
+    log = alone(log, hand)
+    (start,) = typed(log, hand, "HandStarted")
+    log[start]["data"]["rules"]["draw_limit_small"] = 4
+    log = signed(log)
+    assert failures(log) == [("game", "hand", hand, 1)]
+    assert said(log)[0][2:] == ("its table's turn: draw_limit_small 5", "draw_limit_small 4")
+
+
+def test_rotation_a_mixed_table_dealing_a_game_out_of_its_turn(log: list[Record]) -> None:
+    """A table made a mixed one, Omaha then hold'em for 50 hands each, whose
+    first deal says hold'em's turn: its hold'em hand is dealt while Omaha is
+    due. The table's rotation and the hand's game both show it; the hands
+    after it follow the turn recorded before them."""
+    table = next(
+        r["id"]
+        for r in log
+        if r.get("type") == "TableOpened" and r["data"]["config"]["rules"]["game"] == "holdem"
+    )
+    log = alone(log, table)
+    (opened,) = typed(log, table, "TableOpened")
+    rotation = Rotation((Game.OMAHA, Game.HOLDEM), 50)
+    recoded(log, opened, lambda e: replace(e, config=replace(e.config, rotation=rotation)))
+    dealt = typed(log, table, "HandDealt")
+    for n, i in enumerate(dealt, 1):
+        recoded(log, i, lambda e, n=n: replace(e, turn=Turn(Game.HOLDEM, n, 50, Game.OMAHA)))
+    log = signed(log)
+    first = str(hand_id(UUID(table), 1))
+    assert failures(log) == [
+        ("rotation", "table", table, position(log, dealt[0])),
+        ("game", "hand", first, 1),
+    ]
+    assert [s[2:] for s in said(log)] == [
+        ("hand 1 at omaha hand 1 of 50, then holdem", "holdem hand 1 of 50, then omaha"),
+        ("its table's turn: game omaha", "game holdem"),
+    ]
+
+
+def recoded(records: list[Record], index: int, change: Callable[[Any], Any]) -> None:
+    """A table's record decoded, changed and written again at its event's
+    current version."""
+    record = records[index]
+    event = decode_event(record["type"], record["version"], record["data"], TABLE_EVENT_TYPES)
+    name, version, data = encode_event(change(event), TABLE_EVENT_TYPES)
+    record.update(type=name, version=version, data=data)
 
 
 def test_table_rules_an_event_the_table_cannot_apply(log: list[Record]) -> None:

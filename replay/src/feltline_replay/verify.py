@@ -3,13 +3,15 @@
 Each table's stream is folded through the engine's table rules, checking
 its chain, signatures, that hand numbers follow without a gap and that each
 deal starts every seat from the stack the table holds (the last hand's
-result plus buy-ins, less stand-ups and time charges). Each hand is checked
+result plus buy-ins, less stand-ups and time charges), and that a mixed
+table deals each game in its turn of the rotation. Each hand is checked
 on its own: chain, signatures and seal, the seed against its commitment,
 under ``feltline-deck-v2`` each seat's contribution against its own
 commitment (listing the seats that committed and did not reveal), the deck
 and every dealt card against the seed's derivation, and every
 action, pot, payout and rake by playing it again through the engine
-(:mod:`feltline.audit.rerun`); then tied to its table's deal and finish.
+(:mod:`feltline.audit.rerun`); then tied to its table's deal and finish,
+and to the game and rules its table's turn deals it at.
 A stream's last signature is verified and covers the rest (:class:`Found`).
 Every account's stream (and, from a store, every match's) is chained and
 signed like a table's; with every account and every table at hand, the
@@ -34,7 +36,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import partial
 from typing import Any
 from uuid import UUID
@@ -69,8 +71,10 @@ from feltline.engine.hand.events import (
     SeatAtStart,
     StubReshuffled,
 )
+from feltline.engine.hand.rules import Rules
 from feltline.engine.table.events import ChipsAdded, HandDealt, HandFinished, SatDown, StoodUp
 from feltline.engine.table.evolve import evolve
+from feltline.engine.table.house import Turn
 from feltline.engine.table.state import Table
 from feltline_replay.canonical import canonical as fast_canonical
 from feltline_replay.export import KEYS, hand_id
@@ -175,13 +179,14 @@ Result = tuple[tuple[tuple[int, int], ...], int]
 @dataclass
 class _Deal:
     """What a table recorded of one hand (nothing but its table and number
-    once the hand is checked)."""
+    once the hand is checked); ``rules`` are those its rotation deals it at."""
 
     table: UUID
     number: int
     start: Start | None = None
     result: Result | None = None
     finished: bool = False
+    rules: Rules | None = None
 
 
 def _show(event: Event | None, kinds: Any = None) -> str:
@@ -216,6 +221,7 @@ class Found:
         self.events: list[Event | None] = []
         self.start: Start | None = None
         self.result: Result | None = None
+        self.rules: Rules | None = None
         self.withheld: tuple[int, ...] = ()
         self.length = 0
         self.verified = 0  # signatures (and seals) verified
@@ -231,6 +237,7 @@ class Found:
             self.signers,
             self.start,
             self.result,
+            self.rules,
             self.withheld,
             self.length,
             self.verified,
@@ -245,6 +252,7 @@ class Found:
             self.signers,
             self.start,
             self.result,
+            self.rules,
             self.withheld,
             self.length,
             self.verified,
@@ -357,6 +365,7 @@ class Found:
             self.fail("rules", 1, "HandStarted ... HandEnded", f"{first} ... {last}")
             return
         self.start = _start(started.commitment, started.deal)
+        self.rules = started.rules
         self.result = (tuple(sorted(ended.stacks)), ended.rake)
         seed = ended.seed
         if len(seed) != SEED_BYTES or commitment(seed) != started.commitment:
@@ -444,7 +453,7 @@ class Folded(Found):
         self.moves: list[Move] = []
 
     def __getstate__(self) -> tuple[Any, ...]:
-        deals = [(h.int, d.number, d.start, d.result, d.finished) for h, d in self.deals]
+        deals = [(h.int, d.number, d.start, d.result, d.finished, d.rules) for h, d in self.deals]
         return super().__getstate__(), self.ruled, deals, self.moves
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
@@ -472,7 +481,8 @@ class Folded(Found):
                     )
                 self.stacks(position, table, event)
                 start = _start(event.commitment, event.deal)
-                current = _Deal(table_id, event.hand, start)
+                rules = self.turn(position, table, event)
+                current = _Deal(table_id, event.hand, start, rules=rules)
                 self.deals.append((hand_id(table_id, event.hand), current))
             elif isinstance(event, HandFinished) and current is not None:
                 current.result = (event.stacks, event.rake)
@@ -482,6 +492,18 @@ class Folded(Found):
                 table = evolve(table, event)  # type: ignore[arg-type]
             except Exception as e:
                 self.rule("table rules", position, "an event that applies", e)
+
+    def turn(self, position: int, table: Table, dealt: HandDealt) -> Rules | None:
+        """The turn of a mixed table's rotation the hand is due at, as the
+        table's settings and the hand before it say; and the rules it is
+        dealt at (its game's, at the table's stakes)."""
+        config = table.config
+        if config is None:
+            return None
+        due = config.next_turn(table.turn, len(dealt.deal.seats))
+        if dealt.turn != due:
+            self.rule("rotation", position, f"hand {dealt.hand} at {_turn(due)}", _turn(dealt.turn))
+        return config.rules_at(due)
 
     def moved(self, event: Event) -> None:
         """Chips the event brings to a seat from its player's account, or
@@ -1191,6 +1213,9 @@ class Verifier:
             self._fail(
                 "table", "hand", stream, 1, f"the deal {_seated(at_table)}", _seated(start), deal
             )
+        if deal.rules is not None and found.rules != deal.rules:
+            due, played = _differing(deal.rules, found.rules)
+            self._fail("game", "hand", stream, 1, f"its table's turn: {due}", played, deal)
         last = found.length - 1
         if not deal.finished:
             self._fail("table", "hand", stream, last, "the table to finish it", "no finish", deal)
@@ -1205,6 +1230,23 @@ class Verifier:
                 found.result,
                 deal,
             )
+
+
+def _turn(turn: Turn | None) -> str:
+    if turn is None:
+        return "no turn"
+    return f"{turn.game} hand {turn.hand} of {turn.hands}, then {turn.next}"
+
+
+def _differing(due: Rules, played: Rules | None) -> tuple[str, str]:
+    """The rules' fields that differ, as due and as played."""
+    if played is None:
+        return str(due), "no rules"
+    names = [f.name for f in fields(due) if getattr(due, f.name) != getattr(played, f.name)]
+    return (
+        ", ".join(f"{n} {getattr(due, n)}" for n in names),
+        ", ".join(f"{n} {getattr(played, n)}" for n in names),
+    )
 
 
 def _moves(moves: Counter[tuple[int, int]]) -> str:
