@@ -16,12 +16,11 @@ import sys
 import timeit
 from pathlib import Path
 
-from feltline.engine.hand import fast
+from feltline.engine.hand import evolve, fast
 from feltline.engine.hand.decide import replay
 from feltline.engine.hand.events import Acted
 from feltline.engine.hand.rules import Game, Rules
 from feltline.engine.hand.script import Phase
-from feltline.engine.tournament import evolve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' players
 

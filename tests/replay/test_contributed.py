@@ -16,8 +16,7 @@ import pytest
 
 from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event, encode_event
 from feltline.audit.keys import Signer
-from feltline.engine.cards import deck
-from feltline.engine.cards.card import format_cards
+from feltline.engine.cards.card import deck, format_cards
 from feltline.engine.cards.deck import commitment, deck_seed, shuffle
 from feltline.engine.hand.events import HandEnded, HandStarted
 from feltline.engine.table.events import HandDealt, HandFinished, SatDown, TableOpened
