@@ -585,6 +585,7 @@ def test_missing_a_hand_its_table_finished(log: list[Record]) -> None:
         del log[i]
     assert failures(log, complete=False) == []
     (failure,) = verify(log, KEY.public_hex).failures
+    assert verify_shares(line_shares(log), KEY.public_hex).failures == [failure]
     number = next(n for n in range(1, 50) if str(hand_id(UUID(table), n)) == hand)
     assert failure == Failure(
         "missing", "hand", hand, None, "the hand's records", "none", table, number

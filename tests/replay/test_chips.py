@@ -259,6 +259,7 @@ def test_a_match_a_tournament_or_the_transparency_log_is_chained_and_signed_by_t
     records = stream_of(kind)
     report = verify(copy.deepcopy(SIGNED) + records, KEY.public_hex)
     assert (report.ok, report.matches, report.hands) == (True, int(kind == "match"), 15)
+    assert verify(records + stream_of(kind), KEY.public_hex).matches == 2 * (kind == "match")
     forged = copy.deepcopy(records)
     forged[0]["signature"] = "00" * 64  # well formed; covered by the last one
     assert verify(forged, KEY.public_hex).ok
@@ -380,6 +381,36 @@ def test_what_a_share_sends_back_between_processes_makes_the_same_report(
         == (here_without_key := verify(records, None, chips=True, all_signatures=True)).as_json()
     )
     assert here_without_key.warnings
+
+
+def test_a_move_a_table_recorded_twice_is_counted_twice() -> None:
+    """Player 2 sits down at the first table with 535 and stands up with it,
+    then does it again: the table records each move twice, as the account
+    moves it."""
+    log = copy.deepcopy(SIGNED)
+    first = log[0]["id"]
+    sat = next(i for i, r in enumerate(log) if r["type"] == "SatDown" and r["id"] == first)
+    sat += 1  # player 2's, the second to sit down
+    stood = log[sat + 1]
+    assert (log[sat]["data"]["player"], log[sat]["data"]["buy_in"]) == ("player 2", 535)
+    assert (stood["type"], stood["data"]["stack"]) == ("StoodUp", 535)
+    log[sat + 2 : sat + 2] = copy.deepcopy(log[sat : sat + 2])
+    table = renumbered([r for r in log if r["id"] == first])
+    log = signed(table + [r for r in log if r["id"] != first])
+    mine = accounts(log)
+    assert [(r["type"], r["data"]["amount"]) for r in mine["player 2"][1:5]] == [
+        ("BoughtIn", 535),
+        ("Returned", 535),
+    ] * 2
+    report = verify(log + signed([r for a in mine.values() for r in a]), KEY.public_hex, chips=True)
+    assert report.ok
+
+
+def test_a_verifier_made_with_its_defaults_compares_no_chips() -> None:
+    """As the server's VerifyHand makes it: its tables' moves are not
+    compared with accounts it is not given."""
+    report = verifying.Verifier(KEY.public_hex).run(verifying.line_shares(SIGNED))
+    assert (report.ok, report.tables) == (True, 5)
 
 
 def test_without_any_account_every_table_s_moves_are_moved_by_no_account() -> None:

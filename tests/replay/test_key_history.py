@@ -278,10 +278,14 @@ def test_a_revoked_key_fails_what_it_signed_from_its_revocation_on() -> None:
     assert said(report) != []
 
 
-def test_a_revoked_key_s_record_without_a_notification_fails() -> None:
+@pytest.mark.parametrize("notification", [None, "7"])
+def test_a_revoked_key_s_record_without_a_notification_fails(notification: str | None) -> None:
+    """A notification missing, or one that is no number, is none."""
     logged = table(NEW)
     for record in logged:
         record.pop("notification", None)
+        if notification is not None:
+            record["notification"] = notification
     keys = history(*ROTATED, revoked(NEW, 5, KEY))
     expected = f"signed by key {NEW.public_hex} before notification 5, its revocation"
     assert {(f.check, f.expected, f.found) for f in checked(keys + logged).failures} == {

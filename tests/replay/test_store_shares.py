@@ -17,6 +17,7 @@ import pytest
 from feltline.store.config import StoreConfig
 from feltline.store.signing import adopt
 from feltline.store.streams import Streams
+from feltline_replay import verify as verifying
 from feltline_replay.export import KEYS, Plan, Selection, hand_id, plan
 from feltline_replay.store import open_rows
 from feltline_replay.verify import (
@@ -140,6 +141,7 @@ def test_a_store_in_shares_of_any_size_and_processes_verifies_as_one(
     store: Played, chosen: Plan
 ) -> None:
     whole = whole_store(store, chosen, 1 << 40)
+    assert not verifying._OPEN  # the store this process opened to read it, closed
     assert (whole.ok, whole.tables, whole.hands) == (True, 3, chosen.count)
     assert whole.accounts == len(chosen.accounts or ()) > 0
     assert whole.verified > whole.tables + whole.hands
