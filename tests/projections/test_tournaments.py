@@ -102,3 +102,23 @@ def test_the_tournaments_view_follows_chips_places_and_prizes_and_equals_a_rebui
     assert tournament_standings(view, str(key)) is None
     Follower(room.streams, [Tournaments(view)]).catch_up()
     assert rows(view) == live
+
+
+def test_entries_withdrawn_and_a_cancellation_leave_no_standings(store: Store) -> None:
+    room = store.room()
+    view = open_view(TournamentsView, StoreConfig.from_env(store.env).env)
+    key = create(room, entrants=6)
+    names = players(room, 3)
+    for name in names:
+        room.register_tournament(key, cid(), name, at=0)
+    room.unregister_tournament(key, cid(), names[0], at=0)
+    Follower(room.streams, [Tournaments(view)]).catch_up()
+    waiting = tournament_standings(view, str(key))
+    assert waiting is not None
+    assert (waiting.state, waiting.entrants, waiting.chips) == ("registering", 2, ())
+    room.cancel_tournament(key, cid(), reason="too few", by="admin", at=0)
+    Follower(room.streams, [Tournaments(view)]).catch_up()
+    cancelled = tournament_standings(view, str(key))
+    assert cancelled is not None
+    assert (cancelled.state, cancelled.entrants, cancelled.places) == ("cancelled", 2, ())
+    assert tournament_standings(view, "no such tournament") is None
