@@ -191,3 +191,17 @@ def test_the_replayer_shows_the_tournament_level_and_blinds(
     assert page.is_visible("#stage")
     assert all(url.startswith("file:") for url in asked)
     page.close()
+
+
+def test_a_forged_level_out_of_range_is_written_not_a_traceback(played: Played) -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["export", "--store", str(played.store)]) == 0
+    _, records = log.read(io.StringIO(out.getvalue()))
+    lines = list(records)
+    begun = next(r for r in lines if r.get("type") == "HandBegun")
+    begun["data"]["level"] = 999  # its signature no longer holds: the checkers say so
+    forged = next(h for h in logged_hands(lines) if h.stage and h.stage.level == 999)
+    ohh = json.loads(FORMATS["ohh"].one(forged))["ohh"]
+    assert (ohh["feltline_level"], ohh["tournament_info"]["speed"]["round_time"]) == (999, 0)
+    assert " - Level CCCCCCCCCXCIX (" in FORMATS["pokerstars"].one(forged)

@@ -171,7 +171,9 @@ def _tournament(record: Record, tournaments: dict[str, Tourney], stages: dict[st
         tournaments[stream] = (replace(stage, tables=tables), minutes)
     elif isinstance(event, HandBegun):
         key = str(hand_id(table_id(UUID(stream), event.table), event.hand))
-        stages[key] = replace(stage, level=event.level, minutes=minutes[event.level - 1])
+        known = 0 < event.level <= len(minutes)  # else forged: `tournament` reports it
+        time = minutes[event.level - 1] if known else 0
+        stages[key] = replace(stage, level=event.level, minutes=time)
 
 
 Tourney = tuple[Stage, tuple[int, ...]]
