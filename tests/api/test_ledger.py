@@ -370,6 +370,7 @@ def test_the_projector_s_lag_is_nothing_once_caught_up(played: Played) -> None:
         "hand_index",
         "pots",
         "standings",
+        "tournaments",
     }
     for p in status.projections:
         assert (p.position, p.head, p.events_behind) == (head, head, 0)

@@ -423,7 +423,7 @@ def test_the_projector_process_serves_its_position_and_lag(played: Played) -> No
         )
         head = done.value("feltline_projector_head")
         assert head == played.done.value("feltline_projector_head")
-        for view in ("ledger", "hand_index", "pots", "standings"):
+        for view in ("ledger", "hand_index", "pots", "standings", "tournaments"):
             assert done.value("feltline_projector_position", projection=view) == head
             assert done.value("feltline_projector_lag_events", projection=view) == 0
         assert done.value("grpc_server_started_total") == 0  # it serves no calls

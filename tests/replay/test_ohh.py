@@ -110,6 +110,8 @@ def test_every_hand_of_the_store_reads_as_the_spec_and_adds_up(played: Played) -
         check_totals(hand, history)
         games[history["game_type"]] = games.get(history["game_type"], 0) + 1
         assert history["table_handle"] == (hand.table.id if hand.table else None)
+        assert history["tournament"] is False  # a cash table's hand
+        assert "tournament_info" not in history
     assert set(games) == {"Holdem", "StudHiLo", "Draw"}, games
 
 

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from uuid import UUID, uuid5
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.audit.codec import TABLE_EVENT_TYPES, TOURNAMENT_EVENT_TYPES, decode_event
 from feltline.engine.table.events import HandDealt
+from feltline.engine.tournament import SeatsDrawn
 from feltline_replay.log import Record, header
 from feltline_replay.store import Rows, record
 
@@ -173,7 +174,7 @@ def export(
     chosen = plan(rows, selection, withheld)
     yield heading(rows, selection, chosen, public_key=public_key, now=now)
     whole = chosen.accounts is not None
-    tournaments = rows.tournaments() if whole else []
+    tournaments = rows.tournaments() if whole else played_at(rows, chosen.tables)
     yield from records(rows, chosen.tables, chosen.hands, chosen.accounts or (), tournaments)
 
 
@@ -203,13 +204,18 @@ def records(
     accounts: Sequence[UUID] = (),
     tournaments: Sequence[UUID] = (),
 ) -> Iterator[Record]:
-    """The server's keys stream, then each table's stored records and its
-    hands' in order, then each account's and each tournament that is over
-    (in a log of everything, for ``feltline-replay tournament``; a running
-    one holds its seat draws' secret seed), then the transparency log's
-    (every leaf, so that any hand's inclusion and, in a log of every hand,
-    that no leaf is missing are checked against a checkpoint)."""
+    """The server's keys stream, then each of ``tournaments`` that is over
+    (a running one holds its seat draws' secret seed) before the tables, so
+    that a reader knows each of their hands' level as the hand comes; then
+    each table's stored records and its hands' in order, then each
+    account's, then the transparency log's (every leaf, so that any hand's
+    inclusion and, in a log of every hand, that no leaf is missing are
+    checked against a checkpoint)."""
     yield from keys(rows)
+    for tournament in tournaments:
+        lines = [record(tournament, *row) for row in rows.stream(tournament)]
+        if any(line.get("type") == "SeedRevealed" for line in lines):
+            yield from lines  # over: its seat draws' seed, the secret it held, is revealed
     for table in tables:
         for row in rows.stream(table):
             yield record(table, *row)
@@ -220,12 +226,28 @@ def records(
     for account in accounts:
         for row in rows.stream(account):
             yield record(account, *row)
-    for tournament in tournaments:
-        lines = [record(tournament, *row) for row in rows.stream(tournament)]
-        if any(line.get("type") == "SeedRevealed" for line in lines):
-            yield from lines  # over: its seat draws' seed, the secret it held, is revealed
     for row in rows.stream(LOG):
         yield record(LOG, *row)
+
+
+def played_at(rows: Rows, tables: Sequence[UUID]) -> list[UUID]:
+    """The tournaments that had any of ``tables`` (a tournament's seat draws
+    opened every table it had), whose streams a log of those tables carries
+    when they are over."""
+    chosen, found = set(tables), []
+    for tournament in rows.tournaments():
+        for row in rows.stream(tournament):
+            line = record(tournament, *row)
+            if line.get("type") != "SeatsDrawn":
+                continue
+            event = decode_event(
+                "SeatsDrawn", line["version"], line["data"], TOURNAMENT_EVENT_TYPES
+            )
+            assert isinstance(event, SeatsDrawn)
+            if chosen & {uuid5(tournament, f"table/{c.table}") for c in event.chairs}:
+                found.append(tournament)
+                break
+    return found
 
 
 def keys(rows: Rows) -> Iterator[Record]:

@@ -4,25 +4,29 @@ A log holds each table's stream before its hands (docs/replay.md), so the
 table's name, size and each hand's number and time are known when the hand
 comes; only that much is kept of a table (its name and size, and a number
 and a time for each deal whose hand is still to come), so memory does not
-grow with the hands' records, however long the log. Each hand's events
-are decoded from its records, and shown as the chosen viewer may see them
-(:class:`feltline_replay.show.Viewer`).
+grow with the hands' records, however long the log. A tournament's stream
+comes before its tables' (when the log carries it: once it is over), so
+each of its hands' level is known too, from the tournament's ``HandBegun``.
+Each hand's events are decoded from its records, and shown as the chosen
+viewer may see them (:class:`feltline_replay.show.Viewer`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from uuid import UUID
 
-from feltline.audit.codec import TABLE_EVENT_TYPES, decode_event
+from feltline.audit.codec import TABLE_EVENT_TYPES, TOURNAMENT_EVENT_TYPES, decode_event
 from feltline.engine.hand.decide import replay
 from feltline.engine.hand.events import Event, HandEnded, HandStarted
 from feltline.engine.table.events import HandDealt, TableOpened
 from feltline.engine.table.house import Turn
+from feltline.engine.tournament import HandBegun, SeatsDrawn, Started, TournamentCreated
 from feltline_replay.export import hand_id
 from feltline_replay.log import Record
 from feltline_replay.show import Viewer, load_hand
+from feltline_replay.tournament import table_id
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,24 @@ class Seating:
     id: str
     name: str
     seats: int
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What a tournament says of one of its hands: the tournament (its id,
+    name, buy-in and fee in account chips, starting stack, when it started
+    and on how many tables) and the level the hand was dealt at, with that
+    level's minutes (0 for a level of so many hands)."""
+
+    tournament: str
+    name: str
+    buy_in: int
+    fee: int
+    stack: int
+    started_at: int
+    tables: int
+    level: int
+    minutes: int
 
 
 @dataclass(frozen=True)
@@ -45,7 +67,9 @@ class LoggedHand:
     logged, seal last, for a format that checks them (the HTML replayer);
     they too hold every card, so nothing is written from them. ``turn``
     is a mixed table's: the hand's game, which of its hands, the game
-    after (None at a table of one game, or without the table's stream)."""
+    after (None at a table of one game, or without the table's stream).
+    ``stage`` is a tournament hand's level (None for any other hand, or
+    without the tournament's stream)."""
 
     id: str
     events: tuple[Event, ...]
@@ -56,6 +80,7 @@ class LoggedHand:
     at: int | None = None
     records: tuple[Record, ...] = ()
     turn: Turn | None = None
+    stage: Stage | None = None
 
     @property
     def ended(self) -> HandEnded:
@@ -85,21 +110,25 @@ def logged_hands(records: Iterable[Record], viewer: Viewer = _AUDITOR) -> Iterat
     """Each hand of the log's records, in the log's order."""
     tables: dict[str, Seating] = {}
     deals: dict[str, Deal] = {}
+    stages: dict[str, Stage] = {}
+    tournaments: dict[str, Tourney] = {}
     body: list[Record] = []
     for record in records:
         kind = record.get("kind")
-        if kind == "table":
+        if kind == "tournament":
+            _tournament(record, tournaments, stages)
+        elif kind == "table":
             _table(record, tables, deals)
         elif kind == "hand":
             if body and body[0].get("id") != record.get("id"):
-                yield _hand(body, viewer, deals)
+                yield _hand(body, viewer, deals, stages)
                 body = []
             body.append(record)
         elif kind == "seal" and body:
-            yield _hand(body, viewer, deals, record)
+            yield _hand(body, viewer, deals, stages, record)
             body = []
     if body:
-        yield _hand(body, viewer, deals)
+        yield _hand(body, viewer, deals, stages)
 
 
 Deal = tuple[Seating, int, int, Turn | None]
@@ -120,10 +149,43 @@ def _table(record: Record, tables: dict[str, Seating], deals: dict[str, Deal]) -
         deals[key] = (tables[stream], event.hand, event.at, event.turn)
 
 
+def _tournament(record: Record, tournaments: dict[str, Tourney], stages: dict[str, Stage]) -> None:
+    """A tournament's set-up, start and first seat draw, kept for its
+    hands, and each hand's stage by the hand's stream id."""
+    name = record.get("type")
+    if name not in ("TournamentCreated", "Started", "SeatsDrawn", "HandBegun"):
+        return
+    event = decode_event(str(name), record["version"], record["data"], TOURNAMENT_EVENT_TYPES)
+    stream = str(record["id"])
+    if isinstance(event, TournamentCreated):
+        stage = Stage(stream, event.name, event.buy_in, event.fee, event.stack, 0, 0, 0, 0)
+        tournaments[stream] = (stage, tuple(level.minutes for level in event.levels))
+        return
+    if stream not in tournaments:
+        return
+    stage, minutes = tournaments[stream]
+    if isinstance(event, Started):
+        tournaments[stream] = (replace(stage, started_at=event.at), minutes)
+    elif isinstance(event, SeatsDrawn) and not stage.tables:
+        tables = len({c.table for c in event.chairs})
+        tournaments[stream] = (replace(stage, tables=tables), minutes)
+    elif isinstance(event, HandBegun):
+        key = str(hand_id(table_id(UUID(stream), event.table), event.hand))
+        known = 0 < event.level <= len(minutes)  # else forged: `tournament` reports it
+        time = minutes[event.level - 1] if known else 0
+        stages[key] = replace(stage, level=event.level, minutes=time)
+
+
+Tourney = tuple[Stage, tuple[int, ...]]
+"""A tournament as its hands' stages need it: the stage of a hand at no
+level yet, and each level's minutes."""
+
+
 def _hand(
     body: list[Record],
     viewer: Viewer,
     deals: dict[str, Deal],
+    stages: dict[str, Stage],
     seal: Record | None = None,
 ) -> LoggedHand:
     stream = str(body[0].get("id"))
@@ -134,4 +196,5 @@ def _hand(
     events = tuple(viewer.sees(e) for e in played)
     table, number, at, turn = deals.pop(stream, (None, None, body[0].get("at"), None))
     records = (*body, seal) if seal is not None else tuple(body)
-    return LoggedHand(stream, events, played, viewer, table, number, at, records, turn)
+    stage = stages.pop(stream, None)
+    return LoggedHand(stream, events, played, viewer, table, number, at, records, turn, stage)

@@ -151,6 +151,21 @@ def _rotation(hand: LoggedHand) -> str | None:
     return f"mixed table: {game}, hand {turn.hand} of {turn.hands}; next {after}"
 
 
+def _stage(hand: LoggedHand) -> str | None:
+    """A tournament's hand: "Tournament Turbo, level 3, blinds 20/40"."""
+    stage = hand.stage
+    if stage is None:
+        return None
+    stakes = hand.started.rules.stakes
+    if stakes.small_blind or stakes.big_blind:
+        stakes_said = f"blinds {stakes.small_blind}/{stakes.big_blind}"
+    else:
+        stakes_said = f"bets {stakes.small_bet}/{stakes.big_bet}"
+    if stakes.ante:
+        stakes_said += f", ante {stakes.ante}"
+    return f"Tournament {stage.name}, level {stage.level}, {stakes_said}"
+
+
 def data(hand: LoggedHand, key: str | None = None) -> dict[str, Any]:
     """What the page knows of one hand: every frame as the viewer sees it."""
     reason = refuses(hand)
@@ -168,6 +183,7 @@ def data(hand: LoggedHand, key: str | None = None) -> dict[str, Any]:
         "at": datetime.fromtimestamp(hand.at, UTC).isoformat() if hand.at is not None else None,
         "title": f"{started.rules.game} {started.rules.stakes.structure}",
         "rotation": _rotation(hand),
+        "tournament": _stage(hand),
         "button": started.deal.button if started.rules.variant.button_shown else None,
         "viewer": _label(hand.viewer),
         "own": hand.viewer.seat,

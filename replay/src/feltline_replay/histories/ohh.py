@@ -37,6 +37,13 @@ words (docs/replay.md has the table):
   readers validate, and the action's ``feltline_cards`` has the whole
   list, ``Jk`` in it.
 
+A tournament's hand (when the log carries its tournament) has
+``tournament`` true and ``tournament_info``: the tournament's id, name,
+start, buy-in and fee (in account chips, ``PPC``, the spec's play chips),
+starting stack, ``STT`` or ``MTT`` as it began on one table or more, and
+the level's minutes as ``speed.round_time``; the hand's level is
+``feltline_level``, its blinds the hand's own.
+
 So the chips add up: the actions' amounts, less what came back, are the
 pots (rake included) plus what a passed deal carries over; each pot's wins
 are its amount less its rake.
@@ -69,7 +76,7 @@ from feltline.engine.hand.events import (
 from feltline.engine.hand.rules import Game, Structure
 from feltline.engine.hand.script import Kind
 from feltline_replay.histories.format import Format
-from feltline_replay.histories.hands import LoggedHand
+from feltline_replay.histories.hands import LoggedHand, Stage
 
 SPEC_VERSION = "1.4.6"
 GAME_TYPES = {
@@ -219,6 +226,10 @@ def history(hand: LoggedHand) -> dict[str, Any]:
         "big_blind_amount": stakes.big_blind,
         "ante_amount": stakes.ante,
     }
+    if hand.stage is not None:
+        ohh["tournament"] = True
+        ohh["tournament_info"] = _tournament(hand.stage)
+        ohh["feltline_level"] = hand.stage.level
     if hand.ended.cancelled:
         ohh["feltline_cancelled"] = True
     if hand.table is not None:
@@ -244,6 +255,24 @@ def history(hand: LoggedHand) -> dict[str, Any]:
     ]
     ohh["pots"] = pots
     return {"ohh": ohh}
+
+
+def _tournament(stage: Stage) -> dict[str, Any]:
+    """The spec's tournament_info: buy-in and fee in account chips, which
+    the spec's currencies name as play chips (``PPC``); a tournament that
+    began on one table is its ``STT``, on more its ``MTT``. The spec's
+    speed is the level's minutes (0 for a level of so many hands)."""
+    return {
+        "tournament_number": stage.tournament,
+        "name": stage.name,
+        "start_date_utc": _when(stage.started_at),
+        "currency": "PPC",
+        "buyin_amount": stage.buy_in,
+        "fee_amount": stage.fee,
+        "initial_stack": stage.stack,
+        "type": "STT" if stage.tables == 1 else "MTT",
+        "speed": {"type": "Normal", "round_time": stage.minutes},
+    }
 
 
 def _street(index: int, rounds: int) -> str:

@@ -174,6 +174,8 @@ def _fields(hand: LoggedHand) -> list[str]:
         fields.append(f"table = {_text(hand.table.name or hand.table.id)}")
     if hand.number is not None:
         fields.append(f"hand = {hand.number}")
+    if hand.stage is not None:  # a tournament's hand: PHH's event and level
+        fields += [f"event = {_text(hand.stage.name)}", f"level = {hand.stage.level}"]
     if hand.at is not None:
         when = datetime.fromtimestamp(hand.at, UTC)
         fields += [

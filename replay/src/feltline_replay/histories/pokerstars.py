@@ -104,7 +104,34 @@ POSTS = {Forced.ANTE: "the ante", Forced.SMALL_BLIND: "small blind", Forced.BIG_
 
 def number(hand: LoggedHand) -> int:
     """The hand's number in the text: from its id, below 2**60."""
-    return int(UUID(hand.id).hex[:15], 16)
+    return _digits(hand.id)
+
+
+def _digits(uuid: str) -> int:
+    """A UUID as the text's numbers are, digits below 2**60."""
+    return int(UUID(uuid).hex[:15], 16)
+
+
+NUMERALS: tuple[tuple[int, str], ...] = (
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+)
+
+
+def roman(n: int) -> str:
+    """A tournament level as the text numbers it: I, II, ..., C."""
+    out = ""
+    for value, letters in NUMERALS:
+        count, n = divmod(n, value)
+        out += letters * count
+    return out
 
 
 def hero(hand: LoggedHand) -> int | None:
@@ -133,8 +160,13 @@ def one(hand: LoggedHand) -> str:
         blinds = f"{stakes.small_bet}/{stakes.big_bet}"
     moment = datetime.fromtimestamp(hand.at or 0, UTC)
     local = eastern(moment)
+    game = f"{GAMES[rules.game]} {limit} ({blinds})"
+    stage = hand.stage
+    if stage is not None:  # buy-in and fee in account chips, so without a currency
+        entry = f"Tournament #{_digits(stage.tournament)}, {stage.buy_in}+{stage.fee}"
+        game = f"{entry} {GAMES[rules.game]} {limit} - Level {roman(stage.level)} ({blinds})"
     lines = [
-        f"PokerStars Hand #{number(hand)}: {GAMES[rules.game]} {limit} ({blinds}) - "
+        f"PokerStars Hand #{number(hand)}: {game} - "
         f"{moment:%Y/%m/%d %H:%M:%S} UTC [{local:%Y/%m/%d %H:%M:%S} ET]",
     ]
     size = hand.table.seats if hand.table else max(name)

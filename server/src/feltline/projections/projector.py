@@ -22,6 +22,7 @@ from feltline.projections.hands import HandIndex, HandIndexView
 from feltline.projections.ledger import Ledger, LedgerView
 from feltline.projections.pots import Pots, PotsView
 from feltline.projections.standings import Standings, StandingsView
+from feltline.projections.tournaments import Tournaments, TournamentsView
 from feltline.projections.view import View, open_view
 
 PROJECTIONS: Mapping[str, tuple[type[Projection[Any]], type[View]]] = {
@@ -29,6 +30,7 @@ PROJECTIONS: Mapping[str, tuple[type[Projection[Any]], type[View]]] = {
     "hand_index": (HandIndex, HandIndexView),
     "pots": (Pots, PotsView),
     "standings": (Standings, StandingsView),
+    "tournaments": (Tournaments, TournamentsView),
 }
 REPORT_EVERY = 10.0  # seconds between lag lines in the log
 log = structlog.get_logger("feltline.projections")
