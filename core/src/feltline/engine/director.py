@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import ChainMap
 from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from feltline.engine.cards.deck import draw, words
 from feltline.engine.table.button import blind_lineup, next_seat
@@ -157,29 +157,50 @@ def empty_seats(table: Felt, size: int) -> list[int]:
     return [s for s in range(1, size + 1) if s not in table.seats]
 
 
+class EmptySeat(NamedTuple):
+    """An empty seat a moved player may be drawn to: whether they would
+    take the button or the small blind there in the table's next hand
+    (:func:`ahead_of_the_blinds`) and whether they would post its big blind."""
+
+    table: int
+    seat: int
+    ahead: bool = False
+    posts: bool = False
+
+
+def empty_chairs(table: Felt, size: int, blinds: bool) -> list[EmptySeat]:
+    """``table``'s empty seats, marked for a moved player in a blinds game."""
+    if not blinds:
+        return [EmptySeat(table.number, s) for s in empty_seats(table, size)]
+    chairs = []
+    for s in empty_seats(table, size):
+        lineup = blind_lineup(set(table.seats) | {s}, (), (), table.button, table.big_blind)
+        ahead = s in (lineup.button, lineup.small_blind)
+        chairs.append(EmptySeat(table.number, s, ahead, lineup.big_blind == s))
+    return chairs
+
+
 def drawn_seat(
     seed: bytes,
     draw_number: int,
-    tables: Iterable[Felt],
-    size: int,
+    chairs: Sequence[EmptySeat],
     *,
     moved: bool = False,
     posted_last: bool = False,
 ) -> tuple[int, int] | None:
-    """A random empty seat at one of ``tables``, those with the fewest
-    players (:func:`shortest`), by draw ``draw_number``: the first of their
-    empty seats, in table then seat order, after shuffling them. A player ``moved`` in a
-    blinds game is drawn among the seats not :func:`ahead_of_the_blinds`
-    and, if they ``posted_last`` the big blind, not posting it in the next
-    hand: as far as such seats are free. None when every table is full."""
-    chairs = [(t, s) for t in sorted(tables, key=lambda t: t.number) for s in empty_seats(t, size)]
+    """A random one of ``chairs``, the empty seats of the tables with the
+    fewest players (:func:`shortest`) in table then seat order, by draw
+    ``draw_number``: the first after shuffling them. A player ``moved`` in
+    a blinds game is drawn among the seats not ahead of the blinds and, if
+    they ``posted_last`` the big blind, not posting it in the next hand: as
+    far as such seats are free. None when every table is full."""
     if moved:
-        chairs = [(t, s) for t, s in chairs if not ahead_of_the_blinds(t, s)] or chairs
+        chairs = [c for c in chairs if not c.ahead] or chairs
     if posted_last:
-        chairs = [(t, s) for t, s in chairs if big_blind_in(t, s) > 0] or chairs
+        chairs = [c for c in chairs if not c.posts] or chairs
     if not chairs:
         return None
-    table, seat = shuffled(seed, draw_number, [f"{t.number}/{s}" for t, s in chairs])[0].split("/")
+    table, seat = shuffled(seed, draw_number, [f"{c.table}/{c.seat}" for c in chairs])[0].split("/")
     return int(table), int(seat)
 
 
@@ -378,20 +399,18 @@ def break_table(
     source = tables[broken]
     order = shuffled(seed, first_draw, [source.seats[s].player for s in sorted(source.seats)])
     tables = _over(tables)
+    marked: dict[int, tuple[Felt, list[EmptySeat]]] = {}  # each table's chairs, until it changes
     made: list[Move] = []
     for i, player in enumerate(order, 1):
         seat = tables[broken].seat_of(player)
         assert seat is not None
         posted_last = blinds and player in posted
-        shorts = shortest(by_players, size, frozenset([broken]))
-        chair = drawn_seat(
-            seed,
-            first_draw + i,
-            [tables[n] for n in shorts],
-            size,
-            moved=blinds,
-            posted_last=posted_last,
-        )
+        chairs: list[EmptySeat] = []
+        for n in sorted(shortest(by_players, size, frozenset([broken]))):
+            if marked.get(n, (None,))[0] is not tables[n]:
+                marked[n] = (tables[n], empty_chairs(tables[n], size, blinds))
+            chairs += marked[n][1]
+        chair = drawn_seat(seed, first_draw + i, chairs, moved=blinds, posted_last=posted_last)
         assert chair is not None, "a table breaks only when the others can seat its players"
         table = tables[chair[0]]
         hands = big_blind_in(table, chair[1]) if blinds else -1

@@ -486,8 +486,11 @@ class Tournament:
         if self.closed is not None:
             raise RegistrationError("registration has closed")
         shortest = director.shortest(self.by_players, self.size)
-        tables = [self.tables[n] for n in shortest] or [Felt(max(self.tables, default=0) + 1)]
-        chair = director.drawn_seat(self.seed, self.draws, tables, self.size)
+        tables = [self.tables[n] for n in sorted(shortest)]
+        if not tables:
+            tables = [Felt(max(self.tables, default=0) + 1)]
+        chairs = [c for t in tables for c in director.empty_chairs(t, self.size, blinds=False)]
+        chair = director.drawn_seat(self.seed, self.draws, chairs)
         assert chair is not None
         drawn = SeatsDrawn(self.draws, (Chair(player, *chair),), setup.stack)
         return [registered, drawn]
