@@ -229,8 +229,20 @@ def big_blind_in(table: Felt, seat: int) -> int:
 
 
 def blind_order(table: Felt) -> list[int]:
-    """The table's seats in the order they will post the big blind, the next first."""
-    return sorted(table.seats, key=lambda s: (big_blind_in(table, s), s))
+    """The table's seats in the order they will post the big blind, the next
+    first, if nobody comes or goes: the hands of :func:`big_blind_in`
+    played once for every seat."""
+    seats = set(table.seats)
+    order: list[int] = []
+    button, big = table.button, table.big_blind
+    for _ in range(2 * len(seats) + 2):
+        lineup = blind_lineup(seats, (), (), button, big)
+        if lineup.big_blind is not None and lineup.big_blind not in order:
+            order.append(lineup.big_blind)
+            if len(order) == len(seats):
+                return order
+        button, big = lineup.button, lineup.big_blind
+    raise AssertionError(f"the big blind never reaches seats {seats.difference(order)}")
 
 
 def button_order(table: Felt) -> list[int]:
