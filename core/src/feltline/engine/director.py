@@ -172,12 +172,15 @@ def empty_chairs(table: Felt, size: int, blinds: bool) -> list[EmptySeat]:
     """``table``'s empty seats, marked for a moved player in a blinds game."""
     if not blinds:
         return [EmptySeat(table.number, s) for s in empty_seats(table, size)]
-    chairs = []
-    for s in empty_seats(table, size):
-        lineup = blind_lineup(set(table.seats) | {s}, (), (), table.button, table.big_blind)
-        ahead = s in (lineup.button, lineup.small_blind)
-        chairs.append(EmptySeat(table.number, s, ahead, lineup.big_blind == s))
-    return chairs
+    return [_marked(table, s) for s in empty_seats(table, size)]
+
+
+def _marked(table: Felt, seat: int) -> EmptySeat:
+    """``seat`` at ``table`` marked from the table's next hand with it taken:
+    one lineup tells both marks."""
+    lineup = blind_lineup(set(table.seats) | {seat}, (), (), table.button, table.big_blind)
+    ahead = seat in (lineup.button, lineup.small_blind)
+    return EmptySeat(table.number, seat, ahead, lineup.big_blind == seat)
 
 
 def drawn_seat(
@@ -211,8 +214,7 @@ def ahead_of_the_blinds(table: Felt, seat: int) -> bool:
     """Whether a player seated at ``seat`` would take the button or the
     small blind in the table's next hand: the moving button would then put
     the blinds on the players after them sooner than their turn."""
-    lineup = blind_lineup(set(table.seats) | {seat}, (), (), table.button, table.big_blind)
-    return seat in (lineup.button, lineup.small_blind)
+    return _marked(table, seat).ahead
 
 
 def big_blind_in(table: Felt, seat: int) -> int:
