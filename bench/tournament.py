@@ -37,7 +37,7 @@ from typing import Any
 
 from feltline.audit.keys import Signer
 from feltline.cardroom import director
-from feltline.cardroom.room import Room
+from feltline.cardroom.room import CreateTournament, Room
 from feltline.domain.ids import tournament_table_id
 from feltline.engine.errors import RuleError
 from feltline.engine.games.variant import Game
@@ -97,8 +97,7 @@ def create(room: Room, players: int, size: int) -> uuid.UUID:
         for n in range(16)
     )
     shares = SHARES if players > len(SHARES) else (10_000,)
-    return room.create_tournament(
-        cid(),
+    setup = CreateTournament(
         "Bench",
         TableConfig(Rules(Game.HOLDEM, levels[0].stakes), size),  # type: ignore[arg-type]
         levels,
@@ -109,8 +108,8 @@ def create(room: Room, players: int, size: int) -> uuid.UUID:
         start=Start.SIT_AND_GO,
         entrants=players,
         by="bench",
-        at=0,
     )
+    return room.create_tournament(cid(), setup, at=0)
 
 
 def act(room: Room, table: uuid.UUID, rng: random.Random) -> None:

@@ -222,6 +222,13 @@ class Checks:
                 self.due[event.player] = (event.to_table, event.big_blind_in, players)
                 self.arrived[event.player] = players
         after = self.floor.state
+        # The director reads the tables by their number of players from an
+        # index the events keep: it must say what the tables do.
+        for n, numbers in enumerate(after.by_players):
+            assert numbers == {t.number for t in after.tables.values() if t.players == n}, n
+        out = [e for e in self.floor.events if isinstance(e, Eliminated)]
+        assert after.eliminated == len(out)
+        assert list(after.unplaced) == [e for e in out if e.player not in after.placed]
         if after.running:
             assert after.chips == entrants * STACK
             ended = any(isinstance(e, HandPlayed) for e in events)

@@ -12,9 +12,10 @@ purpose naming the draw, so a verifier re-derives each one.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import NamedTuple, TypeVar, cast
 
 from feltline.engine.cards.deck import draw, words
 from feltline.engine.table.button import blind_lineup, next_seat
@@ -121,45 +122,88 @@ def first_seating(
     return tuple(sorted((p, t, s) for p, (t, s) in zip(order, chairs, strict=False)))
 
 
-def shortest(tables: Iterable[Felt], size: int, barred: Iterable[int] = ()) -> list[Felt]:
-    """The tables with the fewest players and an empty seat, lowest number
-    first, leaving out those ``barred``."""
-    barred = set(barred)
-    open_ = [t for t in tables if t.number not in barred and t.players < size]
-    if not open_:
-        return []
-    least = min(t.players for t in open_)
-    return sorted((t for t in open_ if t.players == least), key=lambda t: t.number)
+def counted(
+    by_players: Sequence[frozenset[int]], number: int, before: int | None, after: int | None
+) -> tuple[frozenset[int], ...]:
+    """The index of tables by their number of players (``by_players[n]``:
+    the tables seating ``n``) after table ``number`` goes from ``before``
+    players to ``after`` (None: not in play). The director reads the
+    shortest and the fullest tables there, not by looking at every table."""
+    index = list(by_players)
+    if before is not None:
+        index[before] = index[before] - {number}
+    if after is not None:
+        index[after] = index[after] | {number}
+    return tuple(index)
+
+
+def seated(by_players: Sequence[frozenset[int]]) -> int:
+    """The players at the tables."""
+    return sum(n * len(numbers) for n, numbers in enumerate(by_players))
+
+
+def shortest(
+    by_players: Sequence[frozenset[int]], size: int, barred: frozenset[int] = frozenset()
+) -> frozenset[int]:
+    """The tables with the fewest players and an empty seat, leaving out
+    those ``barred``."""
+    for numbers in by_players[:size]:
+        if not numbers <= barred:
+            return numbers - barred
+    return frozenset()
 
 
 def empty_seats(table: Felt, size: int) -> list[int]:
     return [s for s in range(1, size + 1) if s not in table.seats]
 
 
+class EmptySeat(NamedTuple):
+    """An empty seat a moved player may be drawn to: whether they would
+    take the button or the small blind there in the table's next hand
+    (:func:`ahead_of_the_blinds`) and whether they would post its big blind."""
+
+    table: int
+    seat: int
+    ahead: bool = False
+    posts: bool = False
+
+
+def empty_chairs(table: Felt, size: int, blinds: bool) -> list[EmptySeat]:
+    """``table``'s empty seats, marked for a moved player in a blinds game."""
+    if not blinds:
+        return [EmptySeat(table.number, s) for s in empty_seats(table, size)]
+    return [_marked(table, s) for s in empty_seats(table, size)]
+
+
+def _marked(table: Felt, seat: int) -> EmptySeat:
+    """``seat`` at ``table`` marked from the table's next hand with it taken:
+    one lineup tells both marks."""
+    lineup = blind_lineup(set(table.seats) | {seat}, (), (), table.button, table.big_blind)
+    ahead = seat in (lineup.button, lineup.small_blind)
+    return EmptySeat(table.number, seat, ahead, lineup.big_blind == seat)
+
+
 def drawn_seat(
     seed: bytes,
     draw_number: int,
-    tables: Iterable[Felt],
-    size: int,
+    chairs: Sequence[EmptySeat],
     *,
-    barred: Iterable[int] = (),
     moved: bool = False,
     posted_last: bool = False,
 ) -> tuple[int, int] | None:
-    """A random empty seat at a table with the fewest players (draw
-    ``draw_number``): the first of the shortest tables' empty seats, in
-    table then seat order, after shuffling them. A player ``moved`` in a
-    blinds game is drawn among the seats not :func:`ahead_of_the_blinds`
-    and, if they ``posted_last`` the big blind, not posting it in the next
-    hand: as far as such seats are free. None when every table is full."""
-    chairs = [(t, s) for t in shortest(tables, size, barred) for s in empty_seats(t, size)]
+    """A random one of ``chairs``, the empty seats of the tables with the
+    fewest players (:func:`shortest`) in table then seat order, by draw
+    ``draw_number``: the first after shuffling them. A player ``moved`` in
+    a blinds game is drawn among the seats not ahead of the blinds and, if
+    they ``posted_last`` the big blind, not posting it in the next hand: as
+    far as such seats are free. None when every table is full."""
     if moved:
-        chairs = [(t, s) for t, s in chairs if not ahead_of_the_blinds(t, s)] or chairs
+        chairs = [c for c in chairs if not c.ahead] or chairs
     if posted_last:
-        chairs = [(t, s) for t, s in chairs if big_blind_in(t, s) > 0] or chairs
+        chairs = [c for c in chairs if not c.posts] or chairs
     if not chairs:
         return None
-    table, seat = shuffled(seed, draw_number, [f"{t.number}/{s}" for t, s in chairs])[0].split("/")
+    table, seat = shuffled(seed, draw_number, [f"{c.table}/{c.seat}" for c in chairs])[0].split("/")
     return int(table), int(seat)
 
 
@@ -170,8 +214,7 @@ def ahead_of_the_blinds(table: Felt, seat: int) -> bool:
     """Whether a player seated at ``seat`` would take the button or the
     small blind in the table's next hand: the moving button would then put
     the blinds on the players after them sooner than their turn."""
-    lineup = blind_lineup(set(table.seats) | {seat}, (), (), table.button, table.big_blind)
-    return seat in (lineup.button, lineup.small_blind)
+    return _marked(table, seat).ahead
 
 
 def big_blind_in(table: Felt, seat: int) -> int:
@@ -188,8 +231,20 @@ def big_blind_in(table: Felt, seat: int) -> int:
 
 
 def blind_order(table: Felt) -> list[int]:
-    """The table's seats in the order they will post the big blind, the next first."""
-    return sorted(table.seats, key=lambda s: (big_blind_in(table, s), s))
+    """The table's seats in the order they will post the big blind, the next
+    first, if nobody comes or goes: the hands of :func:`big_blind_in`
+    played once for every seat."""
+    seats = set(table.seats)
+    order: list[int] = []
+    button, big = table.button, table.big_blind
+    for _ in range(2 * len(seats) + 2):
+        lineup = blind_lineup(seats, (), (), button, big)
+        if lineup.big_blind is not None and lineup.big_blind not in order:
+            order.append(lineup.big_blind)
+            if len(order) == len(seats):
+                return order
+        button, big = lineup.button, lineup.big_blind
+    raise AssertionError(f"the big blind never reaches seats {seats.difference(order)}")
 
 
 def button_order(table: Felt) -> list[int]:
@@ -235,15 +290,16 @@ def worst_seat(table: Felt, size: int, blinds: bool, posted_last: bool) -> tuple
     return seat, hands
 
 
-def unbalanced(tables: Iterable[Felt], size: int) -> bool:
+def unbalanced(by_players: Sequence[frozenset[int]], size: int) -> bool:
     """Whether some table has two players more than a table with a seat free."""
-    counts = [t.players for t in tables]
-    open_ = [c for c in counts if c < size]
-    return bool(open_) and max(counts) - min(open_) >= 2
+    counts = [n for n, numbers in enumerate(by_players) if numbers]
+    open_ = [n for n in counts if n < size]
+    return bool(open_) and counts[-1] - open_[0] >= 2
 
 
 def balance(
     tables: Mapping[int, Felt],
+    by_players: Sequence[frozenset[int]],
     ended: int,
     *,
     size: int,
@@ -257,20 +313,26 @@ def balance(
     players and two more than the shortest, its :func:`mover` goes to the
     :func:`worst_seat` of the shortest table (the lowest numbered if
     several). A table that is mid-hand sheds its players when it ends its
-    own. ``barred`` tables (about to break) take nobody."""
-    barred = set(barred)
-    tables = dict(tables)
-    moves = dict(moves)
+    own. ``barred`` tables (about to break) take nobody. ``by_players``
+    indexes ``tables`` (:func:`counted`)."""
+    barred = frozenset(barred)
+    others = barred | {ended}
+    tables = _over(tables)
+    moves = _over(moves)
     made: list[Move] = []
     while True:
         source = tables[ended]
-        counts = [t.players for n, t in tables.items() if n not in barred or n == ended]
-        shorts = shortest((t for n, t in tables.items() if n != ended), size, barred)
-        if not shorts or source.players < max(counts) or source.players - shorts[0].players < 2:
+        most = max(
+            n for n, numbers in enumerate(by_players) if ended in numbers or not numbers <= barred
+        )
+        shorts = shortest(by_players, size, others)
+        if not shorts or source.players < most:
+            return made
+        target = tables[min(shorts)]
+        if source.players - target.players < 2:
             return made
         seat = mover(source, moves, blinds)
         posted_last = source.seats[seat].player in posted
-        target = shorts[0]
         to, hands = worst_seat(target, size, blinds, posted_last)
         move = Move(
             source.seats[seat].player,
@@ -281,7 +343,23 @@ def balance(
         )
         made.append(move)
         moves[move.player] = moves.get(move.player, 0) + 1
+        by_players = recounted(by_players, tables, move)
         tables.update(moved(tables, move))
+
+
+def _over(mapping: Mapping[K, V]) -> ChainMap[K, V]:
+    """``mapping`` as a copy to change, without copying it: a ChainMap
+    writes only to its first map."""
+    return ChainMap({}, cast(MutableMapping[K, V], mapping))
+
+
+def recounted(
+    by_players: Sequence[frozenset[int]], tables: Mapping[int, Felt], move: Move
+) -> tuple[frozenset[int], ...]:
+    """``by_players`` after ``move``, with ``tables`` as they were before it."""
+    (a, _), (b, _) = move.origin, move.to
+    source, target = tables[a].players, tables[b].players
+    return counted(counted(by_players, a, source, source - 1), b, target, target + 1)
 
 
 def vacated(table: Felt, seat: int) -> Felt:
@@ -306,11 +384,12 @@ def moved(tables: Mapping[int, Felt], move: Move) -> dict[int, Felt]:
 # ---- breaking tables
 
 
-def to_break(tables: Mapping[int, Felt], size: int) -> int | None:
+def to_break(
+    tables: Mapping[int, Felt], by_players: Sequence[frozenset[int]], size: int
+) -> int | None:
     """The table to break, when everyone left fits at one table fewer: the
     highest numbered, so table 1 is the final table. None otherwise."""
-    players = sum(t.players for t in tables.values())
-    if len(tables) < 2 or players > (len(tables) - 1) * size:
+    if len(tables) < 2 or seated(by_players) > (len(tables) - 1) * size:
         return None
     return max(tables)
 
@@ -319,6 +398,7 @@ def break_table(
     seed: bytes,
     first_draw: int,
     tables: Mapping[int, Felt],
+    by_players: Sequence[frozenset[int]],
     broken: int,
     *,
     size: int,
@@ -328,29 +408,29 @@ def break_table(
     """Table ``broken``'s players, in the order draw ``first_draw`` gives
     them, each drawn a random empty seat at a table with the fewest players
     (draws ``first_draw + 1`` on, one a player); they play wherever they
-    land, blinds included, as far as :func:`drawn_seat` lets a moved player."""
+    land, blinds included, as far as :func:`drawn_seat` lets a moved player.
+    ``by_players`` indexes ``tables`` (:func:`counted`)."""
     source = tables[broken]
     order = shuffled(seed, first_draw, [source.seats[s].player for s in sorted(source.seats)])
-    tables = dict(tables)
+    tables = _over(tables)
+    marked: dict[int, tuple[Felt, list[EmptySeat]]] = {}  # each table's chairs, until it changes
     made: list[Move] = []
     for i, player in enumerate(order, 1):
         seat = tables[broken].seat_of(player)
         assert seat is not None
         posted_last = blinds and player in posted
-        chair = drawn_seat(
-            seed,
-            first_draw + i,
-            tables.values(),
-            size,
-            barred=[broken],
-            moved=blinds,
-            posted_last=posted_last,
-        )
+        chairs: list[EmptySeat] = []
+        for n in sorted(shortest(by_players, size, frozenset([broken]))):
+            if marked.get(n, (None,))[0] is not tables[n]:
+                marked[n] = (tables[n], empty_chairs(tables[n], size, blinds))
+            chairs += marked[n][1]
+        chair = drawn_seat(seed, first_draw + i, chairs, moved=blinds, posted_last=posted_last)
         assert chair is not None, "a table breaks only when the others can seat its players"
         table = tables[chair[0]]
         hands = big_blind_in(table, chair[1]) if blinds else -1
         move = Move(player, (broken, seat), chair, tables[broken].seats[seat].stack, hands)
         made.append(move)
+        by_players = recounted(by_players, tables, move)
         tables.update(moved(tables, move))
     return made
 

@@ -315,9 +315,13 @@ class SeedRevealed(Event):
 @dataclass(frozen=True)
 class Tournament:
     """``registered`` in the order they registered (odd chips of a shared
-    prize go in this order); ``out`` every elimination, in order, and
+    prize go in this order); ``eliminated`` counts the players out,
+    ``unplaced`` are the eliminations not yet placed, in order, and
     ``placed`` the places of those placed so far; ``big_blinds`` those
-    whose last hand dealt them the big blind. ``seed`` is the secret."""
+    whose last hand dealt them the big blind. ``by_players`` indexes the
+    tables by their number of players (:func:`director.counted`), so that a
+    hand's end finds the tables to break and balance without looking at
+    every table. ``seed`` is the secret."""
 
     created: TournamentCreated | None = None
     seed: bytes = b""
@@ -328,10 +332,12 @@ class Tournament:
     level_hands: Mapping[int, int] = field(default_factory=dict)
     closed: RegistrationClosed | None = None
     tables: Mapping[int, Felt] = field(default_factory=dict)
+    by_players: tuple[frozenset[int], ...] = ()
     draws: int = 0
     moves: Mapping[str, int] = field(default_factory=dict)
     big_blinds: frozenset[str] = frozenset()
-    out: tuple[Eliminated, ...] = ()
+    eliminated: int = 0
+    unplaced: tuple[Eliminated, ...] = ()
     placed: Mapping[str, int] = field(default_factory=dict)
     paid: Mapping[str, int] = field(default_factory=dict)
     hand_for_hand: bool = False
@@ -356,7 +362,7 @@ class Tournament:
 
     @property
     def players_left(self) -> int:
-        return len(self.registered) - len(self.out) if self.started_at is not None else 0
+        return len(self.registered) - self.eliminated if self.started_at is not None else 0
 
     @property
     def chips(self) -> int:
@@ -479,10 +485,12 @@ class Tournament:
             return [registered]
         if self.closed is not None:
             raise RegistrationError("registration has closed")
-        tables = list(self.tables.values())
-        if all(t.players >= self.size for t in tables):
-            tables.append(Felt(max(self.tables, default=0) + 1))
-        chair = director.drawn_seat(self.seed, self.draws, tables, self.size)
+        shortest = director.shortest(self.by_players, self.size)
+        tables = [self.tables[n] for n in sorted(shortest)]
+        if not tables:
+            tables = [Felt(max(self.tables, default=0) + 1)]
+        chairs = [c for t in tables for c in director.empty_chairs(t, self.size, blinds=False)]
+        chair = director.drawn_seat(self.seed, self.draws, chairs)
         assert chair is not None
         drawn = SeatsDrawn(self.draws, (Chair(player, *chair),), setup.stack)
         return [registered, drawn]
@@ -570,7 +578,7 @@ class Tournament:
         hands = max(self.level_hands.values(), default=0)
         if level.hands and self.level < len(self.setup.levels) and hands >= level.hands:
             raise WaitingToDeal(f"level {self.level} has played its {level.hands} hands")
-        if director.to_break(self.tables, self.size) == table:
+        if director.to_break(self.tables, self.by_players, self.size) == table:
             raise WaitingToDeal(f"table {table} is breaking")
         if self.hand_for_hand:
             if felt.round >= self.round:
@@ -633,7 +641,7 @@ class Tournament:
             if state.hand_for_hand and state._round_over():
                 add([RoundPlayed(state.round)])
             add(state._placings())
-            round_out = any(e.round for e in state._pending())
+            round_out = any(e.round for e in state.unplaced)
             if state.hand_for_hand and state.players_left <= state.places_paid and not round_out:
                 add([HandForHandEnded(state.players_left)])
             if state.players_left == 1:
@@ -645,10 +653,12 @@ class Tournament:
                 add([Finished(last, at), SeedRevealed(state.seed)])
                 return events
             add(state._breaking())
-            if director.unbalanced(state.tables.values(), state.size):
-                broken = director.to_break(state.tables, state.size)
-                most = max(t.players for n, t in state.tables.items() if n != broken)
-                for number in sorted(state.tables):
+            if director.unbalanced(state.by_players, state.size):
+                broken = director.to_break(state.tables, state.by_players, state.size)
+                most = max(
+                    n for n, numbers in enumerate(state.by_players) if not numbers <= {broken}
+                )
+                for number in sorted(state.by_players[most]):
                     felt = state.tables[number]
                     if felt.players == most and not felt.playing:
                         add(state._balancing(number))
@@ -666,9 +676,6 @@ class Tournament:
             t.round >= self.round for t in self.tables.values() if t.players >= 2
         )
 
-    def _pending(self) -> list[Eliminated]:
-        return [e for e in self.out if e.player not in self.placed]
-
     def _placings(self) -> list[Event]:
         """Places and prizes of the eliminations that can be placed: every
         hand's at once, a hand-for-hand round's once it is over, none while
@@ -677,7 +684,7 @@ class Tournament:
             return []
         events: list[Event] = []
         left = len(self.registered) - len(self.placed)
-        pending = self._pending()
+        pending = list(self.unplaced)
         while pending:
             first = pending[0]
             if first.round:
@@ -697,10 +704,9 @@ class Tournament:
         closed = self.closed
         assert closed is not None
         prize_list = director.prizes(closed.pool, closed.shares)
-        order = {p: i for i, p in enumerate(self.registered)}
         events: list[Event] = []
         for place, tied in director.placings(out, left):
-            players = tuple(sorted(tied, key=order.__getitem__))
+            players = tuple(sorted(tied, key=self.registered.index)) if len(tied) > 1 else tied
             events.append(Placed(place, players))
             for player, amount in zip(
                 players, director.shared(prize_list, place, players), strict=True
@@ -710,13 +716,14 @@ class Tournament:
         return events
 
     def _breaking(self) -> list[Event]:
-        broken = director.to_break(self.tables, self.size)
+        broken = director.to_break(self.tables, self.by_players, self.size)
         if broken is None or self.tables[broken].playing:
             return []
         moves = director.break_table(
             self.seed,
             self.draws,
             self.tables,
+            self.by_players,
             broken,
             size=self.size,
             blinds=self.blinds,
@@ -727,9 +734,10 @@ class Tournament:
     def _balancing(self, table: int) -> list[Event]:
         if table not in self.tables:
             return []
-        broken = director.to_break(self.tables, self.size)
+        broken = director.to_break(self.tables, self.by_players, self.size)
         moves = director.balance(
             self.tables,
+            self.by_players,
             table,
             size=self.size,
             blinds=self.blinds,
@@ -835,8 +843,9 @@ def _check_payouts(payouts: tuple[Band, ...], minimum: int, entrants: int) -> No
 
 def evolve(state: Tournament, event: Event) -> Tournament:
     match event:
-        case TournamentCreated():
-            return replace(state, created=event)
+        case TournamentCreated(config=config):
+            by_players = tuple(frozenset[int]() for _ in range(config.seats + 1))
+            return replace(state, created=event, by_players=by_players)
         case SeedDrawn(seed=seed):
             return replace(state, seed=seed)
         case Registered(player=player):
@@ -846,12 +855,16 @@ def evolve(state: Tournament, event: Event) -> Tournament:
         case Started(at=at):
             return replace(state, started_at=at, level=1, level_at=at)
         case SeatsDrawn(draw=number, chairs=chairs, stack=stack):
-            tables = state.tables
+            tables = dict(state.tables)
+            by_players = state.by_players
             for c in chairs:
-                felt = tables.get(c.table, Felt(c.table))
+                felt = tables.get(c.table)
+                before = None if felt is None else felt.players
+                felt = felt or Felt(c.table)
                 seats = with_item(felt.seats, c.seat, Seated(c.player, stack))
-                tables = with_item(tables, c.table, replace(felt, seats=seats))
-            return replace(state, tables=tables, draws=number + 1)
+                tables[c.table] = replace(felt, seats=seats)
+                by_players = director.counted(by_players, c.table, before, len(seats))
+            return replace(state, tables=tables, by_players=by_players, draws=number + 1)
         case LevelChanged(level=level, at=at):
             return replace(state, level=level, level_at=at, level_hands={})
         case RegistrationClosed():
@@ -886,15 +899,18 @@ def evolve(state: Tournament, event: Event) -> Tournament:
             )
         case Eliminated(table=table, seat=seat):
             felt = state.tables[table]
-            felt = director.vacated(felt, seat)
+            by_players = director.counted(state.by_players, table, felt.players, felt.players - 1)
             return replace(
-                state, tables=with_item(state.tables, table, felt), out=(*state.out, event)
+                state,
+                tables=with_item(state.tables, table, director.vacated(felt, seat)),
+                by_players=by_players,
+                eliminated=state.eliminated + 1,
+                unplaced=(*state.unplaced, event),
             )
         case Placed(place=place, players=players):
-            placed = state.placed
-            for p in players:
-                placed = with_item(placed, p, place)
-            return replace(state, placed=placed)
+            placed = {**state.placed, **dict.fromkeys(players, place)}
+            unplaced = tuple(e for e in state.unplaced if e.player not in players)
+            return replace(state, placed=placed, unplaced=unplaced)
         case Paid(player=player, amount=amount):
             paid = with_item(state.paid, player, state.paid.get(player, 0) + amount)
             return replace(state, paid=paid)
@@ -926,11 +942,13 @@ def _evolve_move(state: Tournament, event: PlayerMoved) -> Tournament:
         event.stack,
         event.big_blind_in,
     )
+    by_players = director.recounted(state.by_players, state.tables, move)
     tables = {**state.tables, **director.moved(state.tables, move)}
     if not tables[event.from_table].seats:
         tables = without(tables, event.from_table)
+        by_players = director.counted(by_players, event.from_table, 0, None)
     moves = with_item(state.moves, event.player, state.moves.get(event.player, 0) + 1)
-    return replace(state, tables=tables, moves=moves)
+    return replace(state, tables=tables, by_players=by_players, moves=moves)
 
 
 def rerun(batches: Sequence[Sequence[Event]], seed: bytes) -> Tournament:
