@@ -380,11 +380,16 @@ Verifier.prototype.contributed = function contributed(id, body, seed) {
   return deckSeed(seed, [...revealed].filter(([, bytes]) => bytes.length === 32));
 };
 
+/** The streams whose chain and signatures are all this verifier checks of them: the transparency
+ * log's (docs/transparency.md), a duplicate match's and a tournament's (their seeds and decisions
+ * are `feltline-replay match` and `feltline-replay tournament`'s to check). */
+const SIGNED = ['log', 'match', 'tournament'];
+
 /**
- * Which stream a record belongs to: a table's, the server's keys, an account's, the transparency
- * log's (docs/transparency.md), or a hand's (with its seal).
+ * Which stream a record belongs to: a table's, the server's keys, an account's, one of SIGNED, or a
+ * hand's (with its seal).
  */
-const streamKind = (r) => (['table', 'server', 'account', 'log'].includes(r.kind) ? r.kind : 'hand');
+const streamKind = (r) => (['table', 'server', 'account', ...SIGNED].includes(r.kind) ? r.kind : 'hand');
 
 /**
  * Verify the records of a log given as an async iterable of lines; with `checkpoint` (a signed
@@ -402,7 +407,7 @@ async function verifyLines(lines, trusted, checkpoint = null, witnesses = [], ro
     if (group[0].kind === 'table') verifier.table(group);
     else if (group[0].kind === 'server') verifier.keys(group);
     else if (group[0].kind === 'account') verifier.account(group);
-    else if (group[0].kind === 'log') verifier.signedStream('log', group);
+    else if (SIGNED.includes(group[0].kind)) verifier.signedStream(group[0].kind, group);
     else verifier.hand(group);
     group = [];
   };

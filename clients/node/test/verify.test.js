@@ -125,8 +125,9 @@ test('a log signed by another key than the one given fails', async () => {
 });
 
 /** The fixture's records as the key's holder writes them today: each hand
- * record `timed` (its time in the chain), an account's stream after the
- * rest, every stream chained again and signed where it was, by a new key. */
+ * record `timed` (its time in the chain), an account's and a tournament's
+ * streams after the rest, every stream chained again and signed where it
+ * was, by a new key. */
 function signedAnew(change = () => {}) {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
   const key = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url').toString('hex');
@@ -135,7 +136,11 @@ function signedAnew(change = () => {}) {
     kind: 'account', id: '5d6c0f2e-9b1a-4c3d-8e7f-001122334455', position: 1, type: 'Minted',
     version: 1, data: { amount: 1000, by: 'admin' }, signature: 'x',
   };
-  const records = [...LINES.slice(1).map((l) => JSON.parse(l)), account];
+  const tournament = [1, 2].map((position) => ({
+    kind: 'tournament', id: '7e1d2c3b-4a59-4687-9a0b-112233445566', position, type: 'Registered',
+    version: 1, data: { player: `p${position}` }, signature: 'x',
+  }));
+  const records = [...LINES.slice(1).map((l) => JSON.parse(l)), account, ...tournament];
   let stream = null;
   let previous = Buffer.alloc(32);
   for (const record of records) {
@@ -169,6 +174,16 @@ test('a hand moved to another time is caught at its first record', async () => {
   const report = await verify(lines, key);
   assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.id, f.position]),
     [['chain', 'hand', moved.id, 1]]);
+});
+
+test('a tournament\'s stream is chained as a tournament\'s, and a record changed in it is caught', async () => {
+  const { lines, key, records } = signedAnew();
+  const last = records.length - 1;
+  const changed = { ...records[last], data: { player: 'someone else' } };
+  lines[last + 1] = JSON.stringify(changed);
+  const report = await verify(lines, key);
+  assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.id, f.position]),
+    [['chain', 'tournament', changed.id, 2], ['signature', 'tournament', changed.id, 2]]);
 });
 
 test('an account whose last record is unsigned is caught', async () => {
