@@ -4,6 +4,7 @@ golang.org/x/mod/sumdb/note write them."""
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -122,7 +123,7 @@ def test_each_refusal_says_why_word_for_word() -> None:
     peter = NoteKey.parse(VKEY)
     wrong_type = "k+00000000+" + base64.b64encode(b"\x02" + bytes(32)).decode()
     root = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
-    for call, reason in [
+    calls: list[tuple[Callable[[], object], str]] = [
         (lambda: NoteKey("", peter.public), "a key name has no spaces and no '+': ''"),
         (lambda: NoteKey("a b", peter.public), "a key name has no spaces and no '+': 'a b'"),
         (lambda: NoteKey("a+b", peter.public), "a key name has no spaces and no '+': 'a+b'"),
@@ -147,7 +148,8 @@ def test_each_refusal_says_why_word_for_word() -> None:
          f"not a signature line: {SIGNED.split(chr(10))[-2].replace('Peter', 'Pe ter')!r}"),
         (lambda: Note.parse(SIGNED.replace(" x08", " !x08")),
          f"not a signature line: {SIGNED.split(chr(10))[-2].replace(' x08', ' !x08')!r}"),
-    ]:  # fmt: skip
+    ]  # fmt: skip
+    for call, reason in calls:
         with pytest.raises(NoteError) as refused:
             call()
         assert str(refused.value) == reason

@@ -5,6 +5,7 @@ proof it makes verifies, and any change to one does not."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -283,14 +284,15 @@ def test_each_refusal_says_why_word_for_word() -> None:
             "the proof does not lead to the root of the tree of 8 leaves",
         ),
     ]
-    for args, reason in consistency:
+    for sizes_roots_proof, reason in consistency:
         with pytest.raises(ProofError) as refused:
-            verify_consistency(*args)
+            verify_consistency(*sizes_roots_proof)
         assert str(refused.value) == reason
-    for call, reason in [
+    calls: list[tuple[Callable[[], object], str]] = [
         (lambda: REFERENCE.root(9), "the tree has 8 leaves, not 9"),
         (lambda: REFERENCE.inclusion(8, 8), "no leaf 8 in a tree of 8 leaves"),
         (lambda: REFERENCE.consistency(6, 9), "no consistency from 6 leaves to 9"),
-    ]:
+    ]
+    for call, reason in calls:
         with pytest.raises(ValueError, match=f"^{reason}$"):
             call()
