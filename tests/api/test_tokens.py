@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from feltline.api.tokens import (
+    LONGEST_TTL,
     ROLES,
     Caller,
     ExpiredToken,
@@ -64,6 +65,10 @@ def test_an_expired_token_is_refused_as_expired() -> None:
     with pytest.raises(ExpiredToken, match="expired") as caught:
         verify(token, SIGNER.public_key, now=NOW + HOUR)
     assert caught.value.reason == errors_pb2.ERROR_REASON_TOKEN_EXPIRED
+    # the caller it spoke for, which the server logs with the refusal
+    assert caught.value.caller == Caller(
+        auth_pb2.ROLE_PLAYER, "alice", token_claims(token).token_id, NOW + HOUR
+    )
 
 
 def test_a_tampered_claim_or_signature_is_refused() -> None:
@@ -140,7 +145,7 @@ def test_a_signed_token_claiming_the_impossible_is_refused() -> None:
         with pytest.raises(InvalidToken):
             verify(signed(claims), SIGNER.public_key, now=NOW)
     not_claims = "v1." + _b64(b"\xff\xff")
-    with pytest.raises(InvalidToken, match="decode"):
+    with pytest.raises(InvalidToken, match=r"^the token's claims do not decode$"):
         verify(f"{not_claims}.{_b64(SIGNER.sign(not_claims.encode()))}", SIGNER.public_key, now=NOW)
 
 
@@ -307,3 +312,22 @@ def test_the_invite_command_prints_a_link_for_a_player_or_a_role(
         assert base in ("http://127.0.0.1:8080", "https://t.example.com")
         caller = verify(token, Signer.load(key).public_key, now=datetime.now(UTC))
         assert (caller.role, caller.player_id) == (role, player)
+
+
+def test_an_invite_s_token_says_so_and_lives_at_most_a_year() -> None:
+    year = timedelta(seconds=LONGEST_TTL)
+    token = mint(SIGNER, auth_pb2.ROLE_PLAYER, now=NOW, ttl=year, player_id="al", invite=True)
+    assert verify(token, SIGNER.public_key, now=NOW).invite
+    assert not verify(_player(), SIGNER.public_key, now=NOW).invite
+    with pytest.raises(ValueError, match="at most a year"):
+        mint(SIGNER, auth_pb2.ROLE_ADMIN, now=NOW, ttl=year + timedelta(seconds=1))
+
+
+def test_a_token_verifies_whatever_letter_its_base64_ends_in() -> None:
+    """Only the padding is dropped: claims whose base64 ends in X keep it."""
+    ends = set()
+    for token_id in ("W", "tW", "ttW", "tttW"):
+        token = mint(SIGNER, auth_pb2.ROLE_ADMIN, now=NOW, ttl=HOUR, token_id=token_id)
+        assert verify(token, SIGNER.public_key, now=NOW).token_id == token_id
+        ends.add(token.split(".")[1][-1])
+    assert "X" in ends

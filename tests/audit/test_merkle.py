@@ -5,6 +5,7 @@ proof it makes verifies, and any change to one does not."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -224,3 +225,74 @@ def test_every_consistency_proof_verifies_and_a_changed_one_does_not(
         forked = Tree([*tree.levels[0][: first - 1], leaf_hash(b"rewritten")])
         with pytest.raises(ProofError):
             verify_consistency(first, second, forked.root(), tree.root(second), proof)
+
+
+def test_every_proof_of_the_reference_tree_verifies() -> None:
+    """Every leaf of every tree of up to 8 leaves, and every pair of sizes:
+    the paths that climb several levels at once (leaf 6 of 7) included."""
+    for size in range(1, 9):
+        for index in range(size):
+            proof = REFERENCE.inclusion(index, size)
+            verify_inclusion(index, size, leaf_hash(LEAVES[index]), proof, ROOTS[size - 1])
+        for first in range(1, size + 1):
+            proof = REFERENCE.consistency(first, size)
+            verify_consistency(first, size, ROOTS[first - 1], ROOTS[size - 1], proof)
+    tree = Tree()
+    assert [tree.append(leaf_hash(leaf)) for leaf in LEAVES] == list(range(8))
+    assert tree.inclusion(5) == REFERENCE.inclusion(5, 8)
+    assert tree.consistency(6) == REFERENCE.consistency(6, 8)
+
+
+def test_each_refusal_says_why_word_for_word() -> None:
+    """The verifier's report quotes these (feltline_replay.transparency), so
+    an auditor reads which part of a proof is wrong."""
+    index, size, proof = INCLUSION[1]
+    leaf, root = leaf_hash(LEAVES[index]), ROOTS[size - 1]
+    inclusion = [
+        ((index, size, b"short", proof, root), "a hash is not 32 bytes"),
+        ((index, size, leaf, [*proof[:2], b""], root), "a hash is not 32 bytes"),
+        ((size, size, leaf, proof, root), "no leaf 8 in a tree of 8 leaves"),
+        ((index, size, leaf, [*proof, root], root), "the inclusion proof is too long"),
+        ((index, size, leaf, proof[:-1], root), "the inclusion proof is too short"),
+        (
+            (index, size, leaf_hash(b"WrongLeaf"), proof, root),
+            "leaf 5 is not in the tree of 8 leaves with that root",
+        ),
+    ]
+    for args, reason in inclusion:
+        with pytest.raises(ProofError) as refused:
+            verify_inclusion(*args)
+        assert str(refused.value) == reason
+    first, second, proof = CONSISTENCY[2]
+    r1, r2 = ROOTS[first - 1], ROOTS[second - 1]
+    wrong = hashlib.sha256(b"WrongRoot").digest()
+    consistency = [
+        ((first, second, b"short", r2, proof), "a hash is not 32 bytes"),
+        ((first, second, r1, b"short", proof), "a hash is not 32 bytes"),
+        ((second, first, r2, r1, proof), "a tree of 6 leaves cannot extend one of 8"),
+        ((first, first, r1, r2, []), "two trees of 6 leaves with different roots"),
+        ((0, second, EMPTY_ROOT, r2, [r2]), "a proof from the empty tree must be empty"),
+        ((first, second, r1, r2, []), "the consistency proof is empty"),
+        ((first, second, r1, r2, [*proof, r1]), "the consistency proof is too long"),
+        ((first, second, r1, r2, proof[:-1]), "the consistency proof is too short"),
+        (
+            (first, second, wrong, r2, proof),
+            "the proof does not lead to the root of the tree of 6 leaves",
+        ),
+        (
+            (first, second, r1, wrong, proof),
+            "the proof does not lead to the root of the tree of 8 leaves",
+        ),
+    ]
+    for sizes_roots_proof, reason in consistency:
+        with pytest.raises(ProofError) as refused:
+            verify_consistency(*sizes_roots_proof)
+        assert str(refused.value) == reason
+    calls: list[tuple[Callable[[], object], str]] = [
+        (lambda: REFERENCE.root(9), "the tree has 8 leaves, not 9"),
+        (lambda: REFERENCE.inclusion(8, 8), "no leaf 8 in a tree of 8 leaves"),
+        (lambda: REFERENCE.consistency(6, 9), "no consistency from 6 leaves to 9"),
+    ]
+    for call, reason in calls:
+        with pytest.raises(ValueError, match=f"^{reason}$"):
+            call()

@@ -93,3 +93,7 @@ def test_a_cancelled_hand_replays_through_its_cancellation() -> None:
     assert difference(made) is None
     uncancelled = [*made[:-1], dataclasses.replace(ended, cancelled=False)]
     assert difference(uncancelled) == Difference(len(made) - 1, None, uncancelled[-1])
+
+
+def test_a_hand_of_no_events_is_refused_not_crashed_on() -> None:
+    assert difference([]) == Difference(0, None, None, WHOLE)

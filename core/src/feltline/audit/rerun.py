@@ -47,7 +47,7 @@ AMOUNTS = (Action.BET, Action.RAISE, Action.COMPLETE)
 
 def commands(events: Sequence[Event]) -> list[Command]:
     """The commands the events of an ended hand record."""
-    started, ended = events[0], events[-1]
+    started, ended = (events[0], events[-1]) if events else (None, None)
     if not isinstance(started, HandStarted) or not isinstance(ended, HandEnded):
         raise ValueError("only a whole hand replays: HandStarted to HandEnded")
     opened = next((e for e in events if isinstance(e, ContributionsOpened)), None)
