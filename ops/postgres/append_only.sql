@@ -59,3 +59,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".standings_matches TO :"role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".standings_players TO :"role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".standings_pending TO :"role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".standings_scores TO :"role";
+GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".tournaments_tracking TO :"role";
+GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".tournaments_list TO :"role";
+GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".tournaments_chips TO :"role";
+GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".tournaments_places TO :"role";
+GRANT SELECT, INSERT, UPDATE, DELETE ON :"schema".tournaments_prizes TO :"role";
