@@ -105,6 +105,7 @@ SAMPLES: list[hand.Event] = [
     table_events.SatIn(4, table_state.Entry.WAITING),
     table_events.StoodUp(4, "carol", 380, forfeited=12),
     table_events.TimeCharged(1, 6, 3),
+    table_events.TimeBankUsed(1, 30, 17),
     table_events.HandDealt(
         12,
         1_900_000_200,
