@@ -204,18 +204,16 @@ def records(
     accounts: Sequence[UUID] = (),
     tournaments: Sequence[UUID] = (),
 ) -> Iterator[Record]:
-    """The server's keys stream, then each of ``tournaments`` that is over
-    (a running one holds its seat draws' secret seed) before the tables, so
-    that a reader knows each of their hands' level as the hand comes; then
+    """The server's keys stream, then each of ``tournaments`` before the
+    tables, so that a reader knows each of their hands' level as the hand
+    comes (a running one's seat draws' seed withheld: :func:`public`); then
     each table's stored records and its hands' in order, then each
     account's, then the transparency log's (every leaf, so that any hand's
     inclusion and, in a log of every hand, that no leaf is missing are
     checked against a checkpoint)."""
     yield from keys(rows)
     for tournament in tournaments:
-        lines = [record(tournament, *row) for row in rows.stream(tournament)]
-        if any(line.get("type") == "SeedRevealed" for line in lines):
-            yield from lines  # over: its seat draws' seed, the secret it held, is revealed
+        yield from public([record(tournament, *row) for row in rows.stream(tournament)])
     for table in tables:
         for row in rows.stream(table):
             yield record(table, *row)
@@ -230,10 +228,26 @@ def records(
         yield record(LOG, *row)
 
 
+def public(lines: list[Record]) -> list[Record]:
+    """A tournament's records as a log may carry them: whole once it is
+    over (its seat draws' seed revealed), and while it runs without what
+    nobody may see yet, the seed's record: that one keeps its place, type,
+    link and signature, so the chain is checked from its link on, but not
+    its ``data`` (``withheld`` true instead)."""
+    if any(line.get("type") == "SeedRevealed" for line in lines):
+        return lines
+    return [_withheld(line) if line.get("type") == "SeedDrawn" else line for line in lines]
+
+
+def _withheld(line: Record) -> Record:
+    kept = {k: v for k, v in line.items() if k not in ("data", "fingerprint")}
+    return {**kept, "withheld": True}
+
+
 def played_at(rows: Rows, tables: Sequence[UUID]) -> list[UUID]:
     """The tournaments that had any of ``tables`` (a tournament's seat draws
     opened every table it had), whose streams a log of those tables carries
-    when they are over."""
+    (a running one's without its seed: :func:`public`)."""
     chosen, found = set(tables), []
     for tournament in rows.tournaments():
         for row in rows.stream(tournament):

@@ -278,6 +278,10 @@ class Found:
                 previous = None  # unknown: the next link is not compared
                 self.events.append(None)
                 continue
+            if record.get("withheld"):
+                previous = self.secret(expected, record, records, final)
+                self.events.append(None)
+                continue
             event, problem = _decoded(record, kinds) if decodes else (None, None)
             exact = event is not None and _as_written(record, kinds)
             try:
@@ -312,6 +316,30 @@ class Found:
             self.events.append(event)
         if self.kind != "hand" and records and _unsigned(records[-1]):
             self.fail("signature", len(records), "the last record signed", "unsigned")
+
+    def secret(
+        self, position: int, record: Record, records: list[Record], final: int
+    ) -> bytes | None:
+        """A running tournament's seed record, ``withheld`` from its log
+        (docs/replay.md): its link is taken as stored, the records after it
+        chained from there and its signature verified on it; the records
+        before it are checked once the tournament is over. Withheld
+        anywhere else, or once the seed is revealed, it fails. The stored
+        link, for the next record's."""
+        running = not any(r.get("type") == "SeedRevealed" for r in records)
+        if not (self.kind == "tournament" and record.get("type") == "SeedDrawn" and running):
+            self.fail(
+                "record", position, "every record but a running tournament's seed", "withheld"
+            )
+        try:
+            stored = bytes.fromhex(record["link"])
+        except (KeyError, TypeError, ValueError) as e:
+            self.fail("record", position, "a chained record", e)
+            return None
+        if record.get("signature"):
+            self.signed(position, record, stored, verify=self.every or position == final)
+        self.withheld = (*self.withheld, position)
+        return stored
 
     def damaged(self, position: int, record: Record) -> bool:
         """Whether the store could not read the record; if so, it fails here."""
@@ -1047,6 +1075,11 @@ class Verifier:
                 self._found(stream, None)
             elif stream.kind in ("tournament", "log"):
                 self._found(stream, None)
+                if stream.withheld:
+                    self.report.warnings.append(
+                        f"tournament {stream.id} is running: its seed's record is withheld, "
+                        "so its set-up before it is checked once it is over"
+                    )
             else:
                 self.hand(stream)
 

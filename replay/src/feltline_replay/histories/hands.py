@@ -5,7 +5,7 @@ table's name, size and each hand's number and time are known when the hand
 comes; only that much is kept of a table (its name and size, and a number
 and a time for each deal whose hand is still to come), so memory does not
 grow with the hands' records, however long the log. A tournament's stream
-comes before its tables' (when the log carries it: once it is over), so
+comes before its tables' (a running one's with its seed withheld), so
 each of its hands' level is known too, from the tournament's ``HandBegun``.
 Each hand's events are decoded from its records, and shown as the chosen
 viewer may see them (:class:`feltline_replay.show.Viewer`).
