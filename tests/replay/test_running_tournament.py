@@ -8,6 +8,8 @@ from __future__ import annotations
 import io
 import json
 import random
+import shutil
+import subprocess
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,8 @@ from feltline_replay.verify import verify
 from tests.replay.test_html import _embedded
 from tests.store.players import cid
 from tests.store.test_tournament import BUY_IN, FEE, LEVELS, create, move, players
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -222,3 +226,17 @@ def test_the_tournament_check_waits_for_the_end(
     out = capsys.readouterr().out
     assert "the seed is not revealed" in out
     assert "Traceback" not in out
+
+
+def test_the_node_verifier_reads_the_log(running: Running, whole: str, tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs node")
+    path = tmp_path / "all.log"
+    path.write_text(whole)
+    verifier = ROOT / "clients/node/src/verify.js"
+    args = [node, str(verifier), str(path), "--public-key", running.public_key, "--json"]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    report = json.loads(done.stdout)
+    assert (done.returncode, report["failures"]) == (0, [])
+    assert report["hands"] == len(running.levels)

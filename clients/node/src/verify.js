@@ -230,6 +230,7 @@ class Verifier {
   /** Positions, links and signatures of one stream's records. */
   chain(kind, records) {
     const id = records[0].id;
+    const running = !records.some((r) => r.type === 'SeedRevealed');
     let previous = Buffer.alloc(32);
     records.forEach((record, index) => {
       const position = index + 1;
@@ -237,6 +238,20 @@ class Verifier {
       if (record.damaged !== undefined) { // a record the store could not read (replay.md)
         this.fail('record', kind, id, position, 'a stored record the store can read', record.damaged);
         previous = null;
+        return;
+      }
+      if (record.withheld) { // a running tournament's seed (replay.md): chained on from its link
+        if (!(kind === 'tournament' && record.type === 'SeedDrawn' && running)) {
+          this.fail('record', kind, id, position, "every record but a running tournament's seed", 'withheld');
+        }
+        previous = /^[0-9a-f]{64}$/.test(record.link || '') ? Buffer.from(record.link, 'hex') : null;
+        if (!previous) this.fail('record', kind, id, position, 'a chained record', record.link);
+        if (record.signature) {
+          this.trust(record.signed_by, kind, id, position, record.notification);
+          if (!previous || !verifies(record.signed_by, previous, record.signature)) {
+            this.fail('signature', kind, id, position, 'a valid signature', record.signature);
+          }
+        }
         return;
       }
       let computed;

@@ -192,3 +192,18 @@ test('an account whose last record is unsigned is caught', async () => {
   assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.position]),
     [['signature', 'account', 1]]);
 });
+
+test('a running tournament\'s withheld seed is chained on from its link, and withheld elsewhere fails', async () => {
+  const seed = { kind: 'tournament', id: '7e1d2c3b-4a59-4687-9a0b-112233445566', type: 'SeedDrawn', withheld: true };
+  const { lines, key, records } = signedAnew();
+  const first = records.findIndex((r) => r.kind === 'tournament');
+  const withheld = { ...seed, position: 1, version: 1, link: records[first].link, signature: records[first].signature,
+    signed_by: key };
+  lines[first + 1] = JSON.stringify(withheld);
+  assert.deepEqual((await verify(lines, key)).failures, []);
+  const elsewhere = { ...withheld, type: 'Registered' };
+  lines[first + 1] = JSON.stringify(elsewhere);
+  const report = await verify(lines, key);
+  assert.deepEqual(report.failures.map((f) => [f.check, f.kind, f.position, f.found]),
+    [['record', 'tournament', 1, 'withheld']]);
+});
