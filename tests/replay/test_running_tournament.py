@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from contextlib import redirect_stdout
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -19,6 +20,8 @@ from uuid import UUID
 import pytest
 from pokerkit import HandHistory
 
+from feltline.api import tokens
+from feltline.api.app import Feltline
 from feltline.audit.keys import Signer
 from feltline.cardroom.room import Room
 from feltline.domain.ids import tournament_table_id
@@ -26,12 +29,15 @@ from feltline.engine.errors import RuleError
 from feltline.engine.tournament import HandBegun, HandPlayed
 from feltline.store.config import StoreConfig
 from feltline.store.streams import Streams
+from feltline_client import Client
+from feltline_protos.v1 import auth_pb2, replay_pb2
 from feltline_replay import log
 from feltline_replay.cli import main
 from feltline_replay.export import hand_id
 from feltline_replay.histories import FORMATS, LoggedHand, logged_hands
 from feltline_replay.histories.pokerstars import roman
 from feltline_replay.verify import verify
+from tests.api.conftest import Seconds
 from tests.replay.test_html import _embedded
 from tests.store.players import cid
 from tests.store.test_tournament import BUY_IN, FEE, LEVELS, create, move, players
@@ -45,7 +51,11 @@ class Running:
     store: Path
     seed: str  # the seat draws' seed, hex: in no export while the tournament runs
     levels: dict[str, int]  # each finished hand's level, by the hand's id
-    public_key: str
+    signer: Signer
+
+    @property
+    def public_key(self) -> str:
+        return self.signer.public_hex
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +93,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Running:
     assert not stream.tournament.over
     seed = stream.tournament.seed.hex()
     room.close()
-    return Running(key, store, seed, played, signer.public_hex)
+    return Running(key, store, seed, played, signer)
 
 
 def _log(running: Running, *selection: str) -> str:
@@ -240,3 +250,37 @@ def test_the_node_verifier_reads_the_log(running: Running, whole: str, tmp_path:
     report = json.loads(done.stdout)
     assert (done.returncode, report["failures"]) == (0, [])
     assert report["hands"] == len(running.levels)
+
+
+def test_a_server_exports_them_so_too(running: Running, tmp_path: Path) -> None:
+    """The Replay service's export is the same: a spectator's OHH shows
+    every hand's level, and an auditor's log withholds the seed."""
+    for stored in running.store.parent.glob(running.store.name + "*"):
+        shutil.copy(stored, tmp_path / stored.name)
+    env = StoreConfig.from_env({"SQLITE_DBNAME": str(tmp_path / running.store.name)}).env
+    room = Room(Streams(running.signer, env=env))
+    server = Feltline(room, running.signer.public_key, clock=Seconds(0), tick=3600).start()
+    clients = []
+
+    def client(role: auth_pb2.Role.ValueType) -> Client:
+        now = datetime.now(UTC)
+        token = tokens.mint(running.signer, role, now=now, ttl=timedelta(hours=1))
+        clients.append(Client(server.target, token, timeout=20))
+        return clients[-1]
+
+    try:
+        ohh = io.StringIO()
+        left_out = client(auth_pb2.ROLE_SPECTATOR).export_history(replay_pb2.EXPORT_FORMAT_OHH, ohh)
+        lines = list(client(auth_pb2.ROLE_AUDITOR).export_hands())
+    finally:
+        for made in clients:
+            made.close()
+        server.stop()
+        room.close()
+    assert left_out == []
+    written = [json.loads(line)["ohh"] for line in ohh.getvalue().splitlines() if line]
+    assert {h["feltline_level"] for h in written} == set(running.levels.values())
+    assert all(h["tournament_info"]["name"] == "Turbo" for h in written)
+    assert len(written) == len(running.levels)
+    assert running.seed not in "\n".join(lines)
+    assert any('"withheld":true' in line for line in lines)
