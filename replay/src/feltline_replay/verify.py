@@ -327,7 +327,9 @@ class Found:
         anywhere else, or once the seed is revealed, it fails. The stored
         link, for the next record's."""
         running = not any(r.get("type") == "SeedRevealed" for r in records)
-        if not (self.kind == "tournament" and record.get("type") == "SeedDrawn" and running):
+        if self.kind == "tournament" and record.get("type") == "SeedDrawn" and running:
+            self.withheld = (*self.withheld, position)
+        else:
             self.fail(
                 "record", position, "every record but a running tournament's seed", "withheld"
             )
@@ -338,7 +340,6 @@ class Found:
             return None
         if record.get("signature"):
             self.signed(position, record, stored, verify=self.every or position == final)
-        self.withheld = (*self.withheld, position)
         return stored
 
     def damaged(self, position: int, record: Record) -> bool:
