@@ -9,6 +9,7 @@ decider's state and ``evolve`` (:class:`RequestStream`'s hooks).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, Generic, Self, TypeVar
@@ -123,7 +124,7 @@ def folded(
 
 
 @dataclass(frozen=True)
-class RequestStream(Generic[R, S]):
+class RequestStream(ABC, Generic[R, S]):
     """A stream of requests' records as stored; ``commands`` the fingerprint
     and events of every request key, so that a repeated request is answered
     from the stream. Its kind says ``kind`` and ``types`` and keeps its
@@ -190,18 +191,18 @@ class RequestStream(Generic[R, S]):
         )
         return replace(self._with(state), version=version, commands=commands)
 
+    @abstractmethod
     def _record(self) -> type[R]:
         """The class of its records."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _state(self) -> S:
         """The decider's state."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _with(self, state: S) -> Self:
         """The stream with the decider's ``state``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _evolve(self, state: S, event: Event) -> S:
         """The decider's ``evolve``."""
-        raise NotImplementedError
