@@ -77,13 +77,13 @@ def test_watchers_share_one_read_per_change() -> None:
     assert feed.stale()  # never read
     feed.refresh()
     for _ in range(4):  # four watchers look after the same change
-        assert [s.position for s in feed.table()] == [1]
+        assert [s.position for s in feed.after()] == [1]
         assert [s.position for s in feed.hand(1) if s] == [1, 2]
     assert store.reads == ["table>0", "hand 1>0"]
     store.change(hand=(1, HAND[2:3]))
     feed.refresh()  # as the writer does, before waking the watchers
     assert [s.position for s in feed.hand(1, 2) if s] == [3]
-    assert feed.table(1) == []
+    assert feed.after(1) == []
     assert store.reads[2:] == ["table>1", "hand 1>2"]
 
 
@@ -95,7 +95,7 @@ def test_looking_never_reads_the_feed_s_own_records() -> None:
     reads = len(store.reads)
     store.change(hand=(1, HAND[1:2]))  # not yet read in
     assert len(feed.hand(1)) == 1
-    assert feed.table(1) == []
+    assert feed.after(1) == []
     assert len(store.reads) == reads
 
 
@@ -142,14 +142,14 @@ def test_another_process_s_writes_make_the_reading_stale_once_seen() -> None:
     assert not feed.stale()
     store.table.append(_finished())  # another process wrote
     assert not feed.stale()  # nobody here has seen it yet
-    assert feed.table(1) == []
+    assert feed.after(1) == []
     store.elsewhere += 1  # the Room saw it
     assert feed.stale()
     reads = len(store.reads)
     for _ in range(4):  # the table's watchers, woken together
         feed.refresh_if_stale()
     assert store.reads[reads:] == ["table>1", "hand 1>0"]  # one reading, not four
-    assert [s.position for s in feed.table(1)] == [2]
+    assert [s.position for s in feed.after(1)] == [2]
     assert not feed.stale()
 
 
@@ -169,7 +169,7 @@ def test_what_this_process_stored_is_taken_in_without_reading_it_back() -> None:
     feed.append(_stored((_finished(), _dealt(2)), 2), 2, list(_stored(HAND[:1], 1)))
     assert not feed.stale()
     assert [s.position for s in feed.hand(1) if s] == [1, 2, 3, 4]
-    assert [s.position for s in feed.table(1)] == [2, 3]
+    assert [s.position for s in feed.after(1)] == [2, 3]
     assert [s.position for s in feed.hand(2) if s] == [1]
     assert store.reads[reads:] == []
     reference = store.feed()
@@ -202,5 +202,5 @@ def test_records_a_refresh_read_first_are_not_taken_twice() -> None:
     feed.refresh()  # a watcher's refresh got there before the writer's append
     feed.append(_stored((_finished(),), 2), 1, list(_stored(HAND[2:3], 3)))
     assert not feed.stale()
-    assert [s.position for s in feed.table()] == [1, 2]
+    assert [s.position for s in feed.after()] == [1, 2]
     assert [s.position for s in feed.hand(1) if s] == [1, 2, 3]

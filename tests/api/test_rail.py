@@ -113,14 +113,14 @@ def test_what_the_room_stores_reaches_the_table_s_feed_without_a_read(rail: Rail
     feed = rail.feed(table)
     feed.refresh()
     reads: list[str] = []
-    read_table, read_hand = feed._read_table, feed._read_hand
-    feed._read_table = lambda *a: reads.append("table") or read_table(*a)  # type: ignore[method-assign]
+    read_table, read_hand = feed._read_records, feed._read_hand
+    feed._read_records = lambda *a: reads.append("table") or read_table(*a)  # type: ignore[method-assign]
     feed._read_hand = lambda *a: reads.append("hand") or read_hand(*a)  # type: ignore[method-assign]
     room.deal(table, "deal", at=0)
     seat = waiting_on(room.hand(table, 1).hand)[0]
     room.act(table, 1, "fold", seat, Action.FOLD, at=0)
     rail.notify(table)
-    kept = [s.event for s in feed.hand(1) if s is not None], [s.event for s in feed.table()]
+    kept = [s.event for s in feed.hand(1) if s is not None], [s.event for s in feed.after()]
     assert reads == []
     stored = [s.event for s in rail._read_hand(table, 1, 0) if s is not None]
     assert kept == (stored, [s.event for s in rail._read_table(table, 0)])

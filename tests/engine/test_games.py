@@ -15,6 +15,7 @@ from feltline.engine import games
 from feltline.engine.errors import ConfigError
 from feltline.engine.games import VARIANTS
 from feltline.engine.hand.rules import Game, Rules
+from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, UP, Opening, bet, deal
 from feltline.engine.table.house import TableConfig
 
 MODULES = [
@@ -62,3 +63,32 @@ def test_jackpots_carried_pots_keep_it_out_of_duplicate_and_mixed_tables() -> No
     offered = {g for g, v in VARIANTS.items() if v.duplicate_seats}
     mixed = {g for g, v in VARIANTS.items() if v.mixed}
     assert offered == mixed == set(Game) - {Game.JACKPOTS}
+
+
+@pytest.mark.parametrize(
+    ("game", "first", "later"),
+    [
+        (Game.STUD, Opening.LOW_CARD, Opening.HIGH_SHOWING),
+        (Game.STUD_HI_LO, Opening.LOW_CARD, Opening.HIGH_SHOWING),
+        (Game.RAZZ, Opening.HIGH_CARD, Opening.LOW_SHOWING),
+    ],
+)
+def test_the_stud_games_deal_and_bet_seven_streets(
+    game: Game, first: Opening, later: Opening
+) -> None:
+    # Spelled out street by street: the games state them once, and only
+    # who opens differs between them.
+    assert VARIANTS[game].steps == (
+        FORCED,
+        deal("third street", DOWN, DOWN, UP),
+        bet("third street betting", big=False, opening=first),
+        deal("fourth street", UP),
+        bet("fourth street betting", big=False, opening=later),
+        deal("fifth street", UP),
+        bet("fifth street betting", big=True, opening=later),
+        deal("sixth street", UP),
+        bet("sixth street betting", big=True, opening=later),
+        deal("seventh street", DOWN),
+        bet("seventh street betting", big=True, opening=later),
+        SHOWDOWN,
+    )

@@ -13,11 +13,11 @@ reads the store itself.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from feltline.api.reading import Reading, Shared
 from feltline.engine.hand.events import Event
 
 KEEP = 4096  # records kept; a watcher further behind reads the store
@@ -37,49 +37,9 @@ class Posted:
 Reader = Callable[[UUID, int], list[Posted]]
 
 
-@dataclass(frozen=True)
-class Reading:
-    """The records from position ``first``, current as of ``as_of`` (None: never read)."""
-
-    records: list[Posted] = field(default_factory=list)
-    first: int = 1
-    as_of: Hashable = None
-
-
-class Board:
+class Board(Shared[Posted, Reading[Posted]]):
     """The tournament's records as last read. ``read(key, after)`` reads
     the store; ``as_of()`` says what a reading made now is current as of."""
 
     def __init__(self, key: UUID, read: Reader, as_of: Callable[[], Hashable]) -> None:
-        self.key = key
-        self._read = read
-        self._as_of = as_of
-        self._lock = threading.Lock()  # one reading at a time
-        self._reading = Reading()
-
-    def after(self, position: int) -> list[Posted]:
-        """The records after ``position``."""
-        r = self._reading
-        if r.as_of is not None and position + 1 >= r.first:
-            return r.records[position + 1 - r.first :]
-        return self._read(self.key, position)
-
-    def stale(self) -> bool:
-        return self._reading.as_of != self._as_of()
-
-    def refresh_if_stale(self) -> None:
-        """Read what was stored since the last reading, unless another
-        watcher did while this one waited: woken together, they read once."""
-        if not self.stale():
-            return
-        with self._lock:
-            r = self._reading
-            as_of = self._as_of()  # before reading: a later write makes it stale again
-            if r.as_of == as_of:
-                return
-            records = r.records + self._read(self.key, r.first + len(r.records) - 1)
-            first = r.first
-            if len(records) > KEEP:
-                drop = len(records) - KEEP // 2
-                records, first = records[drop:], first + drop
-            self._reading = Reading(records, first, as_of)
+        super().__init__(key, read, as_of, Reading(), KEEP)

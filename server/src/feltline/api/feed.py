@@ -26,11 +26,11 @@ holds while it reads.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 from uuid import UUID
 
+from feltline.api.reading import Reading, Shared
 from feltline.api.redaction import Viewer
 from feltline.cardroom.held import AsOf
 from feltline.engine.hand.decide import NEW_HAND
@@ -70,16 +70,11 @@ HandReader = Callable[[UUID, int, int], list[Stored | None]]
 
 
 @dataclass(frozen=True)
-class Reading:
-    """What a feed last read: the table's records from position ``first``,
-    and the records of its latest ``HANDS`` hands by number (None stands for
-    a hand's seal), current as of ``as_of`` (None: never read)."""
+class Tabled(Reading[Stored]):
+    """What a feed last read: the table's records, and the records of its
+    latest ``HANDS`` hands by number (None stands for a hand's seal)."""
 
-    table: list[Stored] = field(default_factory=list)
-    first: int = 1
     hands: dict[int, list[Stored | None]] = field(default_factory=dict)
-    as_of: AsOf | None = None
-    behind: bool = False  # records were stored that it lacks
 
 
 def folded(records: list[Stored | None], state: Hand) -> list[Stored | None]:
@@ -95,8 +90,8 @@ def folded(records: list[Stored | None], state: Hand) -> list[Stored | None]:
     return out
 
 
-class Feed:
-    """The table's records and its latest hand's, as last read.
+class Feed(Shared[Stored, Tabled]):
+    """The table's records (:meth:`after`) and its latest hand's, as last read.
 
     ``read_table(table_id, after)`` and ``read_hand(table_id, number, after)``
     read the store; ``as_of()`` says what a reading made now would be
@@ -110,66 +105,39 @@ class Feed:
         read_hand: HandReader,
         as_of: Callable[[], AsOf],
     ) -> None:
-        self.table_id = table_id
-        self._read_table = read_table
+        super().__init__(table_id, read_table, as_of, Tabled(), KEEP)
         self._read_hand = read_hand
-        self._as_of = as_of
-        self._lock = threading.Lock()  # one refresh at a time
-        self._reading = Reading()
-
-    def table(self, after: int = 0) -> list[Stored]:
-        """The table's records after position ``after``."""
-        r = self._reading
-        if after + 1 >= r.first and r.as_of is not None:
-            return r.table[after + 1 - r.first :]
-        return self._read_table(self.table_id, after)
 
     def hand(self, number: int, after: int = 0) -> list[Stored | None]:
         """Hand ``number``'s records after position ``after``."""
         kept = self._reading.hands.get(number)
         if kept is not None:
             return kept[after:]
-        return folded(self._read_hand(self.table_id, number, 0), NEW_HAND)[after:]
+        return folded(self._read_hand(self.key, number, 0), NEW_HAND)[after:]
 
     def known(self) -> tuple[int, int, int]:
         """How far the reading goes: the table's last position, its latest
         hand's number and that hand's last position (seal included)."""
         r = self._reading
         number = max(r.hands, default=0)
-        return r.first + len(r.table) - 1, number, len(r.hands.get(number, ()))
-
-    def stale(self) -> bool:
-        """Whether the reading may be out of date: never read, behind what
-        this process stored, or older than another process's writes."""
-        r = self._reading
-        return r.behind or r.as_of != self._as_of()
+        return r.last, number, len(r.hands.get(number, ()))
 
     def refresh(self) -> None:
         """Read what was stored since the last reading."""
         with self._lock:
             self._read()
 
-    def refresh_if_stale(self) -> None:
-        """:meth:`refresh` if stale, unless another caller refreshed while
-        this one waited: a table's watchers, woken together, read once."""
-        if not self.stale():
-            return
-        with self._lock:
-            if self.stale():
-                self._read()
-
-    def _read(self) -> None:
-        r = self._reading
-        as_of = self._as_of()  # before reading: a later write makes it stale again
-        new = self._read_table(self.table_id, r.first + len(r.table) - 1)
+    def _taken(self, r: Tabled, new: list[Stored], as_of: Hashable) -> Tabled:
+        """Reading ``r`` with the ``new`` table records, and its hands
+        followed: the latest to its end, and on to any hand dealt since."""
         hands = dict(r.hands)
         latest = max(hands, default=0)
         if latest:
-            hands[latest] = _more(hands[latest], self._read_hand, self.table_id, latest)
+            hands[latest] = _more(hands[latest], self._read_hand, self.key, latest)
         for number in (s.event.hand for s in new if isinstance(s.event, HandDealt)):
             if number > latest:  # follow the table to its new hand
-                hands[number] = _more([], self._read_hand, self.table_id, number)
-        self._reading = _kept(r.table + new, r.first, hands, as_of)
+                hands[number] = _more([], self._read_hand, self.key, number)
+        return _kept(r.records + new, r.first, hands, as_of)
 
     def append(self, table: list[Stored], number: int, hand: list[Stored | None]) -> None:
         """Take in what this process just stored at the table: ``table``
@@ -181,7 +149,7 @@ class Feed:
             r = self._reading
             if r.as_of is None or r.behind:
                 return
-            known = r.first + len(r.table) - 1
+            known = r.last
             if table and table[0].position <= known:
                 table = []  # a refresh read them meanwhile
             hands = dict(r.hands)
@@ -195,7 +163,7 @@ class Feed:
                 return
             if number and (hand or number in hands):
                 hands[number] = so_far + folded(hand, _last(so_far))
-            self._reading = _kept(r.table + table, r.first, hands, r.as_of)
+            self._reading = _kept(r.records + table, r.first, hands, r.as_of)
 
 
 def _last(hand: list[Stored | None]) -> Hand:
@@ -213,12 +181,9 @@ def _more(
 
 
 def _kept(
-    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], as_of: AsOf
-) -> Reading:
+    table: list[Stored], first: int, hands: dict[int, list[Stored | None]], as_of: Hashable
+) -> Tabled:
     """A reading of no more than ``KEEP`` table records and ``HANDS`` hands."""
-    if len(table) > KEEP:
-        drop = len(table) - KEEP // 2
-        table, first = table[drop:], first + drop
     for number in sorted(hands)[:-HANDS]:
         del hands[number]
-    return Reading(table, first, hands, as_of)
+    return Tabled(table, first, as_of, hands=hands).kept(KEEP)

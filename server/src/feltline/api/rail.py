@@ -160,7 +160,7 @@ class Rail:
 
     def table_records(self, table_id: UUID, after: int = 0) -> list[Stored]:
         """The table's events after position ``after``."""
-        return self.feed(table_id).table(after)
+        return self.feed(table_id).after(after)
 
     def hand_records(self, table_id: UUID, number: int, after: int = 0) -> list[Stored | None]:
         """The hand's events after position ``after``; None stands for its seal."""

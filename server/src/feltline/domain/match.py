@@ -27,15 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import ClassVar, Self
 from uuid import UUID
 
 from pyrsistent import pmap
 from pyrsistent.typing import PMap
 
-from feltline.audit import chain
-from feltline.domain.hand import CommandIdReused
-from feltline.domain.requested import RequestRecord, folded, followed, recorded
+from feltline.domain.requested import RequestRecord, RequestStream, Types
 from feltline.engine.cards.deck import SEED_BYTES, commitment
 from feltline.engine.duplicate import chip_results, matchpoints, scores
 from feltline.engine.errors import ConfigError, Kind, RuleError
@@ -325,71 +323,29 @@ class MatchRecord(RequestRecord):
 
 
 @dataclass(frozen=True)
-class MatchStream:
-    """A match as stored; ``commands`` the fingerprint and events of every
-    request key, so that a repeated request is answered from the stream."""
+class MatchStream(RequestStream[MatchRecord, Match]):
+    """A match as stored (:class:`feltline.domain.requested.RequestStream`)."""
 
-    id: UUID
-    version: int
-    match: Match
-    commands: PMap[str, tuple[str, tuple[Event, ...]]]
-    link: bytes = chain.GENESIS
-    signer: str = ""
+    kind: ClassVar[str] = "match"
+    types: ClassVar[Types] = MATCH_EVENT_TYPES
+
+    match: Match = field(kw_only=True)
 
     @classmethod
     def new(cls, match_id: UUID) -> MatchStream:
-        return cls(match_id, 0, Match(), pmap())
+        return cls(match_id, 0, pmap(), match=Match())
 
-    def repeat(self, key: str, request: str) -> tuple[Event, ...] | None:
-        done = self.commands.get(key)
-        if done is None:
-            return None
-        if done[0] != request:
-            raise CommandIdReused(f"command id {key!r} was used for another command in this match")
-        return done[1]
+    def _record(self) -> type[MatchRecord]:
+        return MatchRecord
 
-    def record(
-        self, key: str, request: str, events: Iterable[Event]
-    ) -> tuple[list[MatchRecord], MatchStream]:
-        """The records of ``events`` filed under ``key``, and the stream after them."""
-        events = list(events)
-        records, link = recorded(
-            MatchRecord,
-            events,
-            kind="match",
-            types=MATCH_EVENT_TYPES,
-            stream=self.id,
-            version=self.version,
-            link=self.link,
-            key=key,
-            request=request,
-        )
-        after = self._after(zip(records, events, strict=True))
-        return records, replace(after, link=link, signer="")
+    def _state(self) -> Match:
+        return self.match
 
-    def extend(self, records: Iterable[MatchRecord]) -> MatchStream:
-        """The stream after stored ``records``, which must fit its chain."""
-        made, link, signer = followed(
-            records,
-            kind="match",
-            types=MATCH_EVENT_TYPES,
-            stream=self.id,
-            link=self.link,
-            signer=self.signer,
-        )
-        return replace(self._after(made), link=link, signer=signer)
+    def _with(self, state: Match) -> Self:
+        return replace(self, match=state)
 
-    def _after(self, made: Iterable[tuple[MatchRecord, Event]]) -> MatchStream:
-        version, match, commands = folded(
-            made,
-            evolve,
-            kind="match",
-            stream=self.id,
-            version=self.version,
-            state=self.match,
-            commands=self.commands,
-        )
-        return replace(self, version=version, match=match, commands=commands)
+    def _evolve(self, state: Match, event: Event) -> Match:
+        return evolve(state, event)
 
 
 def project(stream: MatchStream | None, records: Iterable[MatchRecord]) -> MatchStream | None:

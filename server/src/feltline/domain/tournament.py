@@ -6,17 +6,14 @@ of each, so a repeated request is answered from the stream."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import ClassVar
+from dataclasses import dataclass, field, replace
+from typing import ClassVar, Self
 from uuid import UUID
 
 from pyrsistent import pmap
-from pyrsistent.typing import PMap
 
-from feltline.audit import chain
 from feltline.audit.codec import TOURNAMENT_EVENT_TYPES, decode_event
-from feltline.domain.hand import CommandIdReused
-from feltline.domain.requested import RequestRecord, folded, followed, recorded
+from feltline.domain.requested import RequestRecord, RequestStream, Types
 from feltline.engine.hand.events import Event
 from feltline.engine.tournament import Tournament, evolve
 
@@ -29,73 +26,29 @@ class TournamentRecord(RequestRecord):
 
 
 @dataclass(frozen=True)
-class TournamentStream:
-    """A tournament as stored; ``commands`` the fingerprint and events of
-    every request key, so that a repeated request is answered from the stream."""
+class TournamentStream(RequestStream[TournamentRecord, Tournament]):
+    """A tournament as stored (:class:`feltline.domain.requested.RequestStream`)."""
 
-    id: UUID
-    version: int
-    tournament: Tournament
-    commands: PMap[str, tuple[str, tuple[Event, ...]]]
-    link: bytes = chain.GENESIS
-    signer: str = ""
+    kind: ClassVar[str] = "tournament"
+    types: ClassVar[Types] = TOURNAMENT_EVENT_TYPES
+
+    tournament: Tournament = field(kw_only=True)
 
     @classmethod
     def new(cls, tournament_id: UUID) -> TournamentStream:
-        return cls(tournament_id, 0, Tournament(), pmap())
+        return cls(tournament_id, 0, pmap(), tournament=Tournament())
 
-    def repeat(self, key: str, request: str) -> tuple[Event, ...] | None:
-        done = self.commands.get(key)
-        if done is None:
-            return None
-        if done[0] != request:
-            raise CommandIdReused(
-                f"command id {key!r} was used for another command in this tournament"
-            )
-        return done[1]
+    def _record(self) -> type[TournamentRecord]:
+        return TournamentRecord
 
-    def record(
-        self, key: str, request: str, events: Iterable[Event]
-    ) -> tuple[list[TournamentRecord], TournamentStream]:
-        """The records of ``events`` filed under ``key``, and the stream after them."""
-        events = list(events)
-        records, link = recorded(
-            TournamentRecord,
-            events,
-            kind="tournament",
-            types=TOURNAMENT_EVENT_TYPES,
-            stream=self.id,
-            version=self.version,
-            link=self.link,
-            key=key,
-            request=request,
-        )
-        after = self._after(zip(records, events, strict=True))
-        return records, replace(after, link=link, signer="")
+    def _state(self) -> Tournament:
+        return self.tournament
 
-    def extend(self, records: Iterable[TournamentRecord]) -> TournamentStream:
-        """The stream after stored ``records``, which must fit its chain."""
-        made, link, signer = followed(
-            records,
-            kind="tournament",
-            types=TOURNAMENT_EVENT_TYPES,
-            stream=self.id,
-            link=self.link,
-            signer=self.signer,
-        )
-        return replace(self._after(made), link=link, signer=signer)
+    def _with(self, state: Tournament) -> Self:
+        return replace(self, tournament=state)
 
-    def _after(self, made: Iterable[tuple[TournamentRecord, Event]]) -> TournamentStream:
-        version, state, commands = folded(
-            made,
-            evolve,
-            kind="tournament",
-            stream=self.id,
-            version=self.version,
-            state=self.tournament,
-            commands=self.commands,
-        )
-        return replace(self, version=version, tournament=state, commands=commands)
+    def _evolve(self, state: Tournament, event: Event) -> Tournament:
+        return evolve(state, event)
 
 
 def project(

@@ -55,7 +55,7 @@ from feltline.engine.cards.card import Card
 from feltline.engine.cards.values import HandValue, System, ace_to_five_low
 from feltline.engine.games import stud
 from feltline.engine.games.variant import Game, OddChips, Variant
-from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, UP, Opening, bet, deal
+from feltline.engine.hand.script import Opening
 
 
 def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple[HandValue, None]:
@@ -65,20 +65,7 @@ def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple
 VARIANT = Variant(
     game=Game.RAZZ,
     title="razz",
-    steps=(
-        FORCED,
-        deal("third street", DOWN, DOWN, UP),
-        bet("third street betting", big=False, opening=Opening.HIGH_CARD),
-        deal("fourth street", UP),
-        bet("fourth street betting", big=False, opening=Opening.LOW_SHOWING),
-        deal("fifth street", UP),
-        bet("fifth street betting", big=True, opening=Opening.LOW_SHOWING),
-        deal("sixth street", UP),
-        bet("sixth street betting", big=True, opening=Opening.LOW_SHOWING),
-        deal("seventh street", DOWN),
-        bet("seventh street betting", big=True, opening=Opening.LOW_SHOWING),
-        SHOWDOWN,
-    ),
+    steps=stud.streets(Opening.HIGH_CARD, Opening.LOW_SHOWING),
     stakes=stud.VARIANT.stakes,
     values=_values,
     hole_cards=7,

@@ -49,23 +49,30 @@ from collections.abc import Sequence
 from feltline.engine.cards.card import Card
 from feltline.engine.cards.values import HandValue, System, high
 from feltline.engine.games.variant import Game, OddChips, Variant
-from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, UP, Opening, bet, deal
+from feltline.engine.hand.script import DOWN, FORCED, SHOWDOWN, UP, Opening, Step, bet, deal
 from feltline.engine.hand.stakes import Stakes, Structure
 
-STEPS = (
-    FORCED,
-    deal("third street", DOWN, DOWN, UP),
-    bet("third street betting", big=False, opening=Opening.LOW_CARD),
-    deal("fourth street", UP),
-    bet("fourth street betting", big=False, opening=Opening.HIGH_SHOWING),
-    deal("fifth street", UP),
-    bet("fifth street betting", big=True, opening=Opening.HIGH_SHOWING),
-    deal("sixth street", UP),
-    bet("sixth street betting", big=True, opening=Opening.HIGH_SHOWING),
-    deal("seventh street", DOWN),
-    bet("seventh street betting", big=True, opening=Opening.HIGH_SHOWING),
-    SHOWDOWN,
-)
+
+def streets(first: Opening, later: Opening) -> tuple[Step, ...]:
+    """A stud game's seven streets, the same in every stud game but for who
+    opens the betting: ``first`` on third street, ``later`` from fourth."""
+    return (
+        FORCED,
+        deal("third street", DOWN, DOWN, UP),
+        bet("third street betting", big=False, opening=first),
+        deal("fourth street", UP),
+        bet("fourth street betting", big=False, opening=later),
+        deal("fifth street", UP),
+        bet("fifth street betting", big=True, opening=later),
+        deal("sixth street", UP),
+        bet("sixth street betting", big=True, opening=later),
+        deal("seventh street", DOWN),
+        bet("seventh street betting", big=True, opening=later),
+        SHOWDOWN,
+    )
+
+
+STEPS = streets(Opening.LOW_CARD, Opening.HIGH_SHOWING)
 
 
 def _values(cards: Sequence[Card], common: Sequence[Card], low: System) -> tuple[HandValue, None]:
