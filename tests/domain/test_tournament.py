@@ -503,6 +503,10 @@ def test_cancelled_before_the_start_everyone_gets_buy_in_and_fee_back() -> None:
     assert isinstance(cancelled, Cancelled)
     assert {(r.player, r.amount) for r in cancelled.refunds} == {(f"p0{i}", 110) for i in range(3)}
     assert revealed == SeedRevealed(SEED)
+    before = floor.state
+    assert before.prize_pool == 3 * 100
+    floor.do([cancelled, revealed])
+    assert floor.state.prize_pool == 0  # every buy-in went back
 
 
 def test_cancelled_after_the_start_the_unpaid_pool_goes_by_chips() -> None:
@@ -532,6 +536,8 @@ def test_cancelled_after_the_start_the_unpaid_pool_goes_by_chips() -> None:
     assert refunds[biggest] >= state.pool * stacks[biggest] // state.chips - sum(
         state.paid.values()
     )
+    # What the pool holds, and so shows, is the prizes it paid: the rest went back.
+    assert floor.state.prize_pool == sum(state.paid.values()) == state.pool - sum(refunds.values())
 
 
 def test_a_rewritten_record_does_not_load() -> None:

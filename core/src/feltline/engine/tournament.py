@@ -375,7 +375,15 @@ class Tournament:
 
     @property
     def pool(self) -> int:
+        """The buy-ins taken, which the prizes and refunds are shared from."""
         return len(self.registered) * self.setup.buy_in
+
+    @property
+    def prize_pool(self) -> int:
+        """What the prize pool holds or paid as prizes, as players see it:
+        the buy-ins, except that a cancellation's refunds took back all
+        but the prizes paid before it."""
+        return sum(self.paid.values()) if self.cancelled is not None else self.pool
 
     @property
     def fees(self) -> int:
