@@ -10,10 +10,11 @@ from __future__ import annotations
 import threading
 
 from feltline.api import convert
+from feltline.api.forward import PEER_OPTIONS
 from feltline.engine.hand.rules import Game
 from feltline.engine.table.house import TableConfig
 from feltline_client import FeltlineError
-from feltline_client.client import KEEPALIVE_MS
+from feltline_client.client import CHANNEL_OPTIONS, KEEPALIVE_MS
 from feltline_protos.v1 import auth_pb2, watch_pb2
 from tests.tables import TABLES
 
@@ -48,3 +49,14 @@ def test_a_watch_on_a_quiet_table_outlives_the_sdks_keepalive_pings(live: Live) 
     assert dropped == []
     assert [each.WhichOneof("item") for each in seen] == ["snapshot"]
     assert admin.get_table(table).table_id == table  # and the connection serves calls
+
+
+def test_a_forwarding_channel_pings_its_peer_as_the_sdk_pings_its_server() -> None:
+    """A forwarded call waits on its peer with no data crossing for as long
+    as the owner takes; gRPC's default stops a channel's pings after two
+    without data, and a peer frozen after them would hold the call to its
+    deadline. The forwarding channel pings as the SDK's does, every one of
+    the SDK's keepalive settings the same."""
+    sdk = {name: value for name, value in CHANNEL_OPTIONS if "ping" in name or "keepalive" in name}
+    assert sdk["grpc.http2.max_pings_without_data"] == 0
+    assert dict(PEER_OPTIONS) == sdk

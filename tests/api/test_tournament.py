@@ -260,8 +260,9 @@ def test_a_cancelled_tournament_refunds_every_entry(live: Live) -> None:
     assert cancelled.state == T.TOURNAMENT_STATE_CANCELLED
     assert cancelled.cancel_reason == "rain"
     assert [c.get_account().balance for c in (ann, bob)] == [MINTED, MINTED]
+    assert cancelled.prize_pool == 0  # the buy-ins went back
     [listed] = admin.list_tournaments(state=T.TOURNAMENT_STATE_CANCELLED)
-    assert listed.tournament_id == key
+    assert (listed.tournament_id, listed.prize_pool) == (key, 0)
 
 
 def test_tournaments_are_listed_newest_first_a_page_at_a_time(live: Live) -> None:

@@ -370,6 +370,28 @@ def test_late_registrants_are_seated_and_counted_in_the_pool(
     assert len(floor.state.registered) == entrants + 5
 
 
+def test_a_late_registrant_s_new_table_is_never_a_broken_table_s_number() -> None:
+    # Three tables of three; one out at each: table 3, the highest, breaks
+    # and fills the other two. A late registrant then needs a new table,
+    # numbered past table 3, whose id (the tournament's id and the number)
+    # names the broken table's hands.
+    floor = create(9, 3, late_until=2, capacity=12)
+    floor.do(floor.state.start(100))
+    assert sorted(floor.state.tables) == [1, 2, 3]
+    for number in (1, 2, 3):
+        floor.do(floor.state.begin_hand(number, 101))
+    for number in (1, 2, 3):
+        felt = floor.state.tables[number]
+        out, *rest = sorted(felt.seats)
+        floor.do(floor.state.end_hand(number, 1, {out: 0, rest[0]: 2 * STACK, rest[1]: STACK}, 102))
+    assert [e.table for e in floor.events if isinstance(e, TableBroken)] == [3]
+    assert sorted(floor.state.tables) == [1, 2]
+    events = floor.do(floor.state.register("late", 103))
+    (drawn,) = [e for e in events if isinstance(e, SeatsDrawn)]
+    assert [c.table for c in drawn.chairs] == [4]
+    assert sorted(floor.state.tables) == [1, 2, 4]
+
+
 def test_an_antes_game_balances_by_the_button() -> None:
     floor = create(20, 7, game=Game.STUD_HI_LO)
     Checks(floor)
@@ -481,6 +503,10 @@ def test_cancelled_before_the_start_everyone_gets_buy_in_and_fee_back() -> None:
     assert isinstance(cancelled, Cancelled)
     assert {(r.player, r.amount) for r in cancelled.refunds} == {(f"p0{i}", 110) for i in range(3)}
     assert revealed == SeedRevealed(SEED)
+    before = floor.state
+    assert before.prize_pool == 3 * 100
+    floor.do([cancelled, revealed])
+    assert floor.state.prize_pool == 0  # every buy-in went back
 
 
 def test_cancelled_after_the_start_the_unpaid_pool_goes_by_chips() -> None:
@@ -510,6 +536,8 @@ def test_cancelled_after_the_start_the_unpaid_pool_goes_by_chips() -> None:
     assert refunds[biggest] >= state.pool * stacks[biggest] // state.chips - sum(
         state.paid.values()
     )
+    # What the pool holds, and so shows, is the prizes it paid: the rest went back.
+    assert floor.state.prize_pool == sum(state.paid.values()) == state.pool - sum(refunds.values())
 
 
 def test_a_rewritten_record_does_not_load() -> None:

@@ -122,3 +122,25 @@ def test_entries_withdrawn_and_a_cancellation_leave_no_standings(store: Store) -
     assert cancelled is not None
     assert (cancelled.state, cancelled.entrants, cancelled.places) == ("cancelled", 2, ())
     assert tournament_standings(view, "no such tournament") is None
+
+
+def test_a_tournament_cancelled_after_the_start_shows_the_pool_it_still_holds(
+    store: Store,
+) -> None:
+    # Cancelled before any place was paid: every buy-in went back by chips.
+    room = store.room()
+    view = open_view(TournamentsView, StoreConfig.from_env(store.env).env)
+    follower = Follower(room.streams, [Tournaments(view)])
+    key = create(room, entrants=3)
+    for name in players(room, 3):
+        room.register_tournament(key, cid(), name, at=0)
+    follower.catch_up()
+    running = tournament_standings(view, str(key))
+    assert running is not None
+    assert (running.state, running.pool) == ("running", 3 * BUY_IN)
+    room.cancel_tournament(key, cid(), reason="a fire", by="admin", at=0)
+    follower.catch_up()
+    cancelled = tournament_standings(view, str(key))
+    assert cancelled is not None
+    assert (cancelled.state, cancelled.pool) == ("cancelled", 0)
+    assert room.tournament(key).tournament.prize_pool == 0

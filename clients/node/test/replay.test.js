@@ -6,41 +6,10 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
-const events = require('node:events');
-const fs = require('node:fs');
-const path = require('node:path');
-const readline = require('node:readline');
 const grpc = require('@grpc/grpc-js');
 
-const { FeltlineClient, loadContract, playHand, tlsCredentials } = require('../src/feltline.js');
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
-
-async function realServer(t) {
-  if (process.env.FELTLINE_TEST_SERVER) return JSON.parse(process.env.FELTLINE_TEST_SERVER);
-  const real = spawn(PYTHON, [path.join(ROOT, 'tests', 'client', 'real_server.py')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  t.after(() => real.stdin.end()); // it stops when its stdin closes
-  const lines = readline.createInterface({ input: real.stdout });
-  const [first] = await Promise.race([
-    events.once(lines, 'line'),
-    events.once(real, 'exit').then(() => {
-      throw new Error('the real server exited');
-    }),
-  ]);
-  return JSON.parse(first);
-}
-
-function connect(settings, token, contract) {
-  const tls = settings.tls;
-  if (!tls) return new FeltlineClient(settings.target, token, { contract });
-  const read = (file) => (file ? fs.readFileSync(file) : undefined);
-  const credentials = tlsCredentials({ ca: read(tls.ca), cert: read(tls.cert), key: read(tls.key) });
-  return new FeltlineClient(settings.target, token, { contract, credentials });
-}
+const { loadContract, playHand } = require('../src/feltline.js');
+const { connect, realServer } = require('./real-server.js');
 
 test('a player recalls the hand it played, and an admin verifies it', async (t) => {
   const settings = await realServer(t);

@@ -8,40 +8,9 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const { spawn } = require('node:child_process');
-const events = require('node:events');
-const fs = require('node:fs');
-const path = require('node:path');
-const readline = require('node:readline');
 
-const { FeltlineClient, loadContract, tlsCredentials } = require('../src/feltline.js');
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
-
-async function realServer(t) {
-  if (process.env.FELTLINE_TEST_SERVER) return JSON.parse(process.env.FELTLINE_TEST_SERVER);
-  const real = spawn(PYTHON, [path.join(ROOT, 'tests', 'client', 'real_server.py')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  t.after(() => real.stdin.end()); // it stops when its stdin closes
-  const lines = readline.createInterface({ input: real.stdout });
-  const [first] = await Promise.race([
-    events.once(lines, 'line'),
-    events.once(real, 'exit').then(() => {
-      throw new Error('the real server exited');
-    }),
-  ]);
-  return JSON.parse(first);
-}
-
-function connect(settings, token, contract) {
-  const tls = settings.tls;
-  if (!tls) return new FeltlineClient(settings.target, token, { contract });
-  const read = (file) => (file ? fs.readFileSync(file) : undefined);
-  const credentials = tlsCredentials({ ca: read(tls.ca), cert: read(tls.cert), key: read(tls.key) });
-  return new FeltlineClient(settings.target, token, { contract, credentials });
-}
+const { loadContract } = require('../src/feltline.js');
+const { connect, realServer } = require('./real-server.js');
 
 // Every message of a watch (or of its iterator), until the server ends it.
 async function watched(stream) {

@@ -8,20 +8,16 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
-const events = require('node:events');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 
 const transparency = require('../src/transparency.js');
 const { Witness, Refused, main } = require('../src/witness.js');
-const { FeltlineClient, playHand, tlsCredentials } = require('../src/feltline.js');
-
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const PYTHON = process.env.FELTLINE_PYTHON || path.join(ROOT, '.venv', 'bin', 'python');
+const { FeltlineClient, playHand } = require('../src/feltline.js');
+const { PYTHON, ROOT, connect, realServer } = require('./real-server.js');
 const h = (...hexes) => hexes.map((x) => Buffer.from(x, 'hex'));
 
 const LEAVES = h('', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f');
@@ -209,32 +205,12 @@ test('a witness key rotated: the old key signs the new, which carries on from th
     .equals(transparency.parseVerifierKey(third).publicKey), true);
 });
 
-async function realServer(t) {
-  if (process.env.FELTLINE_TEST_SERVER) return JSON.parse(process.env.FELTLINE_TEST_SERVER);
-  const real = spawn(PYTHON, [path.join(ROOT, 'tests', 'client', 'real_server.py')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  t.after(() => real.stdin.end()); // it stops when its stdin closes
-  const lines = readline.createInterface({ input: real.stdout });
-  const [first] = await Promise.race([
-    events.once(lines, 'line'),
-    events.once(real, 'exit').then(() => {
-      throw new Error('the real server exited');
-    }),
-  ]);
-  return JSON.parse(first);
-}
-
 test('against a real server the Node witness carries on from feltline-replay witness and the server serves its cosignature', async (t) => {
   const settings = await realServer(t);
   const tls = settings.tls ? ['--tls-ca', settings.tls.ca, '--tls-cert', settings.tls.cert, '--tls-key', settings.tls.key] : [];
-  const read = (file) => fs.readFileSync(file);
-  const credentials = settings.tls
-    ? tlsCredentials({ ca: read(settings.tls.ca), cert: read(settings.tls.cert), key: read(settings.tls.key) })
-    : undefined;
-  const admin = new FeltlineClient(settings.target, settings.admin, { credentials });
-  const alice = new FeltlineClient(settings.target, settings.players.alice, { credentials });
-  const bob = new FeltlineClient(settings.target, settings.players.bob, { credentials });
+  const admin = connect(settings, settings.admin);
+  const alice = connect(settings, settings.players.alice);
+  const bob = connect(settings, settings.players.bob);
   t.after(() => [admin, alice, bob].forEach((c) => c.close()));
   const table = await admin.createTable({
     rules: {
@@ -264,7 +240,7 @@ test('against a real server the Node witness carries on from feltline-replay wit
   const args = ['--server', settings.target, '--token', settings.admin, '--state', state, '--name', 'witness.example', ...tls];
   const said = [];
   let served = null; // the server's reply to the cosignature handed back
-  const connect = (target, token, given) => {
+  const noting = (target, token, given) => {
     const client = new FeltlineClient(target, token, { credentials: given });
     const add = client.addCosignature.bind(client);
     client.addCosignature = (...handed) => add(...handed).then((reply) => (served = reply));
@@ -274,7 +250,7 @@ test('against a real server the Node witness carries on from feltline-replay wit
   process.stdout.write = (text) => said.push(text);
   let code;
   try {
-    code = await main(args, connect);
+    code = await main(args, noting);
   } finally {
     process.stdout.write = write;
   }

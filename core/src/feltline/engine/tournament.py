@@ -321,7 +321,10 @@ class Tournament:
     whose last hand dealt them the big blind. ``by_players`` indexes the
     tables by their number of players (:func:`director.counted`), so that a
     hand's end finds the tables to break and balance without looking at
-    every table. ``seed`` is the secret."""
+    every table. ``opened`` is the highest table number the tournament ever
+    had: a new table is numbered past it, never a broken table's number
+    (its id, the tournament's and the number, would name that table's
+    hands). ``seed`` is the secret."""
 
     created: TournamentCreated | None = None
     seed: bytes = b""
@@ -334,6 +337,7 @@ class Tournament:
     tables: Mapping[int, Felt] = field(default_factory=dict)
     by_players: tuple[frozenset[int], ...] = ()
     draws: int = 0
+    opened: int = 0
     moves: Mapping[str, int] = field(default_factory=dict)
     big_blinds: frozenset[str] = frozenset()
     eliminated: int = 0
@@ -371,7 +375,15 @@ class Tournament:
 
     @property
     def pool(self) -> int:
+        """The buy-ins taken, which the prizes and refunds are shared from."""
         return len(self.registered) * self.setup.buy_in
+
+    @property
+    def prize_pool(self) -> int:
+        """What the prize pool holds or paid as prizes, as players see it:
+        the buy-ins, except that a cancellation's refunds took back all
+        but the prizes paid before it."""
+        return sum(self.paid.values()) if self.cancelled is not None else self.pool
 
     @property
     def fees(self) -> int:
@@ -488,7 +500,7 @@ class Tournament:
         shortest = director.shortest(self.by_players, self.size)
         tables = [self.tables[n] for n in sorted(shortest)]
         if not tables:
-            tables = [Felt(max(self.tables, default=0) + 1)]
+            tables = [Felt(self.opened + 1)]
         chairs = [c for t in tables for c in director.empty_chairs(t, self.size, blinds=False)]
         chair = director.drawn_seat(self.seed, self.draws, chairs)
         assert chair is not None
@@ -864,7 +876,10 @@ def evolve(state: Tournament, event: Event) -> Tournament:
                 seats = with_item(felt.seats, c.seat, Seated(c.player, stack))
                 tables[c.table] = replace(felt, seats=seats)
                 by_players = director.counted(by_players, c.table, before, len(seats))
-            return replace(state, tables=tables, by_players=by_players, draws=number + 1)
+            opened = max([state.opened, *(c.table for c in chairs)])
+            return replace(
+                state, tables=tables, by_players=by_players, draws=number + 1, opened=opened
+            )
         case LevelChanged(level=level, at=at):
             return replace(state, level=level, level_at=at, level_hands={})
         case RegistrationClosed():

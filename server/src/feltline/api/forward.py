@@ -44,11 +44,16 @@ RETRY = 0.5  # seconds a client waits before sending again a call no owner took
 # unanswered in 10 s ends the forwarded call UNAVAILABLE ("cannot be
 # reached", with a retry hint) instead of at the client's deadline; by the
 # retry, its lease may have lapsed and this process takes the table.
+# Pings go on while no data crosses (gRPC's default stops after two): a
+# forwarded call waits on its owner without data, however long, as the
+# SDK's channel does (feltline_client.client.CHANNEL_OPTIONS); the peer's
+# server allows them (feltline.api.server.OPTIONS).
 PEER_OPTIONS = (
     ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.ping_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
 )
 # Metadata of the transport, not of the call: never passed on.
 TRANSPORT = frozenset({"user-agent", "te", "content-type", "grpc-accept-encoding"})

@@ -104,7 +104,7 @@ def tournament_message(stream: TournamentStream) -> tournaments_pb2.Tournament:
         state=state_of(state),
         player_ids=state.registered,
         level=state.level,
-        prize_pool=state.pool,
+        prize_pool=state.prize_pool,
         tables=[
             T.TournamentTable(
                 number=n,

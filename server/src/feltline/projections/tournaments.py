@@ -125,7 +125,13 @@ def _apply(cursor: Cursor, key: str, event: object) -> None:
         case Finished():
             _set(cursor, key, "state = 'finished'")
         case Cancelled():
-            _set(cursor, key, "state = 'cancelled'")
+            # The refunds took back all but the prizes paid before it.
+            cursor.run(
+                "UPDATE tournaments_list SET state = 'cancelled', pool = (SELECT "
+                "COALESCE(SUM(amount), 0) FROM tournaments_prizes WHERE tournament_id = ?) "
+                "WHERE tournament_id = ?",
+                (key, key),
+            )
         case _:
             pass  # the seed, the levels' hands, moves' reasons: no standing changes
 

@@ -271,7 +271,9 @@ class Tournament(_message.Message):
     level: _builtins.int
     """The level being played; 0 before the start."""
     prize_pool: _builtins.int
-    """The prize pool: the buy-ins, in account chips."""
+    """The prize pool, in account chips: the buy-ins; once cancelled, only
+    the prizes paid before it (the refunds took the rest back).
+    """
     cancel_reason: _builtins.str
     """Why it was cancelled; empty unless it was."""
     @_builtins.property

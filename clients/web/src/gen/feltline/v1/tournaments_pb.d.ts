@@ -290,7 +290,8 @@ export declare type Tournament = Message<"feltline.v1.Tournament"> & {
   level: number;
 
   /**
-   * The prize pool: the buy-ins, in account chips.
+   * The prize pool, in account chips: the buy-ins; once cancelled, only
+   * the prizes paid before it (the refunds took the rest back).
    *
    * @generated from field: uint64 prize_pool = 18;
    */
