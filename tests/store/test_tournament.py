@@ -16,12 +16,14 @@ import pytest
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.errors import TournamentNotFound, TournamentTable
 from feltline.cardroom.room import CreateTournament, Room
+from feltline.cardroom.work import Outcome
 from feltline.domain.account import InsufficientChips
 from feltline.domain.ids import account_id, chips_id, house_id, pool_id, tournament_table_id
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.hand import betting
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.events import HandFinished
 from feltline.engine.table.house import TableConfig, TimeBank
 from feltline.engine.tournament import (
     Band,
@@ -88,7 +90,7 @@ def players(room: Room, n: int) -> list[str]:
     return names
 
 
-def move(room: Room, table: UUID, rng: random.Random) -> None:
+def move(room: Room, table: UUID, rng: random.Random) -> Outcome:
     """One random move at a table's hand: mostly calls and checks, a fold
     a bet in five, a raise of the least now and then, all in rarely (and
     not in the first three hands, so that a tournament lasts a few)."""
@@ -102,7 +104,7 @@ def move(room: Room, table: UUID, rng: random.Random) -> None:
         action, amount = o.raise_action, o.most if roll < 0.02 and number > 3 else o.least
     elif o.to_call and roll > 0.8:
         action = Action.FOLD
-    room.act(table, number, cid(), o.seat, action, amount=amount, at=0)
+    return room.act(table, number, cid(), o.seat, action, amount=amount, at=0)
 
 
 def play(room: Room, key: UUID, rng: random.Random, on_step: object = None) -> int:
@@ -306,6 +308,75 @@ def test_a_tournament_s_tables_give_a_silent_player_the_time_bank_first(store: S
     now[0] += 1
     assert clock.tick() == 1
     assert room.hand(table, 1).version > before
+    assert check(store.streams()).problems == []
+
+
+def _banks(room: Room, key: UUID) -> dict[str, tuple[int, int, int]]:
+    """Each seated player's table, seat and time bank left."""
+    return {
+        s.player: (number, s.number, s.bank)
+        for number in room.tournament(key).tournament.tables
+        for s in room.table(tournament_table_id(key, number)).table.seats
+    }
+
+
+def test_a_moved_player_brings_the_time_bank_they_had_left(store: Store) -> None:
+    """Issue #28: a player the director moves, to balance or break tables,
+    sits down at the new table with the time bank they had left at the old
+    one, never a full one. Players here put their bank on the clock often,
+    and it refills 5 s after each hand they were dealt into, so banks of
+    all sizes move."""
+    room = store.room()
+    config = TableConfig(HOLDEM.rules, 5, action_clock=30, time_bank=TimeBank(20, 5))
+    setup = CreateTournament(
+        "Banked",
+        config,
+        LEVELS,
+        buy_in=BUY_IN,
+        fee=FEE,
+        stack=STACK,
+        payouts=(Band(14, (7000, 3000)),),
+        start=Start.SIT_AND_GO,
+        entrants=14,
+        by="admin",
+    )
+    key = room.create_tournament(cid(), setup, at=0)
+    for name in players(room, 14):
+        room.register_tournament(key, cid(), name, at=0)
+    rng = random.Random(3)
+    carried: list[int] = []
+    for _ in range(50_000):
+        state = room.tournament(key).tournament
+        if state.over:
+            break
+        for number in sorted(state.tables):
+            table = tournament_table_id(key, number)
+            before = _banks(room, key)
+            at_table = room.table(table).table
+            try:
+                if at_table.dealt is None:
+                    outcome = room.deal_tournament(table, at=0)
+                else:
+                    hand = room.hand(table, at_table.hands).hand
+                    seat = at_table.seat(betting.options(hand).seat)
+                    assert seat is not None
+                    if seat.bank and at_table.banked is None and rng.random() < 0.3:
+                        outcome = room.use_time_bank(table, at_table.hands, seat.number, at=10**9)
+                    else:
+                        outcome = move(room, table, rng)
+            except RuleError:
+                continue
+            ended = next((e for e in outcome.table if isinstance(e, HandFinished)), None)
+            for player, (where, _, bank) in _banks(room, key).items():
+                origin, seat_number, left = before[player]
+                if where == origin:
+                    continue
+                if origin == number and ended is not None and seat_number in dict(ended.stacks):
+                    left = min(20, left + 5)  # the refill of the hand just ended there
+                assert bank == left, f"{player} moved from table {origin} to {where}"
+                carried.append(bank)
+    assert room.tournament(key).tournament.finished is not None
+    assert any(bank < 20 for bank in carried), carried  # a spent bank moved, not only full ones
     assert check(store.streams()).problems == []
 
 
