@@ -112,7 +112,7 @@ def _bank_left(table: Table, number: int) -> int | None:
     without time banks."""
     seat = table.seat(number)
     assert seat is not None  # the director moves a seated player
-    return seat.bank if table.config is not None and table.config.time_bank else None
+    return seat.bank if table.config is not None and table.config.time_bank is not None else None
 
 
 def _opened(work: Work, table: UUID) -> bool:
