@@ -26,7 +26,13 @@ from feltline.engine.table.house import TableConfig, TimeCharge
 from feltline_protos.v1 import common_pb2, events_pb2
 
 # As in tests/protos/test_events.py: engine names the contract spells otherwise.
-RENAMES = {"player": "player_id", "at": "time", "entry": "status", "hand": "hand_number"}
+RENAMES = {
+    "player": "player_id",
+    "at": "time",
+    "entry": "status",
+    "hand": "hand_number",
+    "bank": "time_bank",
+}
 RENAMED_IN = {
     ("TableOpened", "at"): "open_time",
     ("TableOpened", "name"): "display_name",
@@ -97,7 +103,7 @@ SAMPLES: list[hand.Event] = [
         1_900_000_000,
         "Friday stud",
     ),
-    table_events.SatDown(4, "carol", 300, 1_900_000_100, table_state.Entry.POSTING),
+    table_events.SatDown(4, "carol", 300, 1_900_000_100, table_state.Entry.POSTING, bank=15),
     table_events.JoinedPot(4, 30),
     table_events.ChipsAdded(4, 50),
     table_events.LeavingAfterHand(4),

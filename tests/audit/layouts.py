@@ -37,6 +37,7 @@ DOWNCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON
     ("HandStarted", 3): _flat_deal,
     ("HandDealt", 2): _flat_deal,
     ("HandDealt", 3): _without("turn"),
+    ("SatDown", 2): _without("bank"),
     ("TableOpened", 2): _without("name"),
     ("TableOpened", 3): _config_before_seat_entropy,
     ("TableOpened", 4): _config_before_mixed_tables,

@@ -45,7 +45,13 @@ from feltline.engine.table.commands import (
     UseTimeBank,
 )
 from feltline.engine.table.decide import decide
-from feltline.engine.table.events import HandDealt, TableEvent, TableOpened, TimeBankUsed
+from feltline.engine.table.events import (
+    HandDealt,
+    SatDown,
+    TableEvent,
+    TableOpened,
+    TimeBankUsed,
+)
 from feltline.engine.table.evolve import evolve
 from feltline.engine.table.house import (
     DEFAULT_CONTRIBUTION_WINDOW_MS,
@@ -53,7 +59,7 @@ from feltline.engine.table.house import (
     TimeBank,
     TimeCharge,
 )
-from feltline.engine.table.state import Table
+from feltline.engine.table.state import Entry, Table
 
 from .layouts import as_stored
 from .play import play
@@ -415,6 +421,24 @@ def test_settings_stored_before_time_banks_load_with_none() -> None:
     name, version, data = encode_event(used, TABLE_EVENT_TYPES)
     assert (name, version, data) == ("TimeBankUsed", 1, {"seat": 3, "seconds": 45, "turn": 17})
     assert decode_event(name, version, _through_json(data), TABLE_EVENT_TYPES) == used
+
+
+def test_a_sat_down_stored_before_moved_banks_loads_with_the_whole_bank() -> None:
+    """SatDown version 1 had no ``bank``: every seat sat down with the
+    table's whole time bank, as a ``bank`` of None still says. Version 2
+    holds the bank a moved tournament player brings."""
+    moved = SatDown(2, "ann", 480, 7, Entry.PLAYING, 15)
+    name, version, data = encode_event(moved, TABLE_EVENT_TYPES)
+    assert (name, version) == ("SatDown", 2)
+    assert data["bank"] == 15
+    assert decode_event(name, version, _through_json(data), TABLE_EVENT_TYPES) == moved
+    old = as_stored(name, data, version, 1)
+    assert set(old) == {"seat", "player", "buy_in", "at", "entry"}
+    loaded = decode_event(name, 1, _through_json(old), TABLE_EVENT_TYPES)
+    assert loaded == SatDown(2, "ann", 480, 7, Entry.PLAYING)
+    assert loaded.bank is None  # type: ignore[attr-defined]
+    with pytest.raises(CodecError, match="SatDown needs exactly the fields"):
+        decode_event(name, version, _through_json(old), TABLE_EVENT_TYPES)
 
 
 def test_a_record_checked_after_its_init_is_decoded_through_it() -> None:

@@ -16,6 +16,7 @@ from feltline.engine.table.commands import (
     DealHand,
     EndHand,
     OpenTable,
+    SeatPlayer,
     SitDown,
     StandUp,
     TableCommand,
@@ -23,10 +24,10 @@ from feltline.engine.table.commands import (
 )
 from feltline.engine.table.decide import decide
 from feltline.engine.table.errors import NoHandInProgressError, TimeBankError
-from feltline.engine.table.events import TimeBankUsed
+from feltline.engine.table.events import SatDown, TimeBankUsed
 from feltline.engine.table.evolve import evolve
 from feltline.engine.table.house import TableConfig, TimeBank
-from feltline.engine.table.state import Table
+from feltline.engine.table.state import Entry, Table
 
 HOLDEM = Rules(Game.HOLDEM, Stakes(Structure.NO_LIMIT, small_bet=2, small_blind=1, big_blind=2))
 CLOCK = 30
@@ -117,6 +118,36 @@ def test_a_bank_that_does_not_refill_is_spent_for_good() -> None:
     assert bank(table, 1) == 0
     with pytest.raises(TimeBankError, match="no time bank left"):
         decide(dealt(table), UseTimeBank(1, turn=4))
+
+
+def test_a_seated_player_brings_the_bank_they_had_left_or_gets_the_whole_one() -> None:
+    """A player a tournament moves is seated with the bank they had left at
+    their old table (``bank``); one drawn a seat, with the whole bank."""
+    table = seated(TimeBank(60, 10))
+    moved = decide(table, SeatPlayer(1, "ann", 300, at=0, bank=15))
+    assert moved == [SatDown(1, "ann", 300, 0, Entry.PLAYING, 15)]
+    table = reduce(evolve, moved, table)
+    spent = run(table, SeatPlayer(2, "bob", 300, at=0, bank=0))
+    drawn = run(spent, SeatPlayer(3, "cat", 300, at=0))
+    assert [bank(drawn, n) for n in (1, 2, 3)] == [15, 0, 60]
+    after = ended(dealt(drawn))
+    assert [bank(after, n) for n in (1, 2, 3)] == [25, 10, 60]  # refilled as anyone's
+
+
+@pytest.mark.parametrize(
+    ("bank_", "brought", "match"),
+    [
+        (TimeBank(60), 61, "a time bank of 61 s: the table's holds 0 to 60 s"),
+        (TimeBank(60), -1, "a time bank of -1 s: the table's holds 0 to 60 s"),
+        (None, 0, "a time bank of 0 s: the table's holds none"),
+    ],
+)
+def test_a_bank_the_table_cannot_hold_is_refused(
+    bank_: TimeBank | None, brought: int, match: str
+) -> None:
+    table = seated(bank_)
+    with pytest.raises(TimeBankError, match=match):
+        decide(table, SeatPlayer(1, "ann", 300, at=0, bank=brought))
 
 
 def test_without_a_bank_the_action_clock_is_all_a_player_has() -> None:

@@ -14,8 +14,8 @@ from feltline_protos.v1 import events_pb2
 
 # Engine field names the contract spells differently, and why: ids of people
 # are `player_id`, instants are Timestamps named for what they time, a hand is
-# counted by `hand_number`, names people read are `display_name`, and enums
-# are named for what they hold.
+# counted by `hand_number`, names people read are `display_name`, enums
+# are named for what they hold, and a seat's bank is its `time_bank`.
 RENAMES = {
     "player": "player_id",
     "at": "time",
@@ -23,6 +23,7 @@ RENAMES = {
     "hand": "hand_number",
     "half": "part",
     "name": "display_name",
+    "bank": "time_bank",
 }
 # Events the contract has that the engine does not: none now that tables close.
 CONTRACT_ONLY: set[str] = set()

@@ -45,7 +45,15 @@ from feltline_replay.log import write
 from feltline_replay.store import open_rows, record
 from feltline_replay.tournament import check_tournament
 from tests.store.players import cid
-from tests.store.test_tournament import assert_ranked, create, play, players
+from tests.store.test_tournament import (
+    BANK,
+    assert_ranked,
+    banked,
+    create,
+    play,
+    play_spending_banks,
+    players,
+)
 
 Record = dict[str, Any]
 
@@ -245,6 +253,57 @@ def test_move_a_player_moved_to_another_seat(played: Played) -> None:
     assert not any("chain" in f or "signature" in f for f in failures)
 
 
+@pytest.fixture(scope="module")
+def spent(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """A finished tournament with a time bank, which its players spent."""
+    path = tmp_path_factory.mktemp("banked") / "feltline.db"
+    signer = Signer.generate()
+    room = Room(Streams(signer, env=StoreConfig.from_env({"SQLITE_DBNAME": str(path)}).env))
+    key = banked(room)
+    play_spending_banks(room, key, random.Random(3))
+    room.close()
+    return Played(key, path, signer, {})
+
+
+def test_move_a_moved_player_seated_with_a_bank_they_did_not_have(spent: Played) -> None:
+    """The table a player is moved to seats them with the time bank they
+    had left: the whole bank forged there is reported (and a later move
+    from that table, which the forged bank then goes with). A seat stored
+    before banks moved (``SatDown`` version 1, without one) had the whole
+    bank, as the rules then said, and passes."""
+    assert spent.failures() == []
+    for r in spent.streams()(spent.key):
+        if r.get("type") != "PlayerMoved":
+            continue
+        moved = decode_event(r["type"], r["version"], r["data"], TOURNAMENT_EVENT_TYPES)
+        assert isinstance(moved, PlayerMoved)
+        table = checked.table_id(spent.key, moved.to_table)
+        records = [dict(t) for t in spent.streams()(table)]
+        at = next(
+            i
+            for i, t in enumerate(records)
+            if t.get("type") == "SatDown"
+            and t["command_id"] == f"tournament/{spent.key}/{r['command_id']}"
+            and t["data"]["player"] == moved.player
+        )
+        left = records[at]["data"]["bank"]
+        if left < BANK.seconds:
+            break
+    else:
+        raise AssertionError("no spent bank was moved")
+    sat = records[at]
+    records[at] = {**sat, "data": {**sat["data"], "bank": BANK.seconds}}
+    failures = spent.failures(**{table.hex: records})
+    assert failures[0] == (
+        f"move: {moved.player}'s move from table {moved.from_table} to table {moved.to_table} "
+        f"(record {r['position']}) seated them with a time bank of 20 s, they had {left} s left"
+    )
+    assert all(f.startswith("move: ") for f in failures)  # and a later move of theirs, if any
+    old = {k: v for k, v in sat["data"].items() if k != "bank"}
+    records[at] = {**sat, "version": 1, "data": old}
+    assert spent.failures(**{table.hex: records}) == []
+
+
 def test_placing_a_player_placed_higher_than_they_finished(played: Played) -> None:
     def change(events: list[Event]) -> None:
         at = _first(events, Placed)
@@ -312,7 +371,8 @@ def test_an_unknown_tournament_is_refused(
 
 def test_events_no_rules_could_reach_are_reported_not_raised(played: Played) -> None:
     """A move from a table the tournament never had: the rules' state
-    cannot take it, and the check stops there with a failure."""
+    cannot take it, and the check stops there with a failure; nor was it
+    carried out at the tables."""
 
     def change(events: list[Event]) -> None:
         at = _first(events, PlayerMoved)
@@ -322,5 +382,8 @@ def test_events_no_rules_could_reach_are_reported_not_raised(played: Played) -> 
 
     failures = played.forged(change)
     assert failures[0].startswith("move: request ")
-    assert failures[-1].startswith("decision: request ")
-    assert "do not apply: KeyError(99)" in failures[-1]
+    assert failures[-2].startswith("decision: request ")
+    assert "do not apply: KeyError(99)" in failures[-2]
+    assert failures[-1].startswith("move: ")
+    assert "'s move from table 99 to table " in failures[-1]
+    assert failures[-1].endswith(") is not carried out at the tables")

@@ -16,12 +16,14 @@ import pytest
 from feltline.cardroom.clock import Clock
 from feltline.cardroom.errors import TournamentNotFound, TournamentTable
 from feltline.cardroom.room import CreateTournament, Room
+from feltline.cardroom.work import Outcome
 from feltline.domain.account import InsufficientChips
 from feltline.domain.ids import account_id, chips_id, house_id, pool_id, tournament_table_id
 from feltline.engine.errors import ConfigError, RuleError
 from feltline.engine.hand import betting
 from feltline.engine.hand.events import Action
 from feltline.engine.hand.rules import Game, Rules, Stakes, Structure
+from feltline.engine.table.events import HandFinished
 from feltline.engine.table.house import TableConfig, TimeBank
 from feltline.engine.tournament import (
     Band,
@@ -88,7 +90,7 @@ def players(room: Room, n: int) -> list[str]:
     return names
 
 
-def move(room: Room, table: UUID, rng: random.Random) -> None:
+def move(room: Room, table: UUID, rng: random.Random) -> Outcome:
     """One random move at a table's hand: mostly calls and checks, a fold
     a bet in five, a raise of the least now and then, all in rarely (and
     not in the first three hands, so that a tournament lasts a few)."""
@@ -102,7 +104,7 @@ def move(room: Room, table: UUID, rng: random.Random) -> None:
         action, amount = o.raise_action, o.most if roll < 0.02 and number > 3 else o.least
     elif o.to_call and roll > 0.8:
         action = Action.FOLD
-    room.act(table, number, cid(), o.seat, action, amount=amount, at=0)
+    return room.act(table, number, cid(), o.seat, action, amount=amount, at=0)
 
 
 def play(room: Room, key: UUID, rng: random.Random, on_step: object = None) -> int:
@@ -306,6 +308,92 @@ def test_a_tournament_s_tables_give_a_silent_player_the_time_bank_first(store: S
     now[0] += 1
     assert clock.tick() == 1
     assert room.hand(table, 1).version > before
+    assert check(store.streams()).problems == []
+
+
+BANK = TimeBank(20, 5)
+
+
+def banked(room: Room) -> UUID:
+    """A 14-player tournament at tables of 5 with a time bank, its seats
+    drawn."""
+    config = TableConfig(HOLDEM.rules, 5, action_clock=30, time_bank=BANK)
+    setup = CreateTournament(
+        "Banked",
+        config,
+        LEVELS,
+        buy_in=BUY_IN,
+        fee=FEE,
+        stack=STACK,
+        payouts=(Band(14, (7000, 3000)),),
+        start=Start.SIT_AND_GO,
+        entrants=14,
+        by="admin",
+    )
+    key = room.create_tournament(cid(), setup, at=0)
+    for name in players(room, 14):
+        room.register_tournament(key, cid(), name, at=0)
+    return key
+
+
+def _banks(room: Room, key: UUID) -> dict[str, tuple[int, int, int]]:
+    """Each seated player's table, seat and time bank left."""
+    return {
+        s.player: (number, s.number, s.bank)
+        for number in room.tournament(key).tournament.tables
+        for s in room.table(tournament_table_id(key, number)).table.seats
+    }
+
+
+def play_spending_banks(room: Room, key: UUID, rng: random.Random) -> list[tuple[str, int, int]]:
+    """Play the tournament to its end, a player on the clock putting their
+    time bank on it three times in ten; each move, as the player, the bank
+    they had left at the table they left and the one they sat down with."""
+    moves: list[tuple[str, int, int]] = []
+    for _ in range(50_000):
+        state = room.tournament(key).tournament
+        if state.over:
+            return moves
+        for number in sorted(state.tables):
+            table = tournament_table_id(key, number)
+            before = _banks(room, key)
+            at_table = room.table(table).table
+            try:
+                if at_table.dealt is None:
+                    outcome = room.deal_tournament(table, at=0)
+                else:
+                    hand = room.hand(table, at_table.hands).hand
+                    seat = at_table.seat(betting.options(hand).seat)
+                    assert seat is not None
+                    if seat.bank and at_table.banked is None and rng.random() < 0.3:
+                        outcome = room.use_time_bank(table, at_table.hands, seat.number, at=10**9)
+                    else:
+                        outcome = move(room, table, rng)
+            except RuleError:
+                continue
+            ended = next((e for e in outcome.table if isinstance(e, HandFinished)), None)
+            for player, (where, _, bank) in _banks(room, key).items():
+                origin, seat_number, left = before[player]
+                if where == origin:
+                    continue
+                if origin == number and ended is not None and seat_number in dict(ended.stacks):
+                    left = min(BANK.seconds, left + BANK.refill)  # the hand just ended there
+                moves.append((player, left, bank))
+    raise AssertionError("the tournament did not end")
+
+
+def test_a_moved_player_brings_the_time_bank_they_had_left(store: Store) -> None:
+    """Issue #28: a player the director moves, to balance or break tables,
+    sits down at the new table with the time bank they had left at the old
+    one, never a full one. Players here put their bank on the clock often,
+    and it refills 5 s after each hand they were dealt into, so banks of
+    all sizes move."""
+    room = store.room()
+    key = banked(room)
+    moves = play_spending_banks(room, key, random.Random(3))
+    assert [m for m in moves if m[1] != m[2]] == []
+    assert any(left < BANK.seconds for _, left, _ in moves), moves  # spent banks moved
+    assert room.tournament(key).tournament.finished is not None
     assert check(store.streams()).problems == []
 
 

@@ -11,10 +11,12 @@ state the stored events before it give: each seat draw, level change,
 move, broken table, placing and prize must be what the rules make of it.
 A difference is named by what it is about (:data:`ABOUT`), and the check
 goes on from the stored events, so one forgery is reported where it is.
-Then the hands: each hand the tournament says a table played was dealt
-at its level's stakes and ended with the stacks the tournament recorded;
-and the prizes: they add up to the pool, and the pool's account paid each
-of them into the winner's account.
+Then the moves at the tables: each seated the player at the new table
+with the time bank they had left at the old one. Then the hands: each
+hand the tournament says a table played was dealt at its level's stakes
+and ended with the stacks the tournament recorded; and the prizes: they
+add up to the pool, and the pool's account paid each of them into the
+winner's account.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID, uuid5
 
-from feltline.audit.codec import TOURNAMENT_EVENT_TYPES, decode_event
+from feltline.audit.codec import TABLE_EVENT_TYPES, TOURNAMENT_EVENT_TYPES, decode_event
 from feltline.engine.cards.deck import commitment
 from feltline.engine.errors import RuleError
 from feltline.engine.hand.events import Event, HandEnded, HandStarted
+from feltline.engine.table.events import SatDown, StoodUp
+from feltline.engine.table.evolve import evolve
+from feltline.engine.table.state import Table
 from feltline.engine.tournament import (
     Eliminated,
     HandBegun,
@@ -125,6 +130,7 @@ def check_tournament(
     if seed is None:
         return report
     _decided(batches, seed, report)
+    _banks(key, records, streams, report)
     _hands(key, batches, streams, report)
     _prizes(key, batches, streams, report)
     return report
@@ -203,6 +209,81 @@ def _decided(batches: Sequence[Sequence[Event]], seed: bytes, report: Tournament
 
 def _about(event: Event | None) -> str:
     return "decision" if event is None else ABOUT.get(type(event), "decision")
+
+
+Seating = tuple[str, str]
+"""A player seated or stood up at a table, by the request (its command id)."""
+
+
+def _banks(
+    key: UUID, records: Sequence[Record], streams: Streams, report: TournamentReport
+) -> None:
+    """Each move took the player's time bank with them: the table they
+    were moved to seated them with the bank they had left at the table they
+    left (docs/rules.md, "The time bank"). A seat stored before moves
+    carried banks (``SatDown`` version 1) had the whole bank, as the rules
+    then said."""
+    moves: list[tuple[object, str, PlayerMoved]] = []
+    for r in records:
+        if r.get("type") == "PlayerMoved":
+            try:
+                event = decode_event(r["type"], r["version"], r["data"], TOURNAMENT_EVENT_TYPES)
+            except (KeyError, TypeError, ValueError):
+                continue  # reported with the stream's events
+            assert isinstance(event, PlayerMoved)
+            moves.append((r.get("position"), f"tournament/{key}/{r.get('command_id')}", event))
+    left: dict[int, dict[Seating, int | None]] = {}
+    seated: dict[int, dict[Seating, tuple[int | None, int]]] = {}
+    for table in sorted({n for _, _, m in moves for n in (m.from_table, m.to_table)}):
+        left[table], seated[table] = _seatings(streams(table_id(key, table)))
+    for position, request, move in moves:
+        where = (
+            f"move: {move.player}'s move from table {move.from_table} to table "
+            f"{move.to_table} (record {position})"
+        )
+        seating = (request, move.player)
+        sat = seated[move.to_table].get(seating)
+        if seating not in left[move.from_table] or sat is None:
+            report.failures.append(f"{where} is not carried out at the tables")
+            continue
+        had, (bank, version) = left[move.from_table][seating], sat
+        if bank != had and (bank, version) != (None, 1):
+            report.failures.append(
+                f"{where} seated them with a time bank of {_seconds(bank)}, they had "
+                f"{_seconds(had)} left"
+            )
+
+
+def _seatings(
+    records: Sequence[Record],
+) -> tuple[dict[Seating, int | None], dict[Seating, tuple[int | None, int]]]:
+    """A table's stand-ups, each with the time bank the seat had left (None
+    at a table without banks), and its seatings, each with the bank it
+    brought and the version ``SatDown`` was stored at."""
+    table = Table()
+    left: dict[Seating, int | None] = {}
+    seated: dict[Seating, tuple[int | None, int]] = {}
+    for r in records:
+        try:
+            event = decode_event(r["type"], r["version"], r["data"], TABLE_EVENT_TYPES)
+        except (KeyError, TypeError, ValueError):
+            continue  # the table's own check reports it
+        request = str(r.get("command_id"))
+        match event:
+            case StoodUp(seat=number, player=player) if seat := table.seat(number):
+                banked = table.config is not None and table.config.time_bank is not None
+                left.setdefault((request, player), seat.bank if banked else None)
+            case SatDown(player=player, bank=bank):
+                seated.setdefault((request, player), (bank, int(r["version"])))
+        try:
+            table = evolve(table, event)  # type: ignore[arg-type]
+        except UNFIT:
+            break  # the table's own check reports it
+    return left, seated
+
+
+def _seconds(bank: int | None) -> str:
+    return "none" if bank is None else f"{bank} s"
 
 
 def _hands(

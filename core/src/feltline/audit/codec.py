@@ -71,7 +71,7 @@ TABLE_EVENT_TYPES: Mapping[str, tuple[type[events.Event], int]] = {
     cls.__name__: (cls, version)
     for cls, version in (
         (table_events.TableOpened, 5),
-        (table_events.SatDown, 1),
+        (table_events.SatDown, 2),
         (table_events.JoinedPot, 1),
         (table_events.ChipsAdded, 1),
         (table_events.LeavingAfterHand, 1),
@@ -165,6 +165,12 @@ def _hand_dealt_v2_v3(data: dict[str, JSON]) -> dict[str, JSON]:
     return {**data, "turn": None}
 
 
+def _sat_down_v1_v2(data: dict[str, JSON]) -> dict[str, JSON]:
+    """Version 1 had no ``bank``: every seat sat down with the table's
+    whole time bank, a moved player's too."""
+    return {**data, "bank": None}
+
+
 def _config_v2(data: dict[str, JSON]) -> dict[str, JSON]:
     """``TableOpened`` version 2 and a match's ``MatchCreated`` version 1
     hold a table's settings of before seat entropy. Settings that are not an
@@ -197,6 +203,7 @@ UPCASTERS: Mapping[tuple[str, int], Callable[[dict[str, JSON]], dict[str, JSON]]
     ("HandStarted", 2): _deal_nested,
     ("HandDealt", 1): _deal_nested,
     ("HandDealt", 2): _hand_dealt_v2_v3,
+    ("SatDown", 1): _sat_down_v1_v2,
     ("TableOpened", 1): _table_opened_v1_v2,
     ("TableOpened", 2): _config_v2,
     ("TableOpened", 3): _config_v3,

@@ -260,13 +260,16 @@ def _table_opened(e: table_events.TableOpened, where: Where) -> tuple[str, Messa
 
 @_body.register
 def _sat_down(e: table_events.SatDown, where: Where) -> tuple[str, Message]:
-    return "sat_down", events_pb2.SatDown(
+    sat = events_pb2.SatDown(
         seat=e.seat,
         player_id=e.player,
         buy_in=e.buy_in,
         time=_time(e.at),
         status=common_pb2.SeatStatus.Value("SEAT_STATUS_" + e.entry.name),
     )
+    if e.bank is not None:
+        sat.time_bank.FromSeconds(e.bank)
+    return "sat_down", sat
 
 
 @_body.register

@@ -9,11 +9,12 @@ table n, a cancellation), and carried out at once: a seat draw opens the
 tables it needs and seats its players with chips minted into the
 tournament's own account (:func:`feltline.domain.ids.chips_id`, never a
 player's); a move stands the player up at one table and seats them at
-another, their stack going through that account; an elimination stands
-the player up; a prize moves account chips from the prize pool to the
-winner; a broken table, and every table once the tournament is over,
-closes. A hand's end at a tournament table is recorded by :func:`hand_ended`,
-called by the dealer in the transaction that ends the hand.
+another, their stack going through that account and the time bank they
+had left going with them; an elimination stands the player up; a prize
+moves account chips from the prize pool to the winner; a broken table,
+and every table once the tournament is over, closes. A hand's end at a
+tournament table is recorded by :func:`hand_ended`, called by the dealer
+in the transaction that ends the hand.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from feltline.domain.tournament import TournamentStream
 from feltline.engine.hand.events import Event
 from feltline.engine.table.commands import ChangeStakes, CloseTable, OpenTable, SeatPlayer, StandUp
 from feltline.engine.table.events import HandFinished
+from feltline.engine.table.state import Table
 from feltline.engine.tournament import (
     Cancelled,
     Eliminated,
@@ -86,8 +88,9 @@ def _carry_out(
                 work.at_table(at_key, seating, request, table=table)
         case PlayerMoved():
             origin = tournament_table_id(key, event.from_table)
+            bank = _bank_left(work.stream(origin).table, event.from_seat)
             work.at_table(at_key, StandUp(event.from_seat), request, table=origin)
-            seating = SeatPlayer(event.to_seat, event.player, event.stack, at)
+            seating = SeatPlayer(event.to_seat, event.player, event.stack, at, bank)
             work.at_table(at_key, seating, request, table=tournament_table_id(key, event.to_table))
         case Eliminated(table=number, seat=seat):
             work.at_table(at_key, StandUp(seat), request, table=tournament_table_id(key, number))
@@ -103,10 +106,17 @@ def _carry_out(
             pass  # the stream's own record: nothing moves
 
 
+def _bank_left(table: Table, number: int) -> int | None:
+    """The time bank seat ``number`` has left, which a moved player takes
+    to their new table (docs/rules.md, "The time bank"); None at a table
+    without time banks."""
+    seat = table.seat(number)
+    assert seat is not None  # the director moves a seated player
+    return seat.bank if table.config is not None and table.config.time_bank is not None else None
+
+
 def _opened(work: Work, table: UUID) -> bool:
-    if table == work.table.id:
-        return work.table.version > 0
-    return table in work.others or work.held.streams.table(table).version > 0
+    return work.stream(table).version > 0
 
 
 def _close(

@@ -88,10 +88,7 @@ class Work:
     ) -> tuple[TableEvent, ...]:
         """Decide ``command`` at the request's table, or at ``table``, another
         of its tournament's (read as stored, and committed with the rest)."""
-        if table is None or table == self.table.id:
-            stream = self.table
-        else:
-            stream = self.others.get(table) or self.held.streams.table(table)
+        stream = self.stream(self.table.id if table is None else table)
         before = stream.table
         records, stream = stream.execute(key, command, request=request, hand=hand)
         if stream.id == self.table.id:
@@ -104,6 +101,13 @@ class Work:
         for event in events:
             self._settle(stream.id, f"{stream.id}/{key}", request, event, before)
         return events
+
+    def stream(self, table: UUID) -> TableStream:
+        """The request's table, or another of its tournament's, as the
+        request has it so far."""
+        if table == self.table.id:
+            return self.table
+        return self.others.get(table) or self.held.streams.table(table)
 
     def move(self, key: str, request: str, amount: int, *, source: UUID, to: UUID) -> None:
         """Move account chips from account ``source`` to account ``to``: an

@@ -47,12 +47,15 @@ class SeatPlayer(TableCommand):
     """A tournament director seats a player with their tournament chips,
     drawn or moved there: dealt in from the next hand as a regular, since
     the director has reckoned when they post the big blind (docs/rules.md,
-    "Tournaments"); ``stack`` is anything from one chip up, never a buy-in."""
+    "Tournaments"); ``stack`` is anything from one chip up, never a buy-in.
+    ``bank`` is the time bank a moved player had left at their old table,
+    None for the table's whole bank (a player drawn a seat)."""
 
     seat: int
     player: str
     stack: int
     at: int
+    bank: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

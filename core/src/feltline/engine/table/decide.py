@@ -158,7 +158,15 @@ def _seat_player(command: SeatPlayer, table: Table) -> list[TableEvent]:
         raise SeatUnavailableError(f"{player} is already in seat {seated.number}")
     if command.stack < 1:
         raise BuyInError(f"seat {number} cannot be seated with {command.stack} chips")
-    return [SatDown(number, player, command.stack, command.at, Entry.PLAYING)]
+    bank = command.bank
+    if bank is not None:
+        size = config.time_bank.seconds if config.time_bank is not None else None
+        if size is None or not 0 <= bank <= size:
+            raise TimeBankError(
+                f"seat {number} cannot bring a time bank of {bank} s: the table's holds "
+                + (f"0 to {size} s" if size is not None else "none")
+            )
+    return [SatDown(number, player, command.stack, command.at, Entry.PLAYING, bank)]
 
 
 @_decide.register

@@ -28,13 +28,17 @@ class TableOpened(TableEvent):
 
 @dataclass(frozen=True, slots=True)
 class SatDown(TableEvent):
-    """A buy-in: ``buy_in`` chips come onto the table."""
+    """A buy-in: ``buy_in`` chips come onto the table. ``bank`` is the time
+    bank the seat starts with, None for the table's whole bank: a player a
+    tournament moves brings the bank they had left (docs/rules.md, "The
+    time bank")."""
 
     seat: int
     player: str
     buy_in: int
     at: int
     entry: Entry
+    bank: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

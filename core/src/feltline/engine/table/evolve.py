@@ -58,7 +58,9 @@ def _opened(event: TableOpened, table: Table) -> Table:
 def _sat_down(event: SatDown, table: Table) -> Table:
     bank = table.config.time_bank if table.config is not None else None
     seat = Seat(event.seat, event.player, event.buy_in, event.entry)
-    return table.with_seat(replace(seat, bank=bank.seconds) if bank is not None else seat)
+    if bank is None:
+        return table.with_seat(seat)
+    return table.with_seat(replace(seat, bank=bank.seconds if event.bank is None else event.bank))
 
 
 @_evolve.register

@@ -7,6 +7,7 @@ isort:skip_file
 from collections import abc as _abc
 from feltline_protos.v1 import common_pb2 as _common_pb2
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -1202,6 +1203,7 @@ class SatDown(_message.Message):
     BUY_IN_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
     STATUS_FIELD_NUMBER: _builtins.int
+    TIME_BANK_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     player_id: _builtins.str
@@ -1214,6 +1216,13 @@ class SatDown(_message.Message):
     def time(self) -> _timestamp_pb2.Timestamp:
         """When."""
 
+    @_builtins.property
+    def time_bank(self) -> _duration_pb2.Duration:
+        """The time bank the seat starts with when it is not the table's whole
+        bank: what a player a tournament moves had left at their old table
+        (docs/rules.md, "The time bank"). Absent for the whole bank.
+        """
+
     def __init__(
         self,
         *,
@@ -1222,12 +1231,15 @@ class SatDown(_message.Message):
         buy_in: _builtins.int = ...,
         time: _timestamp_pb2.Timestamp | None = ...,
         status: _common_pb2.SeatStatus.ValueType = ...,
+        time_bank: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank", "time", b"time", "time_bank", b"time_bank"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["buy_in", b"buy_in", "player_id", b"player_id", "seat", b"seat", "status", b"status", "time", b"time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank", "buy_in", b"buy_in", "player_id", b"player_id", "seat", b"seat", "status", b"status", "time", b"time", "time_bank", b"time_bank"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__time_bank: _TypeAlias = _typing.Literal["time_bank"]  # noqa: Y015
+    _WhichOneofArgType__time_bank: _TypeAlias = _typing.Literal["_time_bank", b"_time_bank"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time_bank) -> _WhichOneofReturnType__time_bank | None: ...
 
 Global___SatDown: _TypeAlias = SatDown  # noqa: Y015
 

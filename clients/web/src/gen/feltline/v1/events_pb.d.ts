@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ActionKind, CardList, Declaration, ForcedBet, RotationTurn, Rules, SeatAmount, SeatStatus, Stakes, TableConfig } from "./common_pb.js";
 
 /**
@@ -1327,6 +1327,15 @@ export declare type SatDown = Message<"feltline.v1.SatDown"> & {
    * @generated from field: feltline.v1.SeatStatus status = 5;
    */
   status: SeatStatus;
+
+  /**
+   * The time bank the seat starts with when it is not the table's whole
+   * bank: what a player a tournament moves had left at their old table
+   * (docs/rules.md, "The time bank"). Absent for the whole bank.
+   *
+   * @generated from field: optional google.protobuf.Duration time_bank = 6;
+   */
+  timeBank?: Duration | undefined;
 };
 
 /**
