@@ -13,13 +13,13 @@ from uuid import UUID
 import pytest
 
 from feltline.cardroom.room import Room
+from feltline.cardroom.work import Work
 from feltline.domain.ids import tournament_table_id
 from feltline.domain.table import TableStream
 from feltline.domain.tournament import TournamentStream
 from feltline.engine.errors import RuleError
 from feltline.engine.tournament import PlayerMoved
 from feltline.store.check import check
-from feltline.store.streams import Conflict
 
 from .conftest import Store
 from .players import cid
@@ -158,46 +158,49 @@ def test_a_copy_kept_after_a_move_is_current(store: Store) -> None:
     assert moved >= 2
 
 
-def test_requests_at_tables_moving_players_into_each_other_never_wait_for_each_other(
-    store: Store,
+def test_a_move_at_a_busy_table_reads_it_as_stored_and_its_copy_catches_up(
+    store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two threads play the tables of one room's tournament at once, moving
-    players into each other's tables: a move takes the other table's lock
-    only if it is free (else reads it as stored), so neither waits for the
-    other, and the copies held at the end are the tables as stored."""
+    """While a request at the other table holds its lock, a move reads that
+    table as stored rather than wait; the request there may then keep the
+    copy it had, which must catch up before it is used again, not stand as
+    current."""
     room = store.room()
     key = _multi_table(room)
-    failed: list[BaseException] = []
+    other = Work.other
+    busy: list[UUID] = []
 
-    def play(numbers: set[int], seed: int) -> None:
-        rng = random.Random(seed)
-        try:
-            while not room.tournament(key).tournament.over:
-                for number in sorted(numbers & set(room.tournament(key).tournament.tables)):
-                    table = tournament_table_id(key, number)
-                    try:
-                        if room.table(table).table.dealt is not None:
-                            move(room, table, rng)
-                        else:
-                            room.deal_tournament(table, at=0)
-                    except (RuleError, Conflict):  # not its turn to deal; asked again
-                        continue
-        except BaseException as e:
-            failed.append(e)
+    def taken(work: Work, table: UUID) -> TableStream:
+        """A request at ``table`` holds its lock until this one is done, and
+        then keeps the copy it read before this one's move."""
+        holding, done = threading.Event(), threading.Event()
 
-    threads = [
-        threading.Thread(target=play, args=({1, 3}, 1), daemon=True),
-        threading.Thread(target=play, args=({2}, 2), daemon=True),
-    ]
-    for thread in threads:
+        def at_table() -> None:
+            with room.lock(table):
+                had = room.held.table(table)
+                holding.set()
+                done.wait()
+                room.held.keep(had, None, {})
+
+        thread = threading.Thread(target=at_table)
         thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not any(t.is_alive() for t in threads), "the tables' requests wait for each other"
-    assert failed == []
-    assert sum(map(len, _moves(room, key).values())) >= 2
-    for number in range(1, 4):
-        table = tournament_table_id(key, number)
-        stored, held = room.streams.table(table), room.table(table)
-        assert (held.version, held.table) == (stored.version, stored.table)
+        holding.wait()
+        work.lent.callback(thread.join)
+        work.lent.callback(done.set)
+        busy.append(table)
+        return other(work, table)
+
+    monkeypatch.setattr(Work, "other", taken)
+    rng = random.Random(3)
+    seen: set[str] = set()
+    while _step(room, key, rng):
+        moves = _moves(room, key)
+        if moves.keys() == seen:
+            continue
+        seen = set(moves)
+        for number in range(1, 4):
+            table = tournament_table_id(key, number)
+            stored, held = room.streams.table(table), room.table(table)
+            assert (held.version, held.table) == (stored.version, stored.table)
+    assert len(busy) >= 2
     assert check(store.streams()).problems == []
