@@ -212,7 +212,10 @@ class Held:
         self._as_of.pop(table_id, None)
 
     def forget(self, table_id: UUID, accounts: Mapping[UUID, Account]) -> None:
+        """Read the table whole at its next use; a copy a request at it keeps
+        meanwhile, as that request had it, catches up first."""
         self._tables.pop(table_id, None)
+        self._as_of.pop(table_id, None)
         self._hands.pop(table_id, None)
         self.forget_accounts(accounts)
 

@@ -37,6 +37,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import cast
 from uuid import UUID
@@ -622,15 +623,16 @@ class Room:
             self.owners.tournament(key, stream.tournament.then(events).setup.entrants)
             if self.owners.serve(key):  # just taken: decide on what is stored now
                 continue
-            work = Work(self.held, self.streams.table(tournament_table_id(key, 1)))
-            if pay is not None:
-                pay(work, stream.tournament)
-            director.record(work, stream, command_id, request, events, at=at)
-            try:
-                self._commit_tournament(key, work)
-            except Conflict:
-                self.held.forget_accounts(work.accounts)
-                continue
+            with ExitStack() as lent:  # the tables' locks the work took
+                work = Work(self.held, self.streams.table(tournament_table_id(key, 1)), lent)
+                if pay is not None:
+                    pay(work, stream.tournament)
+                director.record(work, stream, command_id, request, events, at=at)
+                try:
+                    self._commit_tournament(key, work)
+                except Conflict:
+                    self.held.forget_accounts(work.accounts)
+                    continue
             return True
         raise Conflict(f"tournament {key} kept changing under this request; try again")
 
@@ -644,16 +646,17 @@ class Room:
             stored = self.streams.commit(work.records, tables=[key, *tables])
         except Fenced:
             self.owners.lost(key)
-            for table in tables:
-                self.held.forget(table, work.accounts)
+            self.held.forget(work.table.id, work.accounts)
+            work.put_back(None)
             raise Conflict("the tournament's lease was lost; try again") from None
         except BaseException:
-            for table in tables:
-                self.held.forget(table, work.accounts)
+            self.held.forget(work.table.id, work.accounts)
+            work.put_back(None)
             raise
         self.held.remember_accounts(work.accounts)
+        self.held.forget(work.table.id, {})  # read from the store unlocked, not held
+        work.put_back(True)
         for table in tables:
-            self.held.forget(table, {})
             self.owners.opened(table)
         self._tell(work, stored, tables, 0)
 
@@ -1065,52 +1068,55 @@ class Room:
                 if self.streams.elsewhere.epoch and not self.held.as_of(table_id)[0]:
                     self.look()
                     looked = True
-                try:
-                    stream = self.held.table(table_id)
-                    if command_id is not None:
-                        check_command_id(command_id)
-                        done = stream.repeat(command_id, request)
-                        if done is not None:
-                            hand_events: tuple[Event, ...] = ()
-                            if done.hand:
-                                hand_events = self.held.hand(stream, done.hand).commands.get(
-                                    f"table/{command_id}", ("", ())
-                                )[1]
-                            return Outcome(done.events, hand_events, done.hand, repeated=True)
-                    if stream.version == 0 and not isinstance(command, OpenTable):
-                        raise NotFound(f"there is no table {table_id}")
-                    # A repeat and a refusal to find the table stand anywhere;
-                    # a decision only at the table's owner (else OwnedElsewhere),
-                    # a tournament's with the tournament (Owners.tournament).
-                    self.held.tournament_of(stream)
-                    if self.owners.serve(table_id):  # just taken: as stored now
+                with ExitStack() as lent:  # the other tables' locks a move took (Work)
+                    try:
                         stream = self.held.table(table_id)
-                    work = Work(self.held, stream)
-                    outcome = body(work, request)
-                except RuleError:  # a refusal stands only on what the store holds now
-                    if looked or not self.held.behind(table_id):
+                        if command_id is not None:
+                            check_command_id(command_id)
+                            done = stream.repeat(command_id, request)
+                            if done is not None:
+                                hand_events: tuple[Event, ...] = ()
+                                if done.hand:
+                                    hand_events = self.held.hand(stream, done.hand).commands.get(
+                                        f"table/{command_id}", ("", ())
+                                    )[1]
+                                return Outcome(done.events, hand_events, done.hand, repeated=True)
+                        if stream.version == 0 and not isinstance(command, OpenTable):
+                            raise NotFound(f"there is no table {table_id}")
+                        # A repeat and a refusal to find the table stand anywhere;
+                        # a decision only at the table's owner (else OwnedElsewhere),
+                        # a tournament's with the tournament (Owners.tournament).
+                        self.held.tournament_of(stream)
+                        if self.owners.serve(table_id):  # just taken: as stored now
+                            stream = self.held.table(table_id)
+                        work = Work(self.held, stream, lent)
+                        outcome = body(work, request)
+                    except RuleError:  # a refusal stands only on what the store holds now
+                        if looked or not self.held.behind(table_id):
+                            raise
+                        looked = True
+                        continue
+                    tables = [table_id, *work.others]
+                    try:
+                        for other in work.others:  # a tournament's, that a move touched
+                            self.owners.serve(other)
+                        stored = self.streams.commit(work.records, tables=tables)
+                    except Conflict:  # another writer got there first: catch up, decide again
+                        self.held.outdated(table_id)
+                        self.held.forget_accounts(work.accounts)
+                        work.put_back(False)
+                        continue
+                    except Fenced:  # the lease is gone: nothing stored; whose is the table now?
+                        self.owners.lost(table_id)
+                        self.held.forget(table_id, work.accounts)
+                        work.put_back(None)
+                        continue
+                    except Exception:
+                        self.held.forget(table_id, work.accounts)  # stored or not, nobody knows
+                        work.put_back(None)
                         raise
-                    looked = True
-                    continue
-                tables = [table_id, *work.others]
-                try:
-                    for other in work.others:  # a tournament's, that a move touched
-                        self.owners.serve(other)
-                    stored = self.streams.commit(work.records, tables=tables)
-                except Conflict:  # another writer got there first: catch up, decide again
-                    self.held.outdated(table_id)
-                    self.held.forget_accounts(work.accounts)
-                    continue
-                except Fenced:  # the lease is gone: nothing stored; whose is the table now?
-                    self.owners.lost(table_id)
-                    self.held.forget(table_id, work.accounts)
-                    continue
-                except Exception:
-                    self.held.forget(table_id, work.accounts)  # stored or not, nobody knows
-                    raise
-                self.held.keep(work.table, work.hand, work.accounts)
-                for other in work.others:
-                    self.held.forget(other, {})
+                    self.held.keep(work.table, work.hand, work.accounts)
+                    work.put_back(True)
                 self._tell(work, stored, tables, outcome.number)
                 return outcome
         raise Conflict(f"table {table_id} kept changing under this request; try again")

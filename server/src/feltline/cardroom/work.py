@@ -4,6 +4,7 @@ decided and committed together, or not at all."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -50,10 +51,21 @@ class Committed:
 
 class Work:
     """One request's changes to the streams it touches, applied as they are
-    decided, to be committed together."""
+    decided, to be committed together.
 
-    def __init__(self, held: Held, stream: TableStream) -> None:
+    A move at a tournament's other table starts from the room's copy of it
+    when that table's lock is free: taken without waiting (``lent`` gives
+    it back when the request is done), so that no request at that table
+    changes the copy meanwhile, and the committed table is held after
+    (:meth:`put_back`), so neither this move nor the next request there reads
+    the whole table from the store. When a request at that table holds its
+    lock, the table is read as stored instead: never waiting for a second
+    lock, two tables' requests that move players into each other cannot
+    deadlock. Either way the store's expected versions check the copy."""
+
+    def __init__(self, held: Held, stream: TableStream, lent: ExitStack) -> None:
         self.held = held
+        self.lent = lent
         self.table = stream
         self.table_at = stream.version
         self.hand: HandStream | None = None
@@ -64,6 +76,7 @@ class Work:
         self.bank: UUID | None = None  # a match's or tournament's: where its seats' chips come from
         # A tournament's other tables that the request moves players to or from.
         self.others: dict[UUID, TableStream] = {}
+        self.borrowed: set[UUID] = set()  # those of them whose lock the request took
         self.tournament: TournamentStream | None = None  # as this request has changed it
 
     @property
@@ -87,7 +100,7 @@ class Work:
         table: UUID | None = None,
     ) -> tuple[TableEvent, ...]:
         """Decide ``command`` at the request's table, or at ``table``, another
-        of its tournament's (read as stored, and committed with the rest)."""
+        of its tournament's (:meth:`stream`), committed with the rest."""
         stream = self.stream(self.table.id if table is None else table)
         before = stream.table
         records, stream = stream.execute(key, command, request=request, hand=hand)
@@ -107,7 +120,34 @@ class Work:
         request has it so far."""
         if table == self.table.id:
             return self.table
-        return self.others.get(table) or self.held.streams.table(table)
+        return self.others.get(table) or self.other(table)
+
+    def other(self, table: UUID) -> TableStream:
+        """Another table of the request's tournament: the room's copy, brought
+        up to date, if its lock is free (then held until the request is
+        done), else as stored."""
+        lock = self.held.lock(table)
+        if lock.acquire(blocking=False):
+            self.lent.callback(lock.release)
+            self.borrowed.add(table)
+            return self.held.table(table)
+        return self.held.streams.table(table)
+
+    def put_back(self, committed: bool | None) -> None:
+        """The room's copies of the other tables once the commit is done
+        (``committed``), refused (False: they catch up at their next use),
+        or ended in doubt (None: they are forgotten). A committed table
+        whose lock the request holds is held as committed: the store's
+        expected versions found it current. Another may be held by the
+        request at it, as that request had it: it catches up at its next
+        use."""
+        for table, stream in self.others.items():
+            if committed and table in self.borrowed:
+                self.held.keep(stream, None, {})
+            elif committed is None:
+                self.held.forget(table, {})
+            else:
+                self.held.outdated(table)
 
     def move(self, key: str, request: str, amount: int, *, source: UUID, to: UUID) -> None:
         """Move account chips from account ``source`` to account ``to``: an
