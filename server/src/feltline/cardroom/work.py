@@ -77,6 +77,7 @@ class Work:
         # A tournament's other tables that the request moves players to or from.
         self.others: dict[UUID, TableStream] = {}
         self.borrowed: set[UUID] = set()  # those of them whose lock the request took
+        self._read: dict[UUID, TableStream] = {}  # other tables read, as first read
         self.tournament: TournamentStream | None = None  # as this request has changed it
 
     @property
@@ -117,10 +118,14 @@ class Work:
 
     def stream(self, table: UUID) -> TableStream:
         """The request's table, or another of its tournament's, as the
-        request has it so far."""
+        request has it so far: each read once (:meth:`other`), then as the
+        request changed it."""
         if table == self.table.id:
             return self.table
-        return self.others.get(table) or self.other(table)
+        found = self.others.get(table) or self._read.get(table)
+        if found is None:
+            found = self._read[table] = self.other(table)
+        return found
 
     def other(self, table: UUID) -> TableStream:
         """Another table of the request's tournament: the room's copy, brought
