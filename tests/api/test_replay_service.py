@@ -725,26 +725,27 @@ def test_a_page_token_keeps_its_place_when_hands_finish_before_it(
     next page nor pushes one off."""
     live, projector = lagging
     auditor = live.client(AUDITOR)
+    listed = list(auditor.list_hands())
+    last = {
+        t: max(h.start_time.seconds for h in listed if h.table_id == t)
+        for t in {h.table_id for h in listed}
+        if not live.room.table(uuid.UUID(t)).table.closed  # closed by an earlier test
+    }
+    behind = min(last, key=lambda t: (last[t], t))
+    ahead = [uuid.UUID(t) for t in last if t != behind]
+    rng = random.Random(6)
+    # The other tables play on until the page's last hand starts ten minutes
+    # after the last at the table behind, so that its next hand sorts before
+    # the token's place, whatever the cards dealt (a hand's steps take seconds).
+    while sorted(h.start_time.seconds for h in auditor.list_hands())[-2] < last[behind] + 600:
+        _play(live.room, ahead, finished(live.room, ahead) + 1, rng)
     before = list(auditor.list_hands())
     first = auditor.list_hands_page(page_size=len(before) - 1)
     mark = _order(first.hands[-1])
-    times = {
-        t: max(h.start_time.seconds for h in before if h.table_id == t)
-        for t in {h.table_id for h in before if not h.cancelled}
-    }
-    rng = random.Random(6)
-    # A hand more at the tables whose last hand is earliest, until one sorts
-    # before the token's place (which table that is depends on the seats'
-    # random clocks).
-    for table in sorted(times, key=lambda t: (times[t], t)):
-        at = uuid.UUID(table)
-        if live.room.table(at).table.closed:  # closed by an earlier test: it plays no more
-            continue
-        _play(live.room, [at], finished(live.room, [at]) + 1, rng)
-        projector.follower.catch_up()
-        new = [h for h in auditor.list_hands() if h.hand_id not in {b.hand_id for b in before}]
-        if any(_order(h) < mark for h in new):
-            break
+    at = uuid.UUID(behind)
+    _play(live.room, [at], finished(live.room, [at]) + 1, rng)
+    projector.follower.catch_up()
+    new = [h for h in auditor.list_hands() if h.hand_id not in {b.hand_id for b in before}]
     assert any(_order(h) < mark for h in new)  # it sorts before the token's place
     rest = _every_page(auditor, 50, first.next_page_token)
     paged = [h.hand_id for h in [*first.hands, *rest]]

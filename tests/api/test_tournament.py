@@ -487,6 +487,12 @@ def test_the_terminal_takes_its_player_to_each_table_the_director_sends_it_to(
     threads = [threading.Thread(target=t.run, daemon=True) for t in terminals]
     for thread in threads:
         thread.start()
+    # Every terminal has its watch's snapshot before the draw, so that each
+    # hears the draw itself (one opened later is told its seat by the snapshot).
+    deadline = time.monotonic() + 30
+    while not all(out.getvalue() for out in outs):
+        assert time.monotonic() < deadline, "a terminal never heard its tournament"
+        time.sleep(0.05)
     people[-1].register_tournament(key)  # the last place: it starts
     deadline = time.monotonic() + 150
     while admin.get_tournament(key).state != T.TOURNAMENT_STATE_FINISHED:
