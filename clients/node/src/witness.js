@@ -172,7 +172,9 @@ const USAGE = 'usage: node src/witness.js --server HOST:PORT --state DIR [--log-
   + '[--token TOKEN] [--checkpoint FILE] [--output FILE] [--keep] [--tls] [--tls-ca PEM] [--tls-cert PEM --tls-key PEM]\n'
   + '       node src/witness.js --state DIR [--name NAME] --rotate-key [--output FILE]\n';
 
-async function main(argv, connect) {
+// `out` takes what the command says (standard output; a test's own list:
+// under `node --test` standard output carries the runner's reports).
+async function main(argv, connect, out = process.stdout) {
   let values;
   try {
     ({ values } = parseArgs({
@@ -198,7 +200,7 @@ async function main(argv, connect) {
     const old = witness.key;
     const statement = witness.rotate();
     if (values.output) fs.writeFileSync(values.output, statement);
-    process.stdout.write(`rotated ${values.name} from ${old} to ${witness.key}\n`);
+    out.write(`rotated ${values.name} from ${old} to ${witness.key}\n`);
     return 0;
   }
   const read = (file) => (file ? fs.readFileSync(file) : undefined);
@@ -225,7 +227,7 @@ async function main(argv, connect) {
       return 3;
     }
     if (values.output) fs.writeFileSync(values.output, signed);
-    process.stdout.write(`cosigned ${fresh.origin} at ${fresh.size} leaves as ${witness.key}\n`);
+    out.write(`cosigned ${fresh.origin} at ${fresh.size} leaves as ${witness.key}\n`);
     // A checkpoint from elsewhere is not the server's to serve.
     if (!values.keep && !values.checkpoint) await client.addCosignature(signed, witness.key);
     return 0;

@@ -189,14 +189,9 @@ test('a witness key rotated: the old key signs the new, which carries on from th
 
   // From the command line, needing no server: a second rotation, followed from the first key.
   const said = [];
-  const write = process.stdout.write;
-  process.stdout.write = (text) => said.push(text);
-  let code;
-  try {
-    code = await main(['--state', state, '--name', 'witness.example', '--rotate-key'], () => assert.fail('no server'));
-  } finally {
-    process.stdout.write = write;
-  }
+  const code = await main(['--state', state, '--name', 'witness.example', '--rotate-key'], () => assert.fail('no server'), {
+    write: (text) => said.push(text),
+  });
   const third = new Witness(state, 'witness.example').key;
   assert.deepEqual([code, said], [0, [`rotated witness.example from ${witness.key} to ${third}\n`]]);
   const statements = transparency.splitRotations(fs.readFileSync(path.join(state, 'rotations'), 'utf8'));
@@ -246,14 +241,7 @@ test('against a real server the Node witness carries on from feltline-replay wit
     client.addCosignature = (...handed) => add(...handed).then((reply) => (served = reply));
     return client;
   };
-  const write = process.stdout.write;
-  process.stdout.write = (text) => said.push(text);
-  let code;
-  try {
-    code = await main(args, noting);
-  } finally {
-    process.stdout.write = write;
-  }
+  const code = await main(args, noting, { write: (text) => said.push(text) });
   assert.equal(code, 0);
   const witnessKey = new Witness(state, 'witness.example').key;
   const after = transparency.parseCheckpoint(fs.readFileSync(path.join(state, 'checkpoint'), 'utf8'));
