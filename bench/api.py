@@ -254,6 +254,64 @@ class Schedule:
             return slot
 
 
+# ---- the servers' own account of the window, from their metrics
+
+# The histograms read: each (family, label that must match or None, label
+# that splits it); a bucket's count is of observations at or under ``le``.
+TIMED = {
+    "Act in the handler": ("grpc_server_handling_seconds", ("grpc_method", "Act")),
+    "store commit": ("feltline_store_commit_seconds", None),
+    "collector pass": ("feltline_gc_pause_seconds", None),
+}
+
+
+def buckets(urls: Iterable[str]) -> dict[str, Counter[float]]:
+    """Each of :data:`TIMED`'s cumulative buckets, summed over the servers
+    whose metrics ``urls`` serve."""
+    from urllib.request import urlopen
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found: dict[str, Counter[float]] = {what: Counter() for what in TIMED}
+    for url in urls:
+        with urlopen(url, timeout=10) as reply:
+            families = list(text_string_to_metric_families(reply.read().decode()))
+        for what, (name, match) in TIMED.items():
+            for family in families:
+                if family.name != name:
+                    continue
+                for sample in family.samples:
+                    if not sample.name.endswith("_bucket"):
+                        continue
+                    if match is not None and sample.labels.get(match[0]) != match[1]:
+                        continue
+                    found[what][float(sample.labels["le"])] += sample.value
+    return found
+
+
+def server_timing(urls: list[str], window: Window) -> str:
+    """Sleeps until the window's end; then what the servers' own histograms
+    counted in the window: how many Act calls took over 50 and 100 ms in
+    the handler (from the first interceptor: a wait before it is the
+    transport's), and the commits and collector passes as long."""
+    time.sleep(max(0.0, window.start - time.perf_counter()))
+    before = buckets(urls)
+    time.sleep(max(0.0, window.end - time.perf_counter()))
+    after = buckets(urls)
+    lines = []
+    for what in TIMED:
+        counts = after[what] - before[what]  # Counter subtraction keeps the positive counts
+        total = counts.get(float("inf"), 0.0)
+        if not total:
+            continue
+        over = {limit: total - counts.get(limit, 0.0) for limit in (0.025, 0.05, 0.1)}
+        lines.append(
+            f"{what}: {total:.0f}, over 25 ms {over[0.025]:.0f}, over 50 ms {over[0.05]:.0f}"
+            f", over 100 ms {over[0.1]:.0f}"
+        )
+    return "; ".join(lines)
+
+
 # ---- the servers, each in a subprocess of its own
 
 
@@ -678,7 +736,11 @@ async def play_paced(
     warmup: float,
     interval: float,
     stacks: Path | None,
+    metrics: list[str] | None = None,
 ) -> Result:
+    """The seats play at their tables' slots; with ``metrics`` (the
+    servers' Prometheus URLs) what the servers timed themselves is printed
+    too."""
     draft = Draft()
     window = Window(float("inf"), float("inf"))  # set once every watch is open
     schedules: dict[str, Schedule] = {}
@@ -767,16 +829,20 @@ async def play_paced(
     recording = None
     if stacks is not None:
         recording = await asyncio.to_thread(record, room.pid, window, stacks)
-    *cpus, own = await until(
+    timing = asyncio.to_thread(server_timing, metrics, window) if metrics else asyncio.sleep(0)
+    *cpus, own, timed = await until(
         asyncio.gather(
             *(asyncio.to_thread(window.server_cpu, pid) for pid in room.servers),
             asyncio.to_thread(window.server_cpu, os.getpid()),
+            timing,
         ),
         tasks,
     )
     cpu = None if not cpus or None in cpus else sum(c for c in cpus if c is not None)
     if own is not None:  # the bots share the cores: are they keeping up?
         print(f"  (the bots' process: {own / seconds:.2f} cores)")
+    if timed:
+        print(f"  (the servers' own timing: {timed})")
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)

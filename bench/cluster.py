@@ -30,6 +30,11 @@ seconds from a random phase, every seat played by one asyncio loop on a
 connection of its own to its server, each ``Act`` timed from its slot, so
 queueing is not hidden; the offered rate is the tables over INTERVAL. The
 lock and flush shares then cover the whole run, watches opening included.
+Every server serves its metrics (``--metrics-port``, as operators run it),
+and the window's counts from its own histograms are printed beside the
+client's figures: the ``Act`` calls that took over 25, 50 and 100 ms from
+its first interceptor to their reply, and the commits and collector passes
+as long. A slow call the handler did not see slow waited on its way in.
 
 On a machine with many cores, keep the bots off the servers' cores:
 ``--clients-elsewhere`` starts one cluster (the first of ``--processes``
@@ -92,6 +97,7 @@ from feltline_protos.v1 import auth_pb2
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests' PostgreSQL settings
+from tests.ports import free_ports  # noqa: E402
 from tests.postgres import PG, store_env  # noqa: E402
 
 
@@ -210,7 +216,13 @@ def run(
         )
         store = str(Path(tmp) / "bench.db") if sqlite else "postgres"
         cluster = _ops_cluster().Cluster(
-            processes, env=env, port=0, projector=False, store=store, echo=False
+            processes,
+            env=env,
+            port=0,
+            projector=False,
+            store=store,
+            echo=False,
+            metrics_port=free_ports(processes + 1),  # no projector: the first is unused
         )
         cluster.start()
         try:
@@ -225,6 +237,7 @@ def run(
                     name,
                     processes,
                     servers,
+                    [cluster.metrics(n) for n in range(processes)],
                     seats,
                     seconds=seconds,
                     warmup=warmup,
@@ -331,6 +344,7 @@ def _paced(
     name: str,
     processes: int,
     servers: list[int],
+    metrics: list[str],
     seats: list[tuple[str, str, int, str]],
     *,
     seconds: float,
@@ -354,7 +368,15 @@ def _paced(
     pg = postgres_pids()
     pg_before, began = cpu_of(pg), time.perf_counter()
     result = asyncio.run(
-        play_paced(room, name, seconds=seconds, warmup=warmup, interval=interval, stacks=None)
+        play_paced(
+            room,
+            name,
+            seconds=seconds,
+            warmup=warmup,
+            interval=interval,
+            stacks=None,
+            metrics=metrics,
+        )
     )
     pg_cpu = (cpu_of(pg) - pg_before) * seconds / (time.perf_counter() - began)
     waits, flushes = sampler.stop() if sampler is not None else (None, None)

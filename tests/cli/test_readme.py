@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "operating.md"]
@@ -189,18 +190,12 @@ class Terminal:
             self.running.clear()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 # A dozen commands, each a process that imports the server: minutes on a
 # loaded machine, past the suite's usual limit.
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_the_pages_commands_run_in_order(page: Path, tmp_path: Path) -> None:
-    terminal = Terminal(tmp_path, _free_port())
+    terminal = Terminal(tmp_path, free_ports())
     ran = []
     try:
         for command in commands(page):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,32 +17,10 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from feltline.audit.keys import Signer
+from tests.ports import free_ports
 from tests.postgres import store_env
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_ports(count: int) -> int:
-    """The first of ``count`` consecutive ports free now."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            first = probe.getsockname()[1]
-        if first + count > 65535:
-            continue
-        taken = []
-        try:
-            for port in range(first, first + count):
-                s = socket.socket()
-                taken.append(s)
-                s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        finally:
-            for s in taken:
-                s.close()
-        return first
-    raise RuntimeError(f"no {count} consecutive free ports")
 
 
 def _families(url: str) -> set[str]:
@@ -71,8 +48,8 @@ def test_each_process_serves_its_metrics_on_the_ports_prometheus_scrapes(
         **store_env(postgres_schema, POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="2"),
         "FELTLINE_KEY_FILE": str(key),
     }
-    first = _free_ports(3)
-    grpc_port = _free_ports(2)
+    first = free_ports(3)
+    grpc_port = free_ports(2)
     command = [sys.executable, str(ROOT / "ops" / "cluster"), "--processes", "2"]
     command += ["--port", str(grpc_port), "--metrics-port", str(first), "--schema", postgres_schema]
     cluster = subprocess.Popen(
