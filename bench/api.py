@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import random
@@ -111,7 +112,7 @@ from feltline_protos.v1 import auth_pb2, play_pb2, play_pb2_grpc, watch_pb2, wat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' PostgreSQL
 
-from serving import cpu_seconds, subprocess_server  # beside this script
+from serving import cpu_seconds, resident_mb, subprocess_server  # beside this script
 from spent import report
 
 from tests.postgres import PG, store_env
@@ -261,7 +262,10 @@ class Schedule:
 TIMED = {
     "Act in the handler": ("grpc_server_handling_seconds", ("grpc_method", "Act")),
     "store commit": ("feltline_store_commit_seconds", None),
-    "collector pass": ("feltline_gc_pause_seconds", None),
+    **{
+        f"collector pass, generation {g}": ("feltline_gc_pause_seconds", ("generation", str(g)))
+        for g in range(3)
+    },
 }
 
 
@@ -287,6 +291,29 @@ def buckets(urls: Iterable[str]) -> dict[str, Counter[float]]:
                         continue
                     found[what][float(sample.labels["le"])] += sample.value
     return found
+
+
+class Pauses:
+    """This process's collector passes in a window, over 25, 50 and 100 ms:
+    the bots' own pauses, which delay the answers they time."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.over: Counter[float] = Counter()
+        self.began = 0.0
+        gc.callbacks.append(self._timed)
+
+    def _timed(self, phase: str, _info: dict[str, object]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            self.began = now
+        elif self.window.start <= self.began < self.window.end:
+            self.over.update(limit for limit in (0.025, 0.05, 0.1) if now - self.began > limit)
+
+    def close(self) -> str:
+        gc.callbacks.remove(self._timed)
+        limits = (0.025, 0.05, 0.1)
+        return ", ".join(f"over {limit * 1000:.0f} ms {self.over[limit]}" for limit in limits)
 
 
 def server_timing(urls: list[str], window: Window) -> str:
@@ -826,6 +853,7 @@ async def play_paced(
     print(f"  (every watch open after {time.perf_counter() - began:.0f} s)")
     window.start = time.perf_counter() + warmup
     window.end = window.start + seconds
+    pauses = Pauses(window)
     recording = None
     if stacks is not None:
         recording = await asyncio.to_thread(record, room.pid, window, stacks)
@@ -841,8 +869,12 @@ async def play_paced(
     cpu = None if not cpus or None in cpus else sum(c for c in cpus if c is not None)
     if own is not None:  # the bots share the cores: are they keeping up?
         print(f"  (the bots' process: {own / seconds:.2f} cores)")
+    print(f"  (the bots' collector passes: {pauses.close()})")
     if timed:
         print(f"  (the servers' own timing: {timed})")
+    memory = [f"{m:.0f} MB" for m in map(resident_mb, room.servers) if m is not None]
+    if memory:
+        print(f"  (the servers' memory at the end: {', '.join(memory)})")
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)

@@ -38,6 +38,16 @@ def subprocess_server(script: str, *args: str) -> Iterator[tuple[str, int]]:
             proc.kill()
 
 
+def resident_mb(pid: int) -> float | None:
+    """A process's resident memory now, in MB, or None without ``/proc``."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+    return int(kb) / 1024
+
+
 def cpu_seconds(pid: int) -> float | None:
     """A process's user and system CPU time so far, or None without ``/proc``."""
     try:
