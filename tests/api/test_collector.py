@@ -1,6 +1,7 @@
-"""The serving process's collector policy: what survives a full pass is
-frozen, so later passes skip it, and everything is thawed once a while so
-that cycles through frozen objects are still reclaimed."""
+"""The serving process's collector policy: what survives a pass of the
+older generations is frozen, so later passes skip it, and everything is
+thawed once a while so that cycles through frozen objects are still
+reclaimed."""
 
 from __future__ import annotations
 
@@ -51,6 +52,30 @@ def test_what_survives_a_full_pass_is_frozen(clock: Clock) -> None:
     gc.collect()
     assert gc.get_freeze_count() >= frozen + len(kept)
     assert not any(o is kept for o in gc.get_objects(generation=2))
+
+
+def test_what_survives_a_middle_pass_is_frozen_before_any_full_pass_scans_it(
+    clock: Clock,
+) -> None:
+    short_pauses(thaw=60, clock=clock)
+    frozen = gc.get_freeze_count()
+    kept = [[n] for n in range(1000)]
+    gc.collect(1)
+    assert gc.get_freeze_count() >= frozen + len(kept)
+    assert not any(o is kept for o in gc.get_objects(generation=2))
+
+
+def test_after_the_thaw_nothing_is_frozen_until_a_full_pass_has_scanned_everything(
+    clock: Clock,
+) -> None:
+    short_pauses(thaw=60, clock=clock)
+    clock.now = 60
+    gc.collect(1)  # the thaw is due
+    assert gc.get_freeze_count() == 0
+    gc.collect(1)  # a middle pass freezes nothing while the full pass is to come
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert gc.get_freeze_count() > 0
 
 
 def test_a_cycle_through_a_frozen_object_is_reclaimed_after_the_thaw(clock: Clock) -> None:

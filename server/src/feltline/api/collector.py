@@ -8,11 +8,18 @@ acting once each every two seconds those passes were the latency tail (p99
 181-205 ms, and 23-31 ms with this policy; docs/performance.md, "The API
 at a cardroom's pace").
 
-So after each full pass the survivors are frozen (:func:`gc.freeze`), and
-later passes scan only what came since. What that costs is a cycle that
-runs through a frozen object: it is never reclaimed while frozen. Every
-``thaw`` seconds the next full pass finds nothing frozen, scans everything
-and reclaims such cycles, once.
+So what lives when the server starts, and what survives each pass of the
+middle generation from then on, is frozen (:func:`gc.freeze`): no later
+pass scans it. Freezing only after full passes was not enough: a full pass
+comes once the survivors of younger passes since the last one reach a
+quarter of what that one kept, and then scans them all. At 400 tables that
+was 2 or 3 passes every 30 s of 50 to 150 ms, each stalling every call in
+flight: the open loop's p99.9 (docs/performance.md, "Where the tail went").
+
+What that costs is a cycle that runs through a frozen object: it is never
+reclaimed while frozen. Every ``thaw`` seconds everything is thawed, the
+next full pass scans everything and reclaims such cycles, once, and what
+it keeps is frozen again.
 
 With metrics on, every pass is timed (:func:`time_pauses`), so the
 pauses this policy keeps short are seen in production, not only in a bench.
@@ -31,16 +38,22 @@ THAW = 3600.0  # seconds between full passes over everything
 
 
 def short_pauses(thaw: float = THAW, clock: Callable[[], float] = time.monotonic) -> None:
-    """Freeze what lives now and what survives each full pass from here on."""
+    """Freeze what lives now and what survives each older pass from here on."""
     thawed = clock()
+    thawing = False  # from a thaw to the full pass that scans everything
 
     def after(phase: str, info: dict[str, Any]) -> None:
-        nonlocal thawed
-        if phase != "stop" or info["generation"] != 2:
+        nonlocal thawed, thawing
+        generation = info["generation"]
+        if phase != "stop" or generation == 0:
             return
-        if clock() - thawed >= thaw:
-            gc.unfreeze()  # the next full pass scans everything
-            thawed = clock()
+        if thawing:
+            if generation == 2:
+                thawing = False
+                gc.freeze()
+        elif clock() - thawed >= thaw:
+            gc.unfreeze()
+            thawed, thawing = clock(), True
         else:
             gc.freeze()
 
