@@ -45,22 +45,13 @@ def test_what_lives_when_installed_is_frozen(clock: Clock) -> None:
     assert not any(o is kept for o in gc.get_objects())
 
 
-def test_what_survives_a_full_pass_is_frozen(clock: Clock) -> None:
+@pytest.mark.parametrize("generation", [1, 2], ids=["a middle pass", "a full pass"])
+def test_what_survives_an_older_pass_is_frozen(clock: Clock, generation: int) -> None:
+    """Frozen at the middle pass already, before a full pass scans it."""
     short_pauses(thaw=60, clock=clock)
     frozen = gc.get_freeze_count()
     kept = [[n] for n in range(1000)]
-    gc.collect()
-    assert gc.get_freeze_count() >= frozen + len(kept)
-    assert not any(o is kept for o in gc.get_objects(generation=2))
-
-
-def test_what_survives_a_middle_pass_is_frozen_before_any_full_pass_scans_it(
-    clock: Clock,
-) -> None:
-    short_pauses(thaw=60, clock=clock)
-    frozen = gc.get_freeze_count()
-    kept = [[n] for n in range(1000)]
-    gc.collect(1)
+    gc.collect(generation)
     assert gc.get_freeze_count() >= frozen + len(kept)
     assert not any(o is kept for o in gc.get_objects(generation=2))
 
