@@ -92,7 +92,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -257,8 +257,8 @@ class Schedule:
 
 # ---- the servers' own account of the window, from their metrics
 
-# The histograms read: each (family, label that must match or None, label
-# that splits it); a bucket's count is of observations at or under ``le``.
+# The histograms read: each (family, the label and value a sample must have,
+# or None); a bucket's count is of observations at or under ``le``.
 TIMED = {
     "Act in the handler": ("grpc_server_handling_seconds", ("grpc_method", "Act")),
     "store commit": ("feltline_store_commit_seconds", None),
@@ -267,6 +267,14 @@ TIMED = {
         for g in range(3)
     },
 }
+
+
+LIMITS = (0.025, 0.05, 0.1)  # seconds: the lengths counted over
+
+
+def over(counts: Mapping[float, float]) -> str:
+    """How many were over each of :data:`LIMITS`, from ``counts`` by limit."""
+    return ", ".join(f"over {limit * 1000:.0f} ms {counts[limit]:.0f}" for limit in LIMITS)
 
 
 def buckets(urls: Iterable[str]) -> dict[str, Counter[float]]:
@@ -308,18 +316,17 @@ class Pauses:
         if phase == "start":
             self.began = now
         elif self.window.start <= self.began < self.window.end:
-            self.over.update(limit for limit in (0.025, 0.05, 0.1) if now - self.began > limit)
+            self.over.update(limit for limit in LIMITS if now - self.began > limit)
 
     def close(self) -> str:
         gc.callbacks.remove(self._timed)
-        limits = (0.025, 0.05, 0.1)
-        return ", ".join(f"over {limit * 1000:.0f} ms {self.over[limit]}" for limit in limits)
+        return over(self.over)
 
 
 def server_timing(urls: list[str], window: Window) -> str:
     """Sleeps until the window's end; then what the servers' own histograms
-    counted in the window: how many Act calls took over 50 and 100 ms in
-    the handler (from the first interceptor: a wait before it is the
+    counted in the window: how many Act calls took over each of
+    :data:`LIMITS` in the handler (from the first interceptor: a wait before it is the
     transport's), and the commits and collector passes as long."""
     time.sleep(max(0.0, window.start - time.perf_counter()))
     before = buckets(urls)
@@ -331,10 +338,9 @@ def server_timing(urls: list[str], window: Window) -> str:
         total = counts.get(float("inf"), 0.0)
         if not total:
             continue
-        over = {limit: total - counts.get(limit, 0.0) for limit in (0.025, 0.05, 0.1)}
         lines.append(
-            f"{what}: {total:.0f}, over 25 ms {over[0.025]:.0f}, over 50 ms {over[0.05]:.0f}"
-            f", over 100 ms {over[0.1]:.0f}"
+            f"{what}: {total:.0f}, "
+            + over({limit: total - counts.get(limit, 0.0) for limit in LIMITS})
         )
     return "; ".join(lines)
 
