@@ -48,8 +48,8 @@ def test_each_process_serves_its_metrics_on_the_ports_prometheus_scrapes(
         **store_env(postgres_schema, POSTGRES_POOL_SIZE="2", POSTGRES_MAX_OVERFLOW="2"),
         "FELTLINE_KEY_FILE": str(key),
     }
-    first = free_ports(3)
-    grpc_port = free_ports(2)
+    first = free_ports(5)  # the projector's metrics, the servers', then their gRPC ports
+    grpc_port = first + 3
     command = [sys.executable, str(ROOT / "ops" / "cluster"), "--processes", "2"]
     command += ["--port", str(grpc_port), "--metrics-port", str(first), "--schema", postgres_schema]
     cluster = subprocess.Popen(
